@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// touchrouter: a kiosk touch router. The targets follow the data flow:
+// input → layout/hit-test → tracking → dispatch → transport, with the daemon's glue around it.
+import PackageDescription
+
+let package = Package(
+    name: "touchrouter",
+    products: [
+        .executable(name: "touchrouterd", targets: ["touchrouterd"]),
+        .executable(name: "touchrouterctl", targets: ["touchrouterctl"]),
+        .library(name: "TouchRouterClient", targets: ["TouchRouterClient"]),
+    ],
+    targets: [
+        // C libraries, each behind a modulemap and a one-line header.
+        .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+
+        // Pure logic: geometry, layout model, config, hit-testing, touch tracking. No I/O.
+        .target(name: "TouchRouterCore"),
+        // Wire messages and line framing. No I/O.
+        .target(name: "TouchRouterProtocol", dependencies: ["TouchRouterCore"]),
+        // libinput reader, recording readers and replay, uinput injector.
+        .target(name: "TouchRouterInput", dependencies: ["TouchRouterCore", "CLibinput", "CUdev", "CEvdev"]),
+        // The daemon's glue: epoll loop, sockets, clients, reload, signals, systemd, logging.
+        .target(
+            name: "TouchRouterDaemon",
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput"]),
+        // The Swift client library.
+        .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol"]),
+
+        // Thin executables.
+        .executableTarget(name: "touchrouterd", dependencies: ["TouchRouterDaemon"]),
+        .executableTarget(
+            name: "touchrouterctl",
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient"]),
+        .executableTarget(
+            name: "touchrouter-bench",
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput"]),
+
+        .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
+        .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),
+        .testTarget(
+            name: "TouchRouterInputTests",
+            dependencies: ["TouchRouterInput", "TouchRouterCore"]),
+        .testTarget(
+            name: "TouchRouterIntegrationTests",
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient"]),
+    ]
+)

@@ -1,0 +1,56 @@
+/// What the input stage hands to the tracker: frames of contacts, as libinput groups them.
+
+/// A touch device as the router knows it. `id` is unique for the daemon's lifetime: a device that
+/// is unplugged and comes back gets a new one.
+public struct InputDevice: Hashable, Sendable {
+    public var id: UInt32
+    public var name: String
+
+    public init(id: UInt32, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// One contact change within a frame (libinput's TOUCH_DOWN / MOTION / UP / CANCEL).
+public struct ContactEvent: Hashable, Sendable {
+    public enum Kind: UInt8, Hashable, Sendable {
+        case down, motion, up, cancel
+    }
+
+    public var kind: Kind
+    /// libinput's seat slot: which finger of the device this is, reused after the finger lifts.
+    public var slot: Int32
+    /// Position in the screen's layout space; meaningful for down and motion only.
+    public var screenPoint: Point
+
+    public init(kind: Kind, slot: Int32, screenPoint: Point = Point(0, 0)) {
+        self.kind = kind
+        self.slot = slot
+        self.screenPoint = screenPoint
+    }
+}
+
+/// Every contact change of one device up to a TOUCH_FRAME event.
+public struct InputFrame: Hashable, Sendable {
+    public var device: InputDevice
+    /// The screen (by name) this device drives.
+    public var screen: String
+    /// libinput's event time in microseconds (kernel CLOCK_MONOTONIC), kept end to end.
+    public var timestampMicros: UInt64
+    public var contacts: [ContactEvent]
+
+    public init(device: InputDevice, screen: String, timestampMicros: UInt64, contacts: [ContactEvent]) {
+        self.device = device
+        self.screen = screen
+        self.timestampMicros = timestampMicros
+        self.contacts = contacts
+    }
+}
+
+/// Everything the input stage can tell the tracker.
+public enum InputEvent: Hashable, Sendable {
+    case frame(InputFrame)
+    /// The device is gone; any touch still down on it must be cancelled.
+    case deviceRemoved(InputDevice, timestampMicros: UInt64)
+}

@@ -1,0 +1,2 @@
+/// Placeholder until the input issue lands its reader.
+import TouchRouterCore
