@@ -1,0 +1,23 @@
+/// The phases and cancel reasons a routed touch can carry, shared by tracking and the protocol.
+
+/// A touch's phase in one frame, as UITouch.Phase.
+public enum TouchPhase: String, Hashable, Sendable, CaseIterable {
+    case began, moved, stationary, ended, cancelled
+
+    /// The phase ends the touch: nothing follows it.
+    public var isTerminal: Bool { self == .ended || self == .cancelled }
+}
+
+/// Why a touch was cancelled instead of ending normally.
+public enum CancelReason: String, Hashable, Sendable, CaseIterable {
+    /// libinput reported TOUCH_CANCEL (e.g. palm detection, the kernel gave up the contact).
+    case inputCancelled = "input-cancelled"
+    /// The device the touch was on disappeared.
+    case deviceRemoved = "device-removed"
+    /// A layout reload removed the view the touch was bound to.
+    case viewRemoved = "view-removed"
+    /// A new contact started on the touch's slot before the old one ended.
+    case slotReused = "slot-reused"
+    /// The daemon is stopping.
+    case shutdown
+}
