@@ -19,6 +19,8 @@ public enum EvemuReader {
         var absinfo: [UInt16: AbsInfo] = [:]
         var properties = Set<UInt16>()
         var propertyByteIndex = 0
+        var codeBytes: [UInt16: [UInt8]] = [:]
+        var inputId: InputId?
         var sawDescription = false
         var events: [EvdevEvent] = []
         var lineNumber = 0
@@ -48,9 +50,11 @@ public enum EvemuReader {
                 name = String(value)
                 sawDescription = true
             case "I":
-                guard fields.count == 4, fields.allSatisfy({ UInt16($0, radix: 16) != nil }) else {
+                let numbers = fields.compactMap { UInt16($0, radix: 16) }
+                guard fields.count == 4, numbers.count == 4 else {
                     throw fail("I: wants four hex numbers (bus vendor product version)")
                 }
+                inputId = InputId(bustype: numbers[0], vendor: numbers[1], product: numbers[2], version: numbers[3])
                 sawDescription = true
             case "P":
                 for field in fields {
@@ -62,9 +66,12 @@ public enum EvemuReader {
                 }
                 sawDescription = true
             case "B":
-                guard !fields.isEmpty, fields.allSatisfy({ UInt8($0, radix: 16) != nil }) else {
+                let bytes = fields.compactMap { UInt8($0, radix: 16) }
+                guard !fields.isEmpty, bytes.count == fields.count else {
                     throw fail("B: wants an event type and bitmask bytes, all hex")
                 }
+                // Lines for the same type continue its bitmask.
+                codeBytes[UInt16(bytes[0]), default: []] += bytes.dropFirst()
                 sawDescription = true
             case "L", "S":
                 sawDescription = true
@@ -111,7 +118,17 @@ public enum EvemuReader {
         guard let name else {
             throw RecordingError(file: file, line: 0, message: "device description without a name (N:)")
         }
-        return Parsed(device: RecordedDevice(name: name, absinfo: absinfo, properties: properties), events: events)
+        var codes: [UInt16: Set<UInt16>] = [:]
+        for (type, bytes) in codeBytes where type != EvdevCode.evSyn {
+            var set = Set<UInt16>()
+            for (index, byte) in bytes.enumerated() {
+                for bit in 0..<8 where byte & (1 << bit) != 0 { set.insert(UInt16(index * 8 + bit)) }
+            }
+            if !set.isEmpty { codes[type] = set }
+        }
+        let device = RecordedDevice(
+            name: name, absinfo: absinfo, properties: properties, codes: codes, inputId: inputId)
+        return Parsed(device: device, events: events)
     }
 
     /// `seconds.microseconds` (the fraction is read as a decimal fraction of a second, up to 6 digits).

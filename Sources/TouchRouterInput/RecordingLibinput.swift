@@ -6,8 +6,8 @@ import TouchRouterCore
 // mappings, `- item` sequences (also at the same indentation as their key), flow sequences `[1, 2]`
 // and flow mappings `{a: 1, b: [2, 3]}`, double-quoted strings and `#` comments. Anything outside that
 // subset is an error naming the line. From the tree it takes: `version` (must be 1), and per entry of
-// `devices`: `evdev.name`, `evdev.absinfo` (`code: [min, max, fuzz, flat, resolution]`),
-// `evdev.properties`, and `events`, whose items are `evdev:` lists of `[sec, usec, type, code, value]`
+// `devices`: `evdev.name`, `evdev.id`, `evdev.codes`, `evdev.absinfo` (`code: [min, max, fuzz, flat,
+// resolution]`), `evdev.properties`, and `events`, whose items are `evdev:` lists of `[sec, usec, type, code, value]`
 // or `libinput:` lists of interpreted events (touch events are kept for cross-checks).
 
 /// Reads `libinput record` output.
@@ -80,6 +80,36 @@ public enum LibinputRecordReader {
                 }
             }
         }
+        var codes: [UInt16: Set<UInt16>] = [:]
+        if let codesNode = evdev["codes"] {
+            switch codesNode.value {
+            case .mapping(let types):
+                for (key, listNode) in types.entries {
+                    guard let type = UInt16(key), type <= 0x1f else {
+                        throw fail(listNode, "codes key '\(key)' is not an event type (0…31)")
+                    }
+                    let numbers = try integers(listNode, count: nil, what: "codes \(key)", fail: fail)
+                    var set = Set<UInt16>()
+                    for number in numbers {
+                        guard let code = UInt16(exactly: number), code <= 0x2ff else {
+                            throw fail(listNode, "codes \(key): \(number) is not an event code")
+                        }
+                        set.insert(code)
+                    }
+                    if type != EvdevCode.evSyn && !set.isEmpty { codes[type] = set }
+                }
+            case .null: break
+            default: throw fail(codesNode, "'codes' must be a mapping of type: [codes]")
+            }
+        }
+        var inputId: InputId?
+        if let idNode = evdev["id"] {
+            let numbers = try integers(idNode, count: 4, what: "id [bus, vendor, product, version]", fail: fail)
+            guard numbers.allSatisfy({ UInt16(exactly: $0) != nil }) else { throw fail(idNode, "id out of range") }
+            inputId = InputId(
+                bustype: UInt16(numbers[0]), vendor: UInt16(numbers[1]), product: UInt16(numbers[2]),
+                version: UInt16(numbers[3]))
+        }
         var events: [EvdevEvent] = []
         var touches: [RecordedLibinputTouch] = []
         if let eventsNode = device["events"] {
@@ -119,7 +149,9 @@ public enum LibinputRecordReader {
             }
         }
         return Recording(
-            device: RecordedDevice(name: name, absinfo: absinfo, properties: properties), events: events,
+            device: RecordedDevice(
+                name: name, absinfo: absinfo, properties: properties, codes: codes, inputId: inputId),
+            events: events,
             libinputTouches: touches)
     }
 

@@ -27,7 +27,13 @@ struct RecordingReaderTests {
         let recording = try Recording.load(path: Fixtures.path(relativePath))
         #expect(recording.events.isEmpty)
         #expect(recording.device.properties == [EvdevCode.inputPropDirect])
+        #expect(recording.device.inputId == InputId(bustype: 0x18, vendor: 0, product: 0, version: 0))
+        #expect(recording.device.codes[EvdevCode.evKey] == [EvdevCode.btnTouch])
+        #expect(recording.device.codes[EvdevCode.evSyn] == nil)
+        #expect(recording.device.codes[EvdevCode.evAbs] == Set(recording.device.absinfo.keys))
+        #expect(recording.device.has(type: EvdevCode.evKey, code: EvdevCode.btnTouch))
         if recording.device.name == "Atmel maXTouch Touchscreen" {
+            #expect(recording.device.codes[EvdevCode.evAbs] == [0, 1, 47, 53, 54, 55, 57, 59])
             #expect(recording.device.absinfo[EvdevCode.absMtPositionX] == AbsInfo(minimum: 0, maximum: 799))
             #expect(recording.device.absinfo[EvdevCode.absMtPositionY] == AbsInfo(minimum: 0, maximum: 479))
             #expect(recording.device.absinfo.count == 8)
