@@ -215,6 +215,30 @@ struct MultitouchDecoderTests {
         #expect(decoder.activeSeatSlots.isEmpty)
     }
 
+    /// Axes with a fuzz: the kernel's defuzzing of a uinput replay, then libinput's hysteresis (margin
+    /// fuzz / 2), which drops small motions and reports the unfiltered position of the others.
+    @Test func fuzzDefuzzAndHysteresis() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(&decoder, [
+            Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+            Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+            Self.abs(EvdevCode.absMtPositionX, 102, at: 1), Self.report(at: 1),  // kernel: within fuzz/2, dropped
+            Self.abs(EvdevCode.absMtPositionX, 106, at: 2), Self.report(at: 2),  // kernel 101; hysteresis drops
+            Self.abs(EvdevCode.absMtPositionX, 130, at: 3), Self.report(at: 3),  // reported raw, centre → 126
+            Self.abs(EvdevCode.absMtPositionY, 105, at: 4), Self.report(at: 4),  // kernel 101; hysteresis drops
+            Self.abs(EvdevCode.absMtPositionY, 120, at: 5), Self.report(at: 5),  // x is the dragged centre, 126
+        ])
+        #expect(frames.map(\.timestampMicros) == [0, 3, 5])
+        #expect(frames.map(\.contacts) == [
+            [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
+            [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(130, 100))],
+            [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(126, 120))],
+        ])
+    }
+
     @Test func palmCancelsTheContact() throws {
         var device = Self.touchscreen
         device.absinfo[EvdevCode.absMtToolType] = AbsInfo(minimum: 0, maximum: 2)
