@@ -82,7 +82,8 @@ public struct MultitouchDecoder: Sendable {
         self.mapping = mapping
         isMultitouch = device.isMultitouch
         hasPalm = device.absinfo[EvdevCode.absMtToolType] != nil
-        let xFuzz = device.xAxis?.fuzz ?? 0, yFuzz = device.yAxis?.fuzz ?? 0
+        let xFuzz = device.xAxis?.fuzz ?? 0
+        let yFuzz = device.yAxis?.fuzz ?? 0
         hysteresisMargin = isMultitouch && (xFuzz != 0 || yFuzz != 0) ? (xFuzz / 2, yFuzz / 2) : nil
         xAxis = device.xAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
         yAxis = device.yAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
@@ -381,7 +382,8 @@ public struct MultitouchDecoder: Sendable {
         if let current = old {
             let fuzz = Int64(device.absinfo[event.code]?.fuzz ?? 0)
             if fuzz != 0 {
-                let v = Int64(value), o = Int64(current)
+                let v = Int64(value)
+                let o = Int64(current)
                 if v > o - fuzz / 2 && v < o + fuzz / 2 {
                     value = current
                 } else if v > o - fuzz && v < o + fuzz {
@@ -401,10 +403,13 @@ public struct MultitouchDecoder: Sendable {
     /// position becomes the dragged centre either way, as in libinput.
     private func withinHysteresis(_ slot: inout Slot) -> Bool {
         guard let margin = hysteresisMargin else { return false }
-        var filteredX = slot.x, filteredY = slot.y
+        var filteredX = slot.x
+        var filteredY = slot.y
         if margin.x != 0 && margin.y != 0 {
-            let dx = Int64(slot.x) - Int64(slot.centreX), dy = Int64(slot.y) - Int64(slot.centreY)
-            let a = Double(margin.x), b = Double(margin.y)
+            let dx = Int64(slot.x) - Int64(slot.centreX)
+            let dy = Int64(slot.y) - Int64(slot.centreY)
+            let a = Double(margin.x)
+            let b = Double(margin.y)
             let normalized = (Double(dx * dx) / (a * a) + Double(dy * dy) / (b * b)).squareRoot()
             if normalized < 1 {
                 filteredX = slot.centreX
@@ -412,7 +417,8 @@ public struct MultitouchDecoder: Sendable {
             } else {
                 let fingerDistance = Double(dx * dx + dy * dy).squareRoot()
                 let marginDistance = fingerDistance / normalized
-                let lagX: Double, lagY: Double
+                let lagX: Double
+                let lagY: Double
                 if dx != 0 {
                     let gradient = Double(dy) / Double(dx)
                     lagX = marginDistance / (gradient * gradient + 1).squareRoot()
@@ -457,6 +463,7 @@ public struct MultitouchDecoder: Sendable {
 
     private func frame(_ contacts: [ContactEvent], timestampMicros: UInt64) -> InputFrame? {
         guard !contacts.isEmpty else { return nil }
-        return InputFrame(device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts)
+        return InputFrame(
+            device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts)
     }
 }

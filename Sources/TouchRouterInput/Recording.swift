@@ -150,7 +150,9 @@ public struct RecordedLibinputTouch: Hashable, Sendable {
     /// Position in millimetres as libinput record prints it, when given.
     public var pointMillimetres: Point?
 
-    public init(type: String, timestampMicros: UInt64, slot: Int32?, seatSlot: Int32?, pointMillimetres: Point?) {
+    public init(
+        type: String, timestampMicros: UInt64, slot: Int32?, seatSlot: Int32?, pointMillimetres: Point?
+    ) {
         self.type = type
         self.timestampMicros = timestampMicros
         self.slot = slot
@@ -210,7 +212,8 @@ public struct Recording: Hashable, Sendable {
             return Recording(device: device, events: parsed.events)
         default:
             throw RecordingError(
-                file: fileName, line: 0, message: "unknown recording type '.\(ext)' (want .yml, .events, .desc)")
+                file: fileName, line: 0,
+                message: "unknown recording type '.\(ext)' (want .yml, .events, .desc)")
         }
     }
 
@@ -219,11 +222,14 @@ public struct Recording: Hashable, Sendable {
     public static func loadAll(path: String) throws(RecordingError) -> [Recording] {
         let ext = (path as NSString).pathExtension.lowercased()
         guard ext == "yml" || ext == "yaml" else { return [try load(path: path)] }
-        return try LibinputRecordReader.parse(try readText(path: path), file: (path as NSString).lastPathComponent)
+        return try LibinputRecordReader.parse(
+            try readText(path: path), file: (path as NSString).lastPathComponent)
     }
 
     /// Reads an evemu description file and an evemu events file as one recording.
-    public static func loadEvemu(descriptionPath: String, eventsPath: String) throws(RecordingError) -> Recording {
+    public static func loadEvemu(descriptionPath: String, eventsPath: String) throws(RecordingError)
+        -> Recording
+    {
         let descName = (descriptionPath as NSString).lastPathComponent
         let desc = try EvemuReader.parse(try readText(path: descriptionPath), file: descName)
         guard let device = desc.device else {
@@ -248,7 +254,8 @@ public struct Recording: Hashable, Sendable {
     private static func siblingDescription(forEventsPath path: String) -> String? {
         let directory = (path as NSString).deletingLastPathComponent
         let eventsName = (path as NSString).lastPathComponent
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
         let candidates = names.filter { name in
             name.hasSuffix(".desc") && eventsName.hasPrefix(String(name.dropLast(".desc".count)) + ".")
         }

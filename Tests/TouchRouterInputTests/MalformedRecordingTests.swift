@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TouchRouterInput
 
 /// Every malformed recording fails with a RecordingError naming the file and the offending line.
@@ -88,8 +89,12 @@ struct MalformedRecordingTests {
         (16, "  - evdev: 3", 16, "list"),
         (16, "  - [1, 2]", 16, "single"),
         (16, "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {type: TOUCH_UP}", 19, "time"),
-        (16, "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {time: 1.5, type: TOUCH_UP, slot: x}", 19,
-         "slot"),
+        (
+            16,
+            "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {time: 1.5, type: TOUCH_UP, slot: x}",
+            19,
+            "slot"
+        ),
         (4, "devices: []", 5, "indentation"),
     ])
     func libinputRecord(lineNumber: Int, replacement: String, errorLine: Int, word: String) {
@@ -98,7 +103,9 @@ struct MalformedRecordingTests {
         let text = lines.joined(separator: "\n")
         do {
             _ = try LibinputRecordReader.parse(text, file: "bad.yml")
-            Issue.record("parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)")
+            Issue.record(
+                "parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)"
+            )
         } catch {
             #expect(error.file == "bad.yml")
             #expect(error.line == errorLine, "\(error)")
