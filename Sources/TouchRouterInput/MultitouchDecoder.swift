@@ -124,10 +124,11 @@ public struct MultitouchDecoder: Sendable {
             return nil
         case EvdevCode.evKey:
             if event.code == EvdevCode.btnTouch && !isMultitouch {
-                guard kernelButtonTouch != event.value else { return nil }
-                kernelButtonTouch = event.value
-                if event.value == 2 { return nil }  // key repeat
-                if event.value != 0 { pendingSingleDown = true } else { pendingSingleUp = true }
+                // The kernel passes a key only when its pressed state changes (2, a repeat, is pressed).
+                let pressed: Int32 = event.value != 0 ? 1 : 0
+                guard kernelButtonTouch != pressed else { return nil }
+                kernelButtonTouch = pressed
+                if pressed != 0 { pendingSingleDown = true } else { pendingSingleUp = true }
             }
             return nil
         default:
