@@ -27,7 +27,7 @@ struct PlainScreenHitTester {
 /// Feed it every `InputEvent` in order with `process(_:subscribedViews:)`; tell it about a new
 /// layout with `replaceLayout(_:timestampMicros:)`; stop with `cancelAll(reason:timestampMicros:)`.
 /// Each call returns the per-view messages to dispatch, in a deterministic order.
-public struct TouchTracker {
+public struct TouchTracker: Sendable {
     /// The layout new touches are hit-tested against.
     public private(set) var layout: Layout
     /// The settings given at creation.
@@ -82,6 +82,7 @@ public struct TouchTracker {
             }
             flush(timestampMicros: frame.timestampMicros)
         case .deviceRemoved(let device, let timestampMicros):
+            // No touch is pending at the start of a call, so `end` never flushes (indices stay valid).
             for index in touches.indices where touches[index].device.id == device.id {
                 end(index, phase: .cancelled, reason: .deviceRemoved, timestampMicros: timestampMicros)
             }
