@@ -81,48 +81,44 @@ enum IndexedShape: UInt8 {
     case rect, roundedRect, ellipse, polygon
 }
 
-/// One touchable view, flattened. Field names follow `View`; the precomputed values are the very
-/// sub-expressions `convertFromParent` and `containsLocal` compute, in the same order.
+/// One touchable view, flattened: the hot part a query reads at every level (64 bytes). The values
+/// are the very sub-expressions `convertFromParent` and `containsLocal` compute, in the same order.
 struct IndexedNode {
-    // convertFromParent
-    var frameX: Double
-    var frameY: Double
-    var hasTransform: Bool
-    var halfWidth: Double  // frame.width / 2
-    var halfHeight: Double
-    var centerX: Double  // frame.x + halfWidth
-    var centerY: Double
-    var a: Double, b: Double, c: Double, d: Double  // parentToLocal's linear part
-    // containsLocal
-    var shape: IndexedShape
-    var insideMinX: Double  // rect: bounds.grown(by: touchMargin)
+    /// `frame.x`, or the centre `frame.x + frame.width / 2` when the view has a transform.
+    var originX: Double
+    var originY: Double
+    /// Rectangles: `bounds.grown(by: touchMargin)`'s min and max edges (min in, max out).
+    var insideMinX: Double
     var insideMinY: Double
     var insideMaxX: Double
     var insideMaxY: Double
+    /// The node's touchable children: `children[childStart ..< childStart + childCount]`.
+    var childStart: Int32
+    var childCount: Int32
+    /// Index into `grids`, or -1.
+    var grid: Int32
+    /// Index into `details` for a transformed or shaped view; -1 for a plain rectangle.
+    var detail: Int32
+}
+
+/// What a transformed or shaped view needs beyond `IndexedNode`.
+struct IndexedDetail {
+    var hasTransform: Bool
+    var shape: IndexedShape
+    /// `parentToLocal`'s linear part and the half size, as `convertFromParent` uses them.
+    var a: Double, b: Double, c: Double, d: Double
+    var halfWidth: Double
+    var halfHeight: Double
     var width: Double
     var height: Double
     var radius: Double
     var marginTop: Double
     var polygon: Int32
-    // tree
-    var parent: Int32
-    var indexInParent: Int32
-    var childStart: Int32  // into `children`
-    var childCount: Int32
-    var grid: Int32  // into `grids`, or -1
-    // conservative touch box in the parent's space (a point outside can never be inside)
+    /// Conservative touch box in the parent's space: a point outside can never be inside.
     var boxMinX: Double
     var boxMinY: Double
     var boxMaxX: Double
     var boxMaxY: Double
-
-    /// `View.convertFromParent`, operation for operation.
-    @inline(__always)
-    func convertFromParent(_ p: Point) -> Point {
-        guard hasTransform else { return Point(p.x - frameX, p.y - frameY) }
-        let dx = p.x - centerX, dy = p.y - centerY
-        return Point(a * dx + c * dy + halfWidth, b * dx + d * dy + halfHeight)
-    }
 
     @inline(__always)
     func boxContains(_ p: Point) -> Bool {
@@ -158,6 +154,10 @@ struct ChildGrid {
 
 final class HitTestIndexStorage: Sendable {
     let nodes: ContiguousArray<IndexedNode>
+    let details: ContiguousArray<IndexedDetail>
+    /// Per node: its parent's node index (-1 for the root) and its index among the view's children.
+    let parents: ContiguousArray<Int32>
+    let indexInParent: ContiguousArray<Int32>
     let ids: ContiguousArray<String>
     let polygons: ContiguousArray<[Point]>
     /// Node indices of each node's touchable children, in child order (back to front).
@@ -168,12 +168,16 @@ final class HitTestIndexStorage: Sendable {
     let entries: ContiguousArray<Int32>
 
     init(
-        nodes: ContiguousArray<IndexedNode>, ids: ContiguousArray<String>,
-        polygons: ContiguousArray<[Point]>, children: ContiguousArray<Int32>,
-        grids: ContiguousArray<ChildGrid>, cellOffsets: ContiguousArray<Int32>,
-        entries: ContiguousArray<Int32>
+        nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
+        parents: ContiguousArray<Int32>, indexInParent: ContiguousArray<Int32>,
+        ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
+        children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
+        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>
     ) {
         self.nodes = nodes
+        self.details = details
+        self.parents = parents
+        self.indexInParent = indexInParent
         self.ids = ids
         self.polygons = polygons
         self.children = children
@@ -185,17 +189,19 @@ final class HitTestIndexStorage: Sendable {
     func hitTest(_ screenPoint: Point) -> HitResult? {
         guard !nodes.isEmpty else { return nil }
         let found: (node: Int32, local: Point)? = nodes.withUnsafeBufferPointer { nodes in
-            children.withUnsafeBufferPointer { children in
-                grids.withUnsafeBufferPointer { grids in
-                    cellOffsets.withUnsafeBufferPointer { cellOffsets in
-                        entries.withUnsafeBufferPointer { entries in
-                            let query = Query(
-                                nodes: nodes, children: children, grids: grids,
-                                cellOffsets: cellOffsets, entries: entries, polygons: polygons)
-                            var hitNode: Int32 = -1
-                            guard let local = query.hit(0, parentPoint: screenPoint, hitNode: &hitNode)
-                            else { return nil }
-                            return (hitNode, local)
+            details.withUnsafeBufferPointer { details in
+                children.withUnsafeBufferPointer { children in
+                    grids.withUnsafeBufferPointer { grids in
+                        cellOffsets.withUnsafeBufferPointer { cellOffsets in
+                            entries.withUnsafeBufferPointer { entries in
+                                let query = Query(
+                                    nodes: nodes, details: details, children: children, grids: grids,
+                                    cellOffsets: cellOffsets, entries: entries, polygons: polygons)
+                                var hitNode: Int32 = -1
+                                guard let local = query.hit(0, parentPoint: screenPoint, hitNode: &hitNode)
+                                else { return nil }
+                                return (hitNode, local)
+                            }
                         }
                     }
                 }
@@ -207,7 +213,7 @@ final class HitTestIndexStorage: Sendable {
         var node = found.node
         while node != 0 {
             depth += 1
-            node = nodes[Int(node)].parent
+            node = parents[Int(node)]
         }
         var path = [String](repeating: "", count: depth + 1)
         var indexPath = [Int](repeating: 0, count: depth)
@@ -217,8 +223,8 @@ final class HitTestIndexStorage: Sendable {
             path[level] = ids[Int(node)]
             if node == 0 { break }
             level -= 1
-            indexPath[level] = Int(nodes[Int(node)].indexInParent)
-            node = nodes[Int(node)].parent
+            indexPath[level] = Int(indexInParent[Int(node)])
+            node = parents[Int(node)]
         }
         return HitResult(path: path, indexPath: indexPath, localPoint: found.local)
     }
@@ -227,57 +233,87 @@ final class HitTestIndexStorage: Sendable {
 /// One query's view of the storage (unsafe buffers, valid for the query only).
 struct Query {
     let nodes: UnsafeBufferPointer<IndexedNode>
+    let details: UnsafeBufferPointer<IndexedDetail>
     let children: UnsafeBufferPointer<Int32>
     let grids: UnsafeBufferPointer<ChildGrid>
     let cellOffsets: UnsafeBufferPointer<Int32>
     let entries: UnsafeBufferPointer<Int32>
     let polygons: ContiguousArray<[Point]>
 
-    /// `View.containsLocal`, operation for operation (the shaped cases call the same functions).
+    /// `View.convertFromParent` then `View.containsLocal`, operation for operation (the shaped cases
+    /// call the same functions); nil when the point is not inside.
     @inline(__always)
-    func contains(_ node: IndexedNode, _ p: Point) -> Bool {
-        switch node.shape {
-        case .rect:
-            return p.x >= node.insideMinX && p.x < node.insideMaxX && p.y >= node.insideMinY
-                && p.y < node.insideMaxY
-        case .roundedRect:
-            return ShapeGeometry.roundedRectContains(
-                p, width: node.width, height: node.height, radius: node.radius, margin: node.marginTop)
-        case .ellipse:
-            return ShapeGeometry.ellipseContains(
-                p, width: node.width, height: node.height, margin: node.marginTop)
-        case .polygon:
-            return ShapeGeometry.polygonContains(
-                p, vertices: polygons[Int(node.polygon)], margin: node.marginTop)
+    func localPointIfInside(_ index: Int, _ p: Point) -> Point? {
+        let node = nodes.baseAddress! + index
+        let detailIndex = Int(node.pointee.detail)
+        if detailIndex < 0 {
+            let local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
+            guard local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
+                && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
+            else { return nil }
+            return local
         }
+        let detail = details.baseAddress! + detailIndex
+        let local: Point
+        if detail.pointee.hasTransform {
+            let dx = p.x - node.pointee.originX, dy = p.y - node.pointee.originY
+            let m = detail.pointee
+            local = Point(m.a * dx + m.c * dy + m.halfWidth, m.b * dx + m.d * dy + m.halfHeight)
+        } else {
+            local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
+        }
+        let inside: Bool
+        switch detail.pointee.shape {
+        case .rect:
+            inside = local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
+                && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
+        case .roundedRect:
+            inside = ShapeGeometry.roundedRectContains(
+                local, width: detail.pointee.width, height: detail.pointee.height,
+                radius: detail.pointee.radius, margin: detail.pointee.marginTop)
+        case .ellipse:
+            inside = ShapeGeometry.ellipseContains(
+                local, width: detail.pointee.width, height: detail.pointee.height,
+                margin: detail.pointee.marginTop)
+        case .polygon:
+            inside = ShapeGeometry.polygonContains(
+                local, vertices: polygons[Int(detail.pointee.polygon)], margin: detail.pointee.marginTop)
+        }
+        return inside ? local : nil
     }
 
-    /// The plain recursion's step 2–4 for one touchable node (step 1 was applied at build time).
+    /// Whether a child can be inside at all: its conservative box (plain rectangles skip this, their
+    /// exact test is as cheap).
+    @inline(__always)
+    func mayContain(_ child: Int32, _ p: Point) -> Bool {
+        let detailIndex = Int(nodes[Int(child)].detail)
+        return detailIndex < 0 || details[detailIndex].boxContains(p)
+    }
+
+    /// The plain recursion's steps 2–4 for one touchable node (step 1 was applied at build time).
     func hit(_ index: Int32, parentPoint: Point, hitNode: inout Int32) -> Point? {
-        let node = nodes[Int(index)]
-        let local = node.convertFromParent(parentPoint)
-        guard contains(node, local) else { return nil }
-        if node.grid < 0 {
-            var k = Int(node.childStart + node.childCount)
-            let start = Int(node.childStart)
+        guard let local = localPointIfInside(Int(index), parentPoint) else { return nil }
+        let node = nodes.baseAddress! + Int(index)
+        let gridIndex = Int(node.pointee.grid)
+        if gridIndex < 0 {
+            var k = Int(node.pointee.childStart + node.pointee.childCount)
+            let start = Int(node.pointee.childStart)
             while k > start {
                 k -= 1
                 let child = children[k]
-                if nodes[Int(child)].boxContains(local),
-                    let found = hit(child, parentPoint: local, hitNode: &hitNode)
-                {
+                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
                     return found
                 }
             }
         } else {
-            let grid = grids[Int(node.grid)]
+            let grid = grids.baseAddress! + gridIndex
             var i = 0, cellEnd = 0
-            if let cell = grid.cell(of: local) {
-                i = Int(cellOffsets[Int(grid.offsetsStart) + cell])
-                cellEnd = Int(cellOffsets[Int(grid.offsetsStart) + cell + 1])
+            if let cell = grid.pointee.cell(of: local) {
+                i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
+                cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
             }
-            var j = Int(grid.largeStart)
-            let largeEnd = j + Int(grid.largeCount)
+            var j = Int(grid.pointee.largeStart)
+            let largeEnd = j + Int(grid.pointee.largeCount)
             // Merge the cell's run and the large run, both descending: topmost child first.
             while true {
                 let child: Int32
@@ -295,9 +331,7 @@ struct Query {
                 } else {
                     break
                 }
-                if nodes[Int(child)].boxContains(local),
-                    let found = hit(child, parentPoint: local, hitNode: &hitNode)
-                {
+                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
                     return found
                 }
             }

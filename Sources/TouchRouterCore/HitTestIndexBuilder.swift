@@ -4,6 +4,9 @@
 struct HitTestIndexBuilder {
     let gridThreshold: Int
     private var nodes = ContiguousArray<IndexedNode>()
+    private var details = ContiguousArray<IndexedDetail>()
+    private var parents = ContiguousArray<Int32>()
+    private var indexInParent = ContiguousArray<Int32>()
     private var ids = ContiguousArray<String>()
     private var polygons = ContiguousArray<[Point]>()
     private var children = ContiguousArray<Int32>()
@@ -12,6 +15,7 @@ struct HitTestIndexBuilder {
     private var entries = ContiguousArray<Int32>()
     /// Scratch for the counting sort of a grid's cells.
     private var cellFill = [Int32]()
+    private var childBoxes = [(minX: Double, minY: Double, maxX: Double, maxY: Double)?]()
 
     /// Relative tolerance by which every pruning box is grown: far above the few ulps of rounding
     /// that `convertFromParent` can differ from the exact inverse mapping.
@@ -28,28 +32,31 @@ struct HitTestIndexBuilder {
     consuming func build(_ root: View) -> HitTestIndexStorage {
         _ = add(root, parent: -1, indexInParent: 0)
         return HitTestIndexStorage(
-            nodes: nodes, ids: ids, polygons: polygons, children: children, grids: grids,
-            cellOffsets: cellOffsets, entries: entries)
+            nodes: nodes, details: details, parents: parents, indexInParent: indexInParent, ids: ids,
+            polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
+            entries: entries)
     }
 
     /// Adds a view and its touchable subtree; nil when the view can never be hit (it ignores touches,
     /// or its touch area is empty, or its transform is singular), so neither can its subtree.
-    private mutating func add(_ view: View, parent: Int32, indexInParent: Int) -> Int32? {
+    private mutating func add(_ view: borrowing View, parent: Int32, indexInParent childIndex: Int) -> Int32? {
         if view.ignoresTouches { return nil }
-        guard var node = makeNode(view) else { return nil }
         let index = Int32(nodes.count)
-        node.parent = parent
-        node.indexInParent = Int32(indexInParent)
+        guard let node = makeNode(view) else { return nil }
+        let childCount = view.children.count
         let childStart = children.count
-        let childViews = view.children
-        children.append(contentsOf: repeatElement(-1, count: childViews.count))
+        children.append(contentsOf: repeatElement(-1, count: childCount))
         nodes.append(node)
+        parents.append(parent)
+        indexInParent.append(Int32(childIndex))
         ids.append(view.id)
         var liveCount = 0
-        for childIndex in childViews.indices {
-            if let child = add(childViews[childIndex], parent: index, indexInParent: childIndex) {
-                children[childStart + liveCount] = child
-                liveCount += 1
+        view.children.withUnsafeBufferPointer { childViews in
+            for k in 0..<childCount {
+                if let child = add(childViews[k], parent: index, indexInParent: k) {
+                    children[childStart + liveCount] = child
+                    liveCount += 1
+                }
             }
         }
         nodes[Int(index)].childStart = Int32(childStart)
@@ -61,61 +68,71 @@ struct HitTestIndexBuilder {
         return index
     }
 
-    /// The node's conversion and point-inside values, and its box; nil when nothing can be inside.
-    private mutating func makeNode(_ view: View) -> IndexedNode? {
+    /// The node's conversion and point-inside values (and, for transformed or shaped views, a detail
+    /// record with the box); nil when nothing can be inside.
+    private mutating func makeNode(_ view: borrowing View) -> IndexedNode? {
         let frame = view.frame
         let width = frame.width, height = frame.height
+        let margin = view.touchMargin
         var node = IndexedNode(
-            frameX: frame.x, frameY: frame.y, hasTransform: false,
-            halfWidth: width / 2, halfHeight: height / 2, centerX: 0, centerY: 0,
-            a: 1, b: 0, c: 0, d: 1, shape: .rect,
-            insideMinX: 0, insideMinY: 0, insideMaxX: 0, insideMaxY: 0,
-            width: width, height: height, radius: 0, marginTop: view.touchMargin.top, polygon: -1,
-            parent: -1, indexInParent: 0, childStart: 0, childCount: 0, grid: -1,
+            originX: frame.x, originY: frame.y, insideMinX: 0, insideMinY: 0, insideMaxX: 0, insideMaxY: 0,
+            childStart: 0, childCount: 0, grid: -1, detail: -1)
+        // bounds.grown(by: touchMargin), then CGRect.contains: min edges in, max edges out.
+        node.insideMinX = 0 - margin.left
+        node.insideMinY = 0 - margin.top
+        node.insideMaxX = node.insideMinX + (width + margin.left + margin.right)
+        node.insideMaxY = node.insideMinY + (height + margin.top + margin.bottom)
+
+        let parentToLocal = view.parentToLocal
+        if parentToLocal == nil, case .rect = view.shape {
+            // The common case: a plain rectangle, no detail, no box (its exact test is as cheap).
+            guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
+            return node
+        }
+
+        var detail = IndexedDetail(
+            hasTransform: false, shape: .rect, a: 1, b: 0, c: 0, d: 1,
+            halfWidth: width / 2, halfHeight: height / 2, width: width, height: height, radius: 0,
+            marginTop: margin.top, polygon: -1,
             boxMinX: -.infinity, boxMinY: -.infinity, boxMaxX: .infinity, boxMaxY: .infinity)
-        node.centerX = frame.x + node.halfWidth
-        node.centerY = frame.y + node.halfHeight
-        if let m = view.parentToLocal {
+        if let m = parentToLocal {
             // A singular transform is all NaN: no point is ever inside.
             if m.a.isNaN && m.b.isNaN && m.c.isNaN && m.d.isNaN { return nil }
-            node.hasTransform = true
-            (node.a, node.b, node.c, node.d) = (m.a, m.b, m.c, m.d)
+            detail.hasTransform = true
+            (detail.a, detail.b, detail.c, detail.d) = (m.a, m.b, m.c, m.d)
+            node.originX = frame.x + detail.halfWidth
+            node.originY = frame.y + detail.halfHeight
         }
 
         // The touch area's bounding box in local space (as containsLocal computes its edges).
         var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)
-        let margin = view.touchMargin
+        var bounded = true
         switch view.shape {
         case .rect:
-            // bounds.grown(by: touchMargin), then CGRect.contains: min edges in, max edges out.
-            node.insideMinX = 0 - margin.left
-            node.insideMinY = 0 - margin.top
-            node.insideMaxX = node.insideMinX + (width + margin.left + margin.right)
-            node.insideMaxY = node.insideMinY + (height + margin.top + margin.bottom)
             guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
             box = (node.insideMinX, node.insideMinY, node.insideMaxX, node.insideMaxY)
         case .roundedRect(let radius):
-            node.shape = .roundedRect
-            node.radius = radius
+            detail.shape = .roundedRect
+            detail.radius = radius
             let m = margin.top
             let minX = -m, maxX = -m + (width + 2 * m)
             let minY = -m, maxY = -m + (height + 2 * m)
             guard minX < maxX, minY < maxY else { return nil }
             box = (minX, minY, maxX, maxY)
         case .ellipse:
-            node.shape = .ellipse
+            detail.shape = .ellipse
             let rx = width / 2 + margin.top, ry = height / 2 + margin.top
             guard rx > 0, ry > 0 else { return nil }
             box = (width / 2 - rx, height / 2 - ry, width / 2 + rx, height / 2 + ry)
         case .polygon(let vertices):
-            node.shape = .polygon
+            detail.shape = .polygon
             guard vertices.count >= 3 else { return nil }
-            node.polygon = Int32(polygons.count)
+            detail.polygon = Int32(polygons.count)
             polygons.append(vertices)
-            // A non-finite vertex: no box can be trusted, so the view is always tried.
-            guard vertices.allSatisfy(\.isFinite) else { return node }
             box = (.infinity, .infinity, -.infinity, -.infinity)
             for vertex in vertices {
+                // A non-finite vertex: no box can be trusted, so the view is always tried.
+                if !vertex.isFinite { bounded = false }
                 box.minX = min(box.minX, vertex.x)
                 box.minY = min(box.minY, vertex.y)
                 box.maxX = max(box.maxX, vertex.x)
@@ -124,33 +141,48 @@ struct HitTestIndexBuilder {
             let reach = max(margin.top, 0)
             box = (box.minX - reach, box.minY - reach, box.maxX + reach, box.maxY + reach)
         }
-        guard box.minX.isFinite, box.minY.isFinite, box.maxX.isFinite, box.maxY.isFinite else {
-            return node  // unbounded: always tried
+        node.detail = Int32(details.count)
+        if bounded, let parentBox = Self.parentBox(of: box, frame: frame, detail: detail, view: view) {
+            (detail.boxMinX, detail.boxMinY, detail.boxMaxX, detail.boxMaxY) = parentBox
         }
-        let tolerance = Self.relativeTolerance
-        let localSlack =
-            tolerance * (1 + max(abs(box.minX), abs(box.minY), abs(box.maxX), abs(box.maxY)))
-        box = (box.minX - localSlack, box.minY - localSlack, box.maxX + localSlack, box.maxY + localSlack)
+        details.append(detail)
+        return node
+    }
 
-        // Into the parent's space.
+    /// A local box mapped into the parent's space and grown by the tolerance; nil when it cannot be
+    /// trusted (non-finite, or a transform too ill-conditioned), so the view is always tried.
+    private static func parentBox(
+        of localBox: (minX: Double, minY: Double, maxX: Double, maxY: Double), frame: Rect,
+        detail: IndexedDetail, view: borrowing View
+    ) -> (Double, Double, Double, Double)? {
+        var box = localBox
+        guard box.minX.isFinite, box.minY.isFinite, box.maxX.isFinite, box.maxY.isFinite else { return nil }
+        let tolerance = relativeTolerance
+        let localSlack =
+            tolerance * (1 + max(max(abs(box.minX), abs(box.minY)), max(abs(box.maxX), abs(box.maxY))))
+        box = (box.minX - localSlack, box.minY - localSlack, box.maxX + localSlack, box.maxY + localSlack)
         var parentBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)
         var condition = 1.0
         var stretch = 1.0
-        if node.hasTransform {
+        var magnitude = max(abs(frame.x), abs(frame.y))
+        if detail.hasTransform {
             let forward = view.transform.matrix
             stretch = (forward.a * forward.a + forward.b * forward.b + forward.c * forward.c
                 + forward.d * forward.d).squareRoot()
-            let inverseNorm = (node.a * node.a + node.b * node.b + node.c * node.c + node.d * node.d)
+            let inverseNorm =
+                (detail.a * detail.a + detail.b * detail.b + detail.c * detail.c + detail.d * detail.d)
                 .squareRoot()
             condition = stretch * inverseNorm
-            guard condition.isFinite, condition <= Self.maximumCondition else { return node }
+            guard condition.isFinite, condition <= maximumCondition else { return nil }
+            let centerX = frame.x + detail.halfWidth, centerY = frame.y + detail.halfHeight
+            magnitude = max(magnitude, max(abs(centerX), abs(centerY)))
             parentBox = (.infinity, .infinity, -.infinity, -.infinity)
-            for (localX, localY) in [
-                (box.minX, box.minY), (box.maxX, box.minY), (box.minX, box.maxY), (box.maxX, box.maxY),
-            ] {
-                let dx = localX - node.halfWidth, dy = localY - node.halfHeight
-                let x = node.centerX + forward.a * dx + forward.c * dy
-                let y = node.centerY + forward.b * dx + forward.d * dy
+            for corner in 0..<4 {
+                let localX = corner & 1 == 0 ? box.minX : box.maxX
+                let localY = corner & 2 == 0 ? box.minY : box.maxY
+                let dx = localX - detail.halfWidth, dy = localY - detail.halfHeight
+                let x = centerX + forward.a * dx + forward.c * dy
+                let y = centerY + forward.b * dx + forward.d * dy
                 parentBox = (
                     min(parentBox.minX, x), min(parentBox.minY, y),
                     max(parentBox.maxX, x), max(parentBox.maxY, y)
@@ -159,16 +191,31 @@ struct HitTestIndexBuilder {
         } else {
             parentBox = (box.minX + frame.x, box.minY + frame.y, box.maxX + frame.x, box.maxY + frame.y)
         }
-        let magnitude = max(
-            abs(parentBox.minX), abs(parentBox.minY), abs(parentBox.maxX), abs(parentBox.maxY),
-            abs(node.centerX), abs(node.centerY), abs(frame.x), abs(frame.y))
+        magnitude = max(
+            magnitude,
+            max(max(abs(parentBox.minX), abs(parentBox.minY)), max(abs(parentBox.maxX), abs(parentBox.maxY))))
         let slack = tolerance * max(condition, 1) * (1 + magnitude) + localSlack * stretch
-        guard slack.isFinite, magnitude.isFinite else { return node }
-        node.boxMinX = parentBox.minX - slack
-        node.boxMinY = parentBox.minY - slack
-        node.boxMaxX = parentBox.maxX + slack
-        node.boxMaxY = parentBox.maxY + slack
-        return node
+        guard slack.isFinite, magnitude.isFinite else { return nil }
+        return (parentBox.minX - slack, parentBox.minY - slack, parentBox.maxX + slack, parentBox.maxY + slack)
+    }
+
+    /// The box of a node in its parent's space (for grid cells); nil when unbounded.
+    private func box(of nodeIndex: Int32) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        let node = nodes[Int(nodeIndex)]
+        if node.detail >= 0 {
+            let detail = details[Int(node.detail)]
+            guard detail.boxMinX.isFinite, detail.boxMaxX.isFinite, detail.boxMinY.isFinite,
+                detail.boxMaxY.isFinite
+            else { return nil }
+            return (detail.boxMinX, detail.boxMinY, detail.boxMaxX, detail.boxMaxY)
+        }
+        // A plain rectangle: its exact edges moved by the frame origin, grown by the tolerance.
+        let minX = node.insideMinX + node.originX, maxX = node.insideMaxX + node.originX
+        let minY = node.insideMinY + node.originY, maxY = node.insideMaxY + node.originY
+        let magnitude = max(max(abs(minX), abs(maxX)), max(abs(minY), abs(maxY)))
+        let slack = Self.relativeTolerance * (1 + magnitude)
+        guard slack.isFinite else { return nil }
+        return (minX - slack, minY - slack, maxX + slack, maxY + slack)
     }
 
     /// A uniform grid over the boxes of `children[childStart ..< childStart + count]`, about one
@@ -177,16 +224,17 @@ struct HitTestIndexBuilder {
         var minX = Double.infinity, minY = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity
         var boundedCount = 0
+        // Boxes of the children (nil: unbounded), computed once.
+        childBoxes.removeAll(keepingCapacity: true)
         for k in childStart..<(childStart + count) {
-            let node = nodes[Int(children[k])]
-            guard node.boxMinX.isFinite, node.boxMaxX.isFinite, node.boxMinY.isFinite,
-                node.boxMaxY.isFinite
-            else { continue }
+            let childBox = box(of: children[k])
+            childBoxes.append(childBox)
+            guard let childBox else { continue }
             boundedCount += 1
-            minX = min(minX, node.boxMinX)
-            minY = min(minY, node.boxMinY)
-            maxX = max(maxX, node.boxMaxX)
-            maxY = max(maxY, node.boxMaxY)
+            minX = min(minX, childBox.minX)
+            minY = min(minY, childBox.minY)
+            maxX = max(maxX, childBox.maxX)
+            maxY = max(maxY, childBox.maxY)
         }
         var columns = 1, rows = 1
         let extentX = maxX - minX, extentY = maxY - minY
@@ -219,14 +267,14 @@ struct HitTestIndexBuilder {
         let cellCount = columns * rows
 
         // Cell ranges per child; nil for the large list.
-        func cellRange(_ node: IndexedNode) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
-            guard node.boxMinX.isFinite, node.boxMaxX.isFinite, node.boxMinY.isFinite,
-                node.boxMaxY.isFinite
-            else { return nil }
-            let x0 = min(Int((node.boxMinX - minX) * cellsPerUnitX), columns - 1)
-            let x1 = min(Int((node.boxMaxX - minX) * cellsPerUnitX), columns - 1)
-            let y0 = min(Int((node.boxMinY - minY) * cellsPerUnitY), rows - 1)
-            let y1 = min(Int((node.boxMaxY - minY) * cellsPerUnitY), rows - 1)
+        func cellRange(_ childBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?)
+            -> (x0: Int, y0: Int, x1: Int, y1: Int)?
+        {
+            guard let childBox else { return nil }
+            let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
+            let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
+            let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
+            let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
             if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild { return nil }
             return (x0, y0, x1, y1)
         }
@@ -235,8 +283,8 @@ struct HitTestIndexBuilder {
         cellFill.removeAll(keepingCapacity: true)
         cellFill.append(contentsOf: repeatElement(0, count: cellCount))
         var largeCount = 0
-        for k in childStart..<(childStart + count) {
-            guard let range = cellRange(nodes[Int(children[k])]) else {
+        for k in 0..<count {
+            guard let range = cellRange(childBoxes[k]) else {
                 largeCount += 1
                 continue
             }
@@ -257,9 +305,9 @@ struct HitTestIndexBuilder {
         let total = Int(position) + largeCount - entries.count
         entries.append(contentsOf: repeatElement(-1, count: total))
         var largeFill = Int(position)
-        for k in (childStart..<(childStart + count)).reversed() {
-            let child = children[k]
-            guard let range = cellRange(nodes[Int(child)]) else {
+        for k in (0..<count).reversed() {
+            let child = children[childStart + k]
+            guard let range = cellRange(childBoxes[k]) else {
                 entries[largeFill] = child
                 largeFill += 1
                 continue
