@@ -50,7 +50,7 @@ public struct TouchTracker: Sendable {
     public init(layout: Layout, configuration: TrackerConfiguration = .default) {
         self.layout = layout
         self.configuration = configuration
-        self.hitTesters = layout.screens.map(TrackerHitTester.init(screen:))
+        self.hitTesters = layout.screens.map { TrackerHitTester(screen: $0) }
         touches.reserveCapacity(configuration.maximumSimultaneousTouches)
         droppedContacts.reserveCapacity(configuration.maximumSimultaneousTouches)
         recentTaps.reserveCapacity(Self.recentTapCapacity)
@@ -116,7 +116,7 @@ public struct TouchTracker: Sendable {
             touches[index].chain = moves[index].chain
         }
         layout = newLayout
-        hitTesters = newLayout.screens.map(TrackerHitTester.init(screen:))
+        hitTesters = newLayout.screens.map { TrackerHitTester(screen: $0) }
         return output.finish()
     }
 

@@ -12,6 +12,17 @@ struct TrackingPropertyTests {
         #expect(run.failures.isEmpty, "seed \(seed): \(run.failures.prefix(5))")
     }
 
+    /// The same on the hit-test engineer's generator: big, deep, edge-heavy screens, touch-downs
+    /// mostly right on view edges, corners and margins (where a local point computed differently
+    /// from the hit-test would show).
+    @Test(arguments: 0..<20)
+    func edgeHeavyLayoutsKeepTheInvariants(seedIndex: Int) {
+        let seed = 0x5EED_0000 + UInt64(seedIndex)
+        var run = RandomTrackingRun(seed: seed, sharedGenerator: true)
+        run.run(steps: 300)
+        #expect(run.failures.isEmpty, "seed \(seed): \(run.failures.prefix(5))")
+    }
+
     /// The streams reach every rule: over a few seeds, every counter moves.
     @Test func randomStreamsReachEveryRule() {
         var totals: [String: UInt64] = [:]
@@ -37,6 +48,9 @@ private struct RandomTrackingRun {
     let seed: UInt64
     var random: SeededRandom
     var generator: TrackingLayoutGenerator
+    /// When set, layouts come from the shared `LayoutGenerator` and touch-downs from its probe points.
+    var sharedGenerator: LayoutGenerator?
+    var probePoints: [Point] = []
     var layout: Layout
     var tracker: TouchTracker
     var subscribed: Set<String> = []
@@ -47,11 +61,19 @@ private struct RandomTrackingRun {
     var step = 0
     var time: UInt64 = 1_000_000
 
-    init(seed: UInt64) {
+    init(seed: UInt64, sharedGenerator useShared: Bool = false) {
         self.seed = seed
         random = SeededRandom(seed: seed)
         generator = TrackingLayoutGenerator(seed: seed &* 31)
-        layout = generator.layout()
+        if useShared {
+            var shared = LayoutGenerator(seed: seed &* 17)
+            let screen = shared.screen(viewCount: 150)
+            probePoints = shared.points(on: screen, count: 400)
+            layout = Layout(screens: [screen])
+            sharedGenerator = shared
+        } else {
+            layout = generator.layout()
+        }
         let cap = Int.random(in: 2...12, using: &random)
         tracker = TouchTracker(layout: layout, configuration: TrackerConfiguration(maximumSimultaneousTouches: cap))
         resubscribe()
@@ -78,7 +100,7 @@ private struct RandomTrackingRun {
             time += UInt64.random(in: 0...40_000, using: &random)
             let roll = Int.random(in: 0..<100, using: &random)
             if roll < 2 {
-                let newLayout = Bool.random(using: &random) ? generator.reloaded(layout) : generator.layout()
+                let newLayout = Bool.random(using: &random) ? generator.reloaded(layout) : freshLayout()
                 let messages = tracker.replaceLayout(newLayout, timestampMicros: time)
                 check(messages, layoutAtBegan: layout)
                 layout = newLayout
@@ -106,6 +128,14 @@ private struct RandomTrackingRun {
         }
     }
 
+    mutating func freshLayout() -> Layout {
+        guard var shared = sharedGenerator else { return generator.layout() }
+        let screen = shared.screen(viewCount: Int.random(in: 50...300, using: &random))
+        probePoints = shared.points(on: screen, count: 400)
+        sharedGenerator = shared
+        return Layout(screens: [screen])
+    }
+
     mutating func randomFrame() -> InputFrame {
         let deviceID = UInt32.random(in: 1...3, using: &random)
         let screenRoll = Int.random(in: 0..<50, using: &random)
@@ -116,6 +146,9 @@ private struct RandomTrackingRun {
             let kind: ContactEvent.Kind =
                 kindRoll < 30 ? .down : kindRoll < 78 ? .motion : kindRoll < 95 ? .up : .cancel
             var point = Point(Double.random(in: -20...820, using: &random), Double.random(in: -20...620, using: &random))
+            if !probePoints.isEmpty, Int.random(in: 0..<10, using: &random) < 8 {
+                point = probePoints[Int.random(in: 0..<probePoints.count, using: &random)]
+            }
             if Int.random(in: 0..<30, using: &random) == 0 { point.x = [.nan, .infinity, -.infinity][step % 3] }
             contacts.append(ContactEvent(kind: kind, slot: Int32.random(in: 0...5, using: &random), screenPoint: point))
         }
