@@ -101,8 +101,9 @@ public struct TouchTracker: Sendable {
         var moves: [(screenIndex: Int, chain: [View])] = []
         for index in touches.indices {
             let screenName = layout.screens[touches[index].screenIndex].name
+            let targetViewID = touches[index].targetViewID
             if let screenIndex = newLayout.screens.firstIndex(where: { $0.name == screenName }),
-                let chain = Self.chain(to: touches[index].targetViewID, from: newLayout.screens[screenIndex].root)
+                let chain = Self.chain(to: targetViewID, from: newLayout.screens[screenIndex].root)
             {
                 moves.append((screenIndex, chain))
             } else {

@@ -74,12 +74,17 @@ func runTrackerBenchmark(frameCount: Int, tapCount: Int) {
         end = monotonicNanoseconds()
         upNanos.append(end - start)
     }
-    print("tracker: \(layout.viewCount) views, 10 fingers on 10 views, \(frameCount) frames (checksum \(checksum))")
+    print(
+        "tracker: \(layout.viewCount) views, 10 fingers on 10 views, \(frameCount) frames"
+            + " (checksum \(checksum))")
     let overhead = timerOverheadNanoseconds()
     print(TrackerBenchmark.summary("frame, 10 touches moving", moveNanos, timerOverhead: overhead))
-    print(TrackerBenchmark.summary("frame, 10 touches down (hit-test, bind)", downNanos, timerOverhead: overhead))
+    print(
+        TrackerBenchmark.summary(
+            "frame, 10 touches down (hit-test, bind)", downNanos, timerOverhead: overhead))
     print(TrackerBenchmark.summary("frame, 10 touches up", upNanos, timerOverhead: overhead))
-    print("tracker statistics: began \(tracker.statistics.touchesBegan), ended \(tracker.statistics.touchesEnded)")
+    let statistics = tracker.statistics
+    print("tracker statistics: began \(statistics.touchesBegan), ended \(statistics.touchesEnded)")
 }
 
 enum TrackerBenchmark {
@@ -95,13 +100,18 @@ enum TrackerBenchmark {
                         id: "button-\(row)-\(column)-\(index)",
                         frame: Rect(x: 10 + Double(index) * 50, y: 10, width: 45, height: 120),
                         children: [
-                            View(id: "label-\(row)-\(column)-\(index)", frame: Rect(x: 0, y: 80, width: 45, height: 40), interactive: false),
-                            View(id: "icon-\(row)-\(column)-\(index)", frame: Rect(x: 5, y: 5, width: 35, height: 35)),
+                            View(
+                                id: "label-\(row)-\(column)-\(index)",
+                                frame: Rect(x: 0, y: 80, width: 45, height: 40), interactive: false),
+                            View(
+                                id: "icon-\(row)-\(column)-\(index)",
+                                frame: Rect(x: 5, y: 5, width: 35, height: 35)),
                         ])
                 }
                 let origin = panelOrigin(number)
                 panels.append(View(
-                    id: "panel-\(row)-\(column)", frame: Rect(x: origin.x, y: origin.y, width: 240, height: 180),
+                    id: "panel-\(row)-\(column)",
+                    frame: Rect(x: origin.x, y: origin.y, width: 240, height: 180),
                     children: buttons,
                     transform: number % 3 == 0 ? ViewTransform(rotationDegrees: 5) : ViewTransform(),
                     multipleTouch: true))
@@ -119,6 +129,7 @@ enum TrackerBenchmark {
     static func summary(_ label: String, _ nanos: [UInt64], timerOverhead: Double) -> String {
         let samples = nanos.map { max(0, Double($0) - timerOverhead) }
         let figures = [0.5, 0.99, 0.999].map { formatNanoseconds(percentile(samples, $0)) }
-        return "\(label): median \(figures[0]), p99 \(figures[1]), p99.9 \(figures[2]) (\(samples.count) frames)"
+        return "\(label): median \(figures[0]), p99 \(figures[1]), p99.9 \(figures[2])"
+            + " (\(samples.count) frames)"
     }
 }
