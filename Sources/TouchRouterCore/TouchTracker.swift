@@ -64,7 +64,9 @@ public struct TouchTracker: Sendable {
 
     // MARK: - Entry points
 
-    /// Processes one input event and returns the resulting per-view messages.
+    /// Processes one input event and returns the resulting per-view messages: one per view with a
+    /// changed touch (two, in order, only when one contact both begins and changes again within the
+    /// frame, so that no message carries a touch twice).
     ///
     /// `subscribedViews` is consulted only at touch-down, to pick each new touch's target along the
     /// responder chain; a touch keeps its target for life whatever happens to subscriptions later.
