@@ -116,7 +116,7 @@ struct TouchesEncoderTests {
         let seed: UInt64 = 0x70_0C4E5
         var random = SeededRandom(seed: seed)
         var buffer: [UInt8] = []
-        for round in 0..<500 {
+        for round in 0..<300 {
             let message = TestData.viewTouches(&random)
             buffer.removeAll(keepingCapacity: true)
             TouchesEncoder.appendLine(message, to: &buffer)
