@@ -104,6 +104,30 @@ struct ClientOutboxTests {
         #expect(messages.count >= 3)
     }
 
+    @Test("on overflow, one write finishes the half-written line and carries the final error")
+    func overflowAfterPartialWrite() throws {
+        var outbox = ClientOutbox(byteBudget: 3000)
+        _ = outbox.enqueue(Self.message("a", 0, [Self.touch(1, .began, at: 0, from: 0)]))
+        _ = outbox.enqueue(Self.message("a", 1, [Self.touch(2, .began, at: 0, from: 0)]))
+        let firstLines = Array(outbox.bytesToWrite())
+        outbox.didWrite(25)  // part of the first line is on the wire
+        var id: UInt64 = 2
+        while !outbox.hasOverflowed {
+            id += 1
+            _ = outbox.enqueue(Self.message("a", id, [Self.touch(id, .began, at: 1, from: 1)]))
+        }
+        let finalWrite = Array(outbox.bytesToWrite())
+        let firstLineEnd = firstLines.firstIndex(of: UInt8(ascii: "\n"))!
+        #expect(Array(finalWrite.prefix(firstLineEnd + 1 - 25)) == Array(firstLines[25...firstLineEnd]))
+        let messages = try Self.lines(Array(firstLines.prefix(25)) + finalWrite)
+        #expect(messages.count == 2)
+        guard case .error(let error) = messages.last else {
+            Issue.record("no final error: \(messages)")
+            return
+        }
+        #expect(error.code == .queueOverflow)
+    }
+
     static func drainBytes(_ outbox: inout ClientOutbox) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var first = true
