@@ -2,6 +2,12 @@ import Foundation
 import TouchRouterCore
 import TouchRouterProtocol
 
+/// `touchrouter-bench encode [SEED]`.
+let encodeBenchmark = Benchmark(
+    name: "encode",
+    summary: "touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches",
+    run: { arguments in runEncodeBenchmark(seed: arguments.first.flatMap { UInt64($0) } ?? 0xBE4C_0005) })
+
 /// Encoding a `touches` line: the byte-level `TouchesEncoder` against Foundation's JSONEncoder
 /// (with the conversion to Codable structs the daemon would need), for 1, 2 and 10 touches.
 /// Prints median and p99 nanoseconds per message and the ratio.
@@ -40,9 +46,9 @@ private func measureNanosPerOperation(
     for index in 0..<operationsPerSample { operation(index) }  // warm-up
     var samples: [Double] = []
     for _ in 0..<101 {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = monotonicNanoseconds()
         for index in 0..<operationsPerSample { operation(index) }
-        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        let elapsed = monotonicNanoseconds() - start
         samples.append(Double(elapsed) / Double(operationsPerSample))
     }
     samples.sort()
