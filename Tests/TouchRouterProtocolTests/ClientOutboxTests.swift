@@ -167,12 +167,13 @@ struct ClientOutboxTests {
         let seed: UInt64 = 0x0B0_5EED
         var random = SeededRandom(seed: seed)
         var overflowRounds = 0, coalescedMessages = 0
+        let rounds = 30
         defer {
             // The stream must exercise both outcomes, or the test proves little.
-            #expect(overflowRounds > 0 && overflowRounds < 30, "seed \(seed): \(overflowRounds) overflowed")
+            #expect(overflowRounds > 0 && overflowRounds < rounds, "seed \(seed): \(overflowRounds) overflowed")
             #expect(coalescedMessages > 100, "seed \(seed)")
         }
-        for round in 0..<40 {
+        for round in 0..<rounds {
             var outbox = ClientOutbox(byteBudget: Int.random(in: 3000...20000, using: &random))
             var wire: [UInt8] = []
             // The tracker's truth: per touch, its view and every update sent.
