@@ -127,7 +127,8 @@ public struct ClientOutbox: Sendable {
 
     /// Records that the socket accepted the first `byteCount` bytes of `bytesToWrite()`.
     public mutating func didWrite(_ byteCount: Int) {
-        precondition(byteCount >= 0 && committedOffset + byteCount <= committed.count, "wrote more than offered")
+        precondition(
+            byteCount >= 0 && committedOffset + byteCount <= committed.count, "wrote more than offered")
         committedOffset += byteCount
     }
 

@@ -81,7 +81,8 @@ private struct CodableTouches: Encodable {
         time = message.timestampMicros
         touches = message.touches.map { touch in
             Touch(
-                id: touch.id, phase: touch.phase.rawValue, location: [touch.localPoint.x, touch.localPoint.y],
+                id: touch.id, phase: touch.phase.rawValue,
+                location: [touch.localPoint.x, touch.localPoint.y],
                 screenLocation: [touch.screenPoint.x, touch.screenPoint.y],
                 previousLocation: [touch.previousLocalPoint.x, touch.previousLocalPoint.y],
                 timestamp: touch.timestampMicros, tapCount: touch.tapCount, device: touch.device.name,
@@ -97,7 +98,8 @@ private enum EncodeBenchmarkData {
     static func viewTouches(_ random: inout SeededRandom, touchCount: Int) -> ViewTouches {
         let time = UInt64.random(in: 1_000_000_000...9_000_000_000, using: &random)
         let touches = (0..<touchCount).map { index in
-            let screen = Point(Double.random(in: 0..<1920, using: &random), Double.random(in: 0..<1080, using: &random))
+            let screen = Point(
+                Double.random(in: 0..<1920, using: &random), Double.random(in: 0..<1080, using: &random))
             let local = Point(screen.x - 300, screen.y - 200)
             return RoutedTouch(
                 id: UInt64(100 + index), phase: index == 0 ? .moved : .stationary, localPoint: local,
