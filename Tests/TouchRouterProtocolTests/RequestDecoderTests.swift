@@ -130,6 +130,17 @@ struct RequestDecoderTests {
         #expect(error.code == .malformedJSON)
     }
 
+    @Test("deep nesting within the line limit is an error, not a stack overflow", arguments: [100, 600, 30000])
+    func deepNesting(depth: Int) {
+        let line = Array(#"{"type":"status","x":"#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: depth)
+            + [UInt8](repeating: UInt8(ascii: "]"), count: depth) + Array("}".utf8)
+        switch RequestDecoder.decode(line: line) {
+        case .request(let request): #expect(depth < 512 && request.message == .status)
+        case .error(let error): #expect(error.code == .malformedJSON)
+        case .emptyLine: Issue.record("not empty")
+        }
+    }
+
     @Test("a \\u escaped lone surrogate is rejected")
     func loneSurrogate() {
         let decoded = RequestDecoder.decode(
