@@ -10,6 +10,7 @@ import Foundation
 let benchmarks: [Benchmark] = [
     hitTestBenchmark,
     trackerBenchmark,
+    encodeBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
