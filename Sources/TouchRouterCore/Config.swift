@@ -9,6 +9,7 @@ public struct Config: Hashable, Sendable {
     /// What a device that no screen matches drives (`unmatchedDevices`).
     public var unmatchedDevices: UnmatchedDevicePolicy
 
+    /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
     public init(layout: Layout, screenInputs: [ScreenInputConfig], unmatchedDevices: UnmatchedDevicePolicy = .firstScreen) {
         self.layout = layout
         self.screenInputs = screenInputs

@@ -11,6 +11,7 @@ public struct DeviceMatcher: Hashable, Sendable {
     /// The exact device node, e.g. `/dev/input/event5`.
     public var node: String?
 
+    /// A matcher from its keys; give at least one.
     public init(nameGlob: String? = nil, udevProperties: [String: String] = [:], node: String? = nil) {
         self.nameGlob = nameGlob
         self.udevProperties = udevProperties
@@ -145,6 +146,7 @@ public struct ScreenInputConfig: Hashable, Sendable {
     /// keep the device's udev LIBINPUT_CALIBRATION_MATRIX.
     public var calibration: [Double]?
 
+    /// Settings for the named screen; the defaults are the config's defaults.
     public init(screenName: String, devices: [DeviceMatcher] = [], rotationDegrees: Int = 0, calibration: [Double]? = nil) {
         self.screenName = screenName
         self.devices = devices

@@ -33,6 +33,9 @@ struct ConfigParser {
     static let shapeObjectKeys = ["roundedRect", "polygon"]
     static let matcherKeys = ["name", "udev", "node"]
 
+    /// Largest file decoded the slow way when the guided decode cannot be used (see `run`).
+    static let maxFallbackBytes = 1 << 20
+
     let fileName: String
     let limits: ConfigLimits
     private var pending: [Pending] = []
@@ -72,13 +75,15 @@ struct ConfigParser {
             let document: JSONValue
             do {
                 // The guided decode is linear; the plain one is the fallback when the locator's view of
-                // the document differs from JSONDecoder's (duplicate keys, escapes in keys, a bug).
-                if firstScan.fatal == nil && firstScan.problems.isEmpty,
-                    let guided = try? JSONValue.decode(data, guide: firstScan.shape)
-                {
+                // the document differs from JSONDecoder's (duplicate keys, escapes in keys). The
+                // fallback costs O(depth²) per failed try, so a large file gets only the locator's
+                // findings instead.
+                if firstScan.fatal == nil, let guided = try? JSONValue.decode(data, guide: firstScan.shape) {
                     document = guided
-                } else {
+                } else if data.count <= Self.maxFallbackBytes || firstScan.problems.isEmpty {
                     document = try JSONValue.decode(data)
+                } else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not decoded"))
                 }
             } catch {
                 var errors = firstScan.problems.map(self.error)
