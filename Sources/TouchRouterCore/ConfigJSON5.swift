@@ -499,6 +499,11 @@ struct JSON5Locator {
                     code: .nonFinite, position: position(at: start),
                     message: "\(body) is not allowed: numbers must be finite"))
             return
+        } else if body.count > 1, body.first == "0", body.dropFirst().first?.isNumber == true {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            index = start
+            fail("'\(text)': a number must not start with 0")
+            return
         } else if body.hasPrefix("0x") || body.hasPrefix("0X") {
             value = UInt64(body.dropFirst(2), radix: 16).map(Double.init)
         } else if body.first == "." || body.last == "." {
@@ -554,6 +559,10 @@ struct JSON5Locator {
         while let byte = peek(),
             isIdentifierStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         {
+            // A no-break space or line separator ends a word (and is then reported where it stands).
+            if (byte == 0xC2 && peek(1) == 0xA0) || (byte == 0xE2 && peek(1) == 0x80 && (peek(2) == 0xA8 || peek(2) == 0xA9)) {
+                break
+            }
             index += 1
         }
         return String(decoding: bytes[start..<index], as: UTF8.self)
@@ -576,13 +585,15 @@ struct JSON5Locator {
                 index += 1
                 if peek() == UInt8(ascii: "\n") { index += 1 }
                 newLine()
-            case 0xC2 where peek(1) == 0xA0:  // no-break space
-                index += 2
             case 0xEF where peek(1) == 0xBB && peek(2) == 0xBF:  // byte order mark
                 index += 3
-            case 0xE2 where peek(1) == 0x80 && (peek(2) == 0xA8 || peek(2) == 0xA9):  // U+2028, U+2029
-                index += 3
-                newLine()
+            // JSON5 allows these as white space, Foundation's reader does not: say so where they are.
+            case 0xC2 where peek(1) == 0xA0:
+                fail("a no-break space (U+00A0) is not allowed here: use a plain space")
+                return
+            case 0xE2 where peek(1) == 0x80 && (peek(2) == 0xA8 || peek(2) == 0xA9):
+                fail("a Unicode line separator (U+2028/U+2029) is not allowed here: use a plain newline")
+                return
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "/"):
                 while let next = peek(), next != UInt8(ascii: "\n"), next != UInt8(ascii: "\r") { index += 1 }
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "*"):

@@ -113,6 +113,10 @@ struct ConfigValidationTests {
         .view("missing comma", #"{ id: "k" frame: [0, 0, 5, 5] }"#, .syntax, path: nil, at: "frame",
               says: "expected ',' or '}'"),
         .view("unclosed string", #"{ id: "k, frame: [0, 0, 5, 5] }"#, .syntax, path: nil, at: #""k,"#),
+        .view("leading zero", #"{ id: "k", frame: [0, 0, 5, 05] }"#, .syntax, path: nil, at: "05",
+              says: "must not start with 0"),
+        .view("no-break space", "{ id: \"k\",\u{A0}frame: [0, 0, 5, 5] }", .syntax, path: nil, at: "\u{A0}",
+              says: "U+00A0"),
         .view("bare word", #"{ id: "k", frame: [0, 0, 5, 5], hidden: yes }"#, .syntax, path: nil, at: "yes"),
 
         .screen("rotation 45", "rotation: 45,", .invalidRotation, at: "rotation", says: "0, 90, 180 or 270"),
