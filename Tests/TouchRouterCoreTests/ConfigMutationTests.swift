@@ -21,7 +21,8 @@ struct ConfigMutationTests {
                 switch Int.random(in: 0..<5, using: &random) {
                 case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
                 case 1: bytes[at] = Array("{}[],:\"'/*-.0eE".utf8).randomElement(using: &random)!
-                case 2: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...40, using: &random)))
+                case 2:
+                    bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...40, using: &random)))
                 case 3: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 30)], at: at)
                 default: bytes.removeSubrange(at...)
                 }
