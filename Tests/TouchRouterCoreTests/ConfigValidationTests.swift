@@ -364,6 +364,18 @@ struct ConfigLimitTests {
         #expect(errors.first?.column == 513)
     }
 
+    @Test("nesting of exactly 512 levels is parsed (and then judged by the schema), 513 is not")
+    func nestingBoundary() {
+        let nested512 = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(configErrors(nested512).map(\.code) == [.wrongType])
+        let inView = fileWithChildren(
+            #"{ id: "k", frame: [0, 0, 5, 5], hidden: "# + String(repeating: "[", count: 505)
+                + String(repeating: "]", count: 505) + " }")
+        #expect(configErrors(inView).map(\.code) == [.wrongType])
+        let nested513 = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect(configErrors(nested513).map(\.code) == [.nestingTooDeep])
+    }
+
     @Test("file size: the limit is allowed, one byte more is rejected before parsing")
     func sizeLimit() throws {
         let text = wideLayout(views: 3)
