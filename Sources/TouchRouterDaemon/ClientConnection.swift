@@ -33,8 +33,11 @@ final class ClientConnection {
     var name: String?
     var framer = LineFramer()
     var outbox: Outbox
-    /// EPOLLOUT is requested (only while bytes are pending).
-    var isWatchingWritable = false
+    /// What the loop currently watches this socket for.
+    var watchedEvents: IOEvents = .readable
+    /// The client shut down its sending side (e.g. `socat` at the end of its input); it may still
+    /// read, so the connection stays until it closes completely.
+    var inputClosed = false
     /// Set once the connection is doomed; nothing more is queued or read.
     var closing: DisconnectReason?
 
@@ -61,7 +64,7 @@ final class ClientConnection {
                 let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
                 guard let count else { return nil }
                 if count == 0 { return .closedByPeer }
-                chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                framer.append(chunk[..<count])
                 if count < chunk.count { return nil }
             } catch let error as SystemError {
                 return error.errno == ECONNRESET ? .closedByPeer : .readFailed(error)

@@ -19,8 +19,8 @@ public final class Daemon {
     private var configWatch: ConfigWatch?
 
     private var layout: Layout
-    private var layoutGeneration = 1
-    private var router: TouchRouter
+    private var layoutGeneration: UInt64 = 1
+    private var tracker: TouchTracker
     private var subscriptions: SubscriptionTable
 
     private var clients: [ClientID: ClientConnection] = [:]
@@ -67,7 +67,7 @@ public final class Daemon {
         self.options = options
         self.logger = logger
         layout = try LayoutLoader.load(path: options.configPath)
-        router = TouchRouter(layout: layout)
+        tracker = TouchTracker(layout: layout)
         subscriptions = SubscriptionTable(layout: layout)
         if let path = options.replayPath {
             let events = try RecordingLoader.load(
@@ -146,7 +146,7 @@ public final class Daemon {
         clock.start(atMonotonicMicros: monotonicMicros())
         replay = clock
         logger.info("replay started")
-        armReplayTimer()
+        if clock.isFinished { playDueFrames() } else { armReplayTimer() }
     }
 
     private func armReplayTimer() {
@@ -182,7 +182,7 @@ public final class Daemon {
 
     private func process(_ event: InputEvent) {
         stats.framesProcessed += 1
-        deliver(router.process(event, subscribedViews: subscriptions.subscribedViews))
+        deliver(tracker.process(event, subscribedViews: subscriptions))
     }
 
     /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
@@ -191,7 +191,7 @@ public final class Daemon {
         var written: [ClientID: ClientConnection] = [:]
         for viewTouches in batches {
             guard let subscribers = subscriptions.subscribersByView[viewTouches.viewID] else { continue }
-            let line = Wire.touches(viewTouches)
+            let line = TouchesEncoder.encodedLine(viewTouches)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil else { continue }
                 if client.outbox.enqueue(touches: viewTouches, encoded: line) {
@@ -223,8 +223,8 @@ public final class Daemon {
                 id: nextClientID, fd: fd, credentials: credentials, queueCapacityBytes: options.clientQueueBytes)
             nextClientID += 1
             if clients.count >= options.maxClients || isStopping {
-                client.sendFinalLine(Wire.error(ProtocolError(
-                    code: .tooManyClients, message: "the daemon serves at most \(options.maxClients) clients")))
+                client.sendFinalLine(line(.error(ProtocolError(
+                    code: .tooManyClients, message: "the daemon serves at most \(options.maxClients) clients"))))
                 fd.close()
                 logger.warning("\(client.label) refused: already \(clients.count) clients (--max-clients)")
                 continue
@@ -247,99 +247,125 @@ public final class Daemon {
         if events.contains(.writable) { flush(client) }
         guard client.closing == nil, clients[client.id] != nil else { return }
         guard !events.isDisjoint(with: [.readable, .peerClosed, .failed]) else { return }
+        if client.inputClosed {
+            // Only a full close (EPOLLHUP/ERR) can wake a half-closed client.
+            disconnect(client, .closedByPeer)
+            return
+        }
         let endOfInput = client.readAvailable()
         handleLines(of: client)
-        if let endOfInput, client.closing == nil {
-            disconnect(client, endOfInput)
-        } else if client.closing == nil {
+        guard client.closing == nil else { return }
+        switch endOfInput {
+        case .closedByPeer? where !events.contains(.failed):
+            client.inputClosed = true
+            flush(client)
+        case let reason?:
+            disconnect(client, reason)
+        case nil:
             flush(client)
         }
     }
 
     private func handleLines(of client: ClientConnection) {
-        while client.closing == nil, let framed = client.framer.nextLine() {
-            switch framed {
-            case .tooLong:
-                client.sendFinalLine(Wire.error(ProtocolError(
-                    code: .lineTooLong, message: "a request line may be at most 65536 bytes")))
+        while client.closing == nil {
+            switch client.framer.nextLine() {
+            case .lineTooLong(let limit):
+                client.sendFinalLine(line(.error(ProtocolError(
+                    code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))))
                 disconnect(client, .lineTooLong)
             case .line(let bytes):
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
                 if isStopping { continue }
                 let reply: [UInt8]
-                switch Wire.decode(bytes) {
-                case .success(let (request, seq)): reply = handle(request, seq: seq, from: client)
-                case .failure(let error):
+                switch RequestDecoder.decode(line: bytes) {
+                case .emptyLine: continue
+                case .request(let request): reply = handle(request.message, seq: request.seq, from: client)
+                case .error(let error):
                     logger.debug("\(client.label): \(error)")
-                    reply = Wire.error(error)
+                    reply = line(.error(error))
                 }
                 if !client.outbox.enqueue(reply) { cutOff(client) }
+            case .needMoreData:
+                return
             }
         }
     }
 
     /// Carries out one request and returns its reply line.
-    private func handle(_ request: Request, seq: Int64?, from client: ClientConnection) -> [UInt8] {
+    private func handle(_ request: RequestMessage, seq: Int64?, from client: ClientConnection) -> [UInt8] {
         switch request {
         case .hello(let version, let name):
             client.name = name
-            guard version == ProtocolVersion.current else {
-                return Wire.error(ProtocolError(
+            guard version == Int64(ProtocolVersion.current) else {
+                return line(.error(ProtocolError(
                     code: .unsupportedVersion,
-                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq))
+                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq)))
             }
             logger.info("\(client.label) said hello")
-            return Wire.withSeq([
-                "type": "welcome", "version": ProtocolVersion.current, "daemon": daemonVersion,
-                "generation": layoutGeneration, "screens": layout.screens.map(\.name),
-            ], seq)
+            return line(.welcome(Welcome(
+                daemonVersion: daemonVersion, generation: layoutGeneration,
+                screens: layout.screens.map { ScreenInfo(name: $0.name, width: $0.width, height: $0.height) },
+                seq: seq)))
         case .subscribe(let viewIDs, let subtree):
             let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
             logger.info("\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
-                + (subtree ? " (subtree)" : "") + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
+                + (subtree ? " (subtree)" : "")
+                + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
             if options.replayWaitsForSubscriber
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
             {
                 startReplay()
             }
             guard unknown.isEmpty else {
-                return Wire.error(ProtocolError(
+                return line(.error(ProtocolError(
                     code: .unknownViews, message: "no such view: \(unknown.joined(separator: ", "))",
-                    seq: seq, views: unknown))
+                    seq: seq, views: unknown)))
             }
-            return Wire.withSeq(["type": "subscribed", "views": subscriptions.views(of: client.id)], seq)
-        case .unsubscribe(let viewIDs):
-            subscriptions.unsubscribe(client.id, from: viewIDs)
-            return Wire.withSeq(["type": "unsubscribed", "views": subscriptions.views(of: client.id)], seq)
-        case .hitTest(let screenName, let point):
-            guard let screen = layout.screen(named: screenName) else {
-                return Wire.error(ProtocolError(
-                    code: .unknownScreen, message: "no such screen: \(screenName)", seq: seq))
+            return line(.subscribed(Subscribed(views: viewIDs, subtree: subtree, seq: seq)))
+        case .unsubscribe(let target):
+            let viewIDs: [String]? = if case .views(let ids) = target { ids } else { nil }
+            let removed = subscriptions.unsubscribe(client.id, from: viewIDs)
+            return line(.unsubscribed(Unsubscribed(views: removed, seq: seq)))
+        case .hitTest(let screenName, let screenPoint):
+            guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
+                return line(.error(ProtocolError(
+                    code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)))
             }
-            var reply: [String: Any] = ["type": "hitTest", "screen": screenName, "point": [point.x, point.y]]
-            if let hit = PlainHitTest.hitTest(screen.root, screenPoint: point) {
-                reply["view"] = hit.viewID
-                reply["path"] = hit.path
-                reply["location"] = [hit.localPoint.x, hit.localPoint.y]
-            }
-            return Wire.withSeq(reply, seq)
+            let hit = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint)
+            return line(.hitTestResult(HitTestReply(
+                screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID, path: hit?.path ?? [],
+                localPoint: hit?.localPoint, seq: seq)))
         case .layout:
-            var reply = Wire.layout(layout)
-            reply["type"] = "layout"
-            reply["generation"] = layoutGeneration
-            return Wire.withSeq(reply, seq)
+            return line(.layout(LayoutReply(generation: layoutGeneration, layout: layout, seq: seq)))
         case .status:
-            var status: [String: Any] = [
-                "type": "status", "daemon": daemonVersion, "version": ProtocolVersion.current,
-                "generation": layoutGeneration, "clients": clients.count,
-                "uptimeMicros": monotonicMicros() - startedMonotonicMicros,
-                "framesProcessed": stats.framesProcessed, "touchMessages": stats.touchMessagesQueued,
-                "clientsCutOff": stats.clientsCutOff, "config": options.configPath,
-                "subscribedViews": subscriptions.subscribedViews.sorted(),
-            ]
-            status["input"] = options.replayPath.map { "replay \($0)" } ?? "live"
-            return Wire.withSeq(status, seq)
+            return line(.status(StatusReply(counters: statusCounters(), seq: seq)))
+        case .reload:
+            guard let credentials = client.credentials, credentials.uid == 0 || credentials.uid == geteuid()
+            else {
+                return line(.error(ProtocolError(
+                    code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)))
+            }
+            if let failure = reload(trigger: "reload request from \(client.label)") {
+                return line(.error(ProtocolError(code: .internalError, message: failure, seq: seq)))
+            }
+            return line(.reloaded(generation: layoutGeneration, seq: seq))
         }
+    }
+
+    private func statusCounters() -> [String: JSONValue] {
+        var counters: [String: JSONValue] = [
+            "daemonVersion": .string(daemonVersion),
+            "generation": .integer(Int64(layoutGeneration)),
+            "clients": .integer(Int64(clients.count)),
+            "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
+            "touchMessages": .integer(Int64(stats.touchMessagesQueued)),
+            "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
+            "config": .string(options.configPath),
+            "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
+            "subscribedViews": .array(subscriptions.subscribedViews.sorted().map(JSONValue.string)),
+            "activeTouches": .integer(Int64(tracker.activeTouchCount)),
+        ]
+        for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+        return counters
     }
 
     /// Writes what the client has queued and watches for writability only while bytes remain.
@@ -353,10 +379,12 @@ public final class Daemon {
             disconnect(client, .daemonStopping)
             return
         }
-        guard wantsWritable != client.isWatchingWritable else { return }
+        var interest: IOEvents = client.inputClosed ? [] : .readable
+        if wantsWritable { interest.insert(.writable) }
+        guard interest != client.watchedEvents else { return }
         do {
-            try loop.modify(client.fd, for: wantsWritable ? [.readable, .writable] : .readable)
-            client.isWatchingWritable = wantsWritable
+            try loop.modify(client.fd, for: interest)
+            client.watchedEvents = interest
         } catch {
             disconnect(client, .writeFailed(error as? SystemError ?? SystemError(call: "epoll_ctl", errno: EIO)))
         }
@@ -367,9 +395,9 @@ public final class Daemon {
         guard client.closing == nil else { return }
         let queued = client.outbox.pendingBytes
         stats.clientsCutOff += 1
-        client.sendFinalLine(Wire.error(ProtocolError(
+        client.sendFinalLine(line(.error(ProtocolError(
             code: .queueOverflow,
-            message: "you read too slowly: \(queued) bytes were queued (limit \(options.clientQueueBytes))")))
+            message: "you read too slowly: \(queued) bytes were queued (limit \(options.clientQueueBytes))"))))
         disconnect(client, .queueOverflow(queuedBytes: queued))
     }
 
@@ -390,47 +418,49 @@ public final class Daemon {
     // MARK: Reload and stop
 
     /// Parses and validates the config; only a valid one replaces the running layout.
-    private func reload(trigger: String) {
-        guard !isStopping else { return }
+    @discardableResult
+    private func reload(trigger: String) -> String? {
+        guard !isStopping else { return "the daemon is stopping" }
         let newLayout: Layout
         do {
             newLayout = try LayoutLoader.load(path: options.configPath)
         } catch let error as LayoutLoadError {
             for message in error.messages { logger.error(message) }
             logger.error("reload (\(trigger)) failed; keeping layout generation \(layoutGeneration)")
-            return
+            return error.description
         } catch {
             logger.error("reload (\(trigger)) failed: \(error); keeping layout generation \(layoutGeneration)")
-            return
+            return "\(error)"
         }
         guard newLayout != layout else {
             logger.info("reload (\(trigger)): layout unchanged")
-            return
+            return nil
         }
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
-        deliver(router.replaceLayout(newLayout, time: monotonicMicros()))
+        deliver(tracker.replaceLayout(newLayout, timestampMicros: monotonicMicros()))
         layout = newLayout
         layoutGeneration += 1
         subscriptions.relayout(newLayout)
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
-        let changed = Wire.line(["type": "layoutChanged", "generation": layoutGeneration])
-        for client in clients.values where client.closing == nil {
+        let changed = line(.layoutChanged(generation: layoutGeneration))
+        for client in Array(clients.values) where client.closing == nil {
             if client.outbox.enqueue(changed) { flush(client) } else { cutOff(client) }
         }
+        return nil
     }
 
     /// Cancels every active touch (reason `shutdown`), tells clients, flushes within a deadline.
     private func beginStop(reason: String) {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
-        deliver(router.cancelAll(reason: .shutdown, time: monotonicMicros()))
+        deliver(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
         isStopping = true
         if let listener {
             loop.deregister(listener.fd)
             listener.close()
             self.listener = nil
         }
-        let goodbye = Wire.error(ProtocolError(code: .shuttingDown, message: "the daemon is stopping"))
+        let goodbye = line(.error(ProtocolError(code: .shuttingDown, message: "the daemon is stopping")))
         for client in Array(clients.values) where client.closing == nil {
             _ = client.outbox.enqueue(goodbye)
             flush(client)
@@ -442,6 +472,9 @@ public final class Daemon {
         }
     }
 }
+
+/// One daemon → client message as a wire line.
+private func line(_ message: DaemonMessage) -> [UInt8] { message.encodedLine() }
 
 func writeStderr(_ text: String) {
     var bytes = Array(text.utf8)

@@ -128,5 +128,3 @@ public struct DaemonOptions: Equatable, Sendable {
         return options
     }
 }
-
-extension ListenerOptions: Equatable {}

@@ -73,7 +73,8 @@ public final class EventLoop {
 
     private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents) throws {
         var event = epoll_event()
-        event.events = events.rawValue | EPOLLRDHUP.rawValue
+        // Peer half-close is worth hearing about only while reading (else it would stay ready).
+        event.events = events.rawValue | (events.contains(.readable) ? EPOLLRDHUP.rawValue : 0)
         event.data.fd = fd.rawValue
         try checked("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, fd.rawValue, &event) }
     }

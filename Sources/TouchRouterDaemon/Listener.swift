@@ -28,7 +28,7 @@ public enum ListenerError: Error, Equatable, CustomStringConvertible {
 }
 
 /// How to create the listening socket.
-public struct ListenerOptions: Sendable {
+public struct ListenerOptions: Equatable, Sendable {
     public var path: String
     /// Permission bits for the socket file (default 0660).
     public var mode: mode_t = 0o660

@@ -3,7 +3,7 @@
 import Glibc
 
 /// Severity, numbered as syslog/journald priorities.
-public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+public enum LogLevel: Int, Sendable, CaseIterable {
     case error = 3, warning = 4, notice = 5, info = 6, debug = 7
 
     /// Parses the names accepted by `--log-level`.
@@ -27,8 +27,6 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
         case .debug: "debug"
         }
     }
-
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
 }
 
 /// Writes log lines to stderr. Not thread-safe; the daemon has one thread.
@@ -45,7 +43,7 @@ public final class Logger {
 
     /// Logs `message` (built only if it will be written) at `level`.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
-        guard level <= minimumLevel else { return }
+        guard level.rawValue <= minimumLevel.rawValue else { return }
         let prefix = usesJournalPrefixes ? "<\(level.rawValue)>" : "touchrouterd: \(level.name): "
         let line = prefix + message().replacingNewlines() + "\n"
         // One write(2) per line, so lines from a crash-looping daemon never interleave.

@@ -1,9 +1,8 @@
-/// Minimal stand-ins for parts other branches are building (config, tracker, protocol,
+/// Minimal stand-ins for parts other branches are building (config, the protocol's outbox,
 /// recordings), so the daemon's glue runs end to end before they land. Each is replaced by the
 /// real part as soon as it is merged; the seams are the names used in Daemon.swift.
 import Foundation
 import TouchRouterCore
-import TouchRouterProtocol
 
 // MARK: - Config (stand-in for the config branch)
 
@@ -40,225 +39,7 @@ enum LayoutLoader {
     }
 }
 
-// MARK: - Tracker (stand-in for the tracker branch)
-
-/// Binds each touch at down to the nearest subscribed view on its hit path.
-struct TouchRouter {
-    private struct Binding {
-        var id: UInt64
-        var viewID: String
-        var path: [String]
-        var lastLocal: Point
-        var device: InputDevice
-    }
-
-    private var layout: Layout
-    private var bindings: [Int64: Binding] = [:]  // key: device id << 32 | slot
-    private var nextTouchID: UInt64 = 1
-
-    init(layout: Layout) { self.layout = layout }
-
-    mutating func process(_ event: InputEvent, subscribedViews: Set<String>) -> [ViewTouches] {
-        switch event {
-        case .deviceRemoved(let device, let time):
-            return cancel(reason: .deviceRemoved, time: time) { $0.device == device }
-        case .frame(let frame):
-            var changed: [String: [RoutedTouch]] = [:]
-            var order: [String] = []
-            for contact in frame.contacts {
-                let key = Int64(frame.device.id) << 32 | Int64(contact.slot)
-                switch contact.kind {
-                case .down:
-                    guard let screen = layout.screen(named: frame.screen),
-                        let hit = PlainHitTest.hitTest(screen.root, screenPoint: contact.screenPoint),
-                        let target = hit.path.last(where: subscribedViews.contains)
-                    else { continue }
-                    let local = localPoint(contact.screenPoint, path: hit.path, target: target, screen: screen)
-                    bindings[key] = Binding(
-                        id: nextTouchID, viewID: target, path: hit.path, lastLocal: local, device: frame.device)
-                    nextTouchID += 1
-                    append(&changed, &order, target, RoutedTouch(
-                        id: bindings[key]!.id, phase: .began, localPoint: local, screenPoint: contact.screenPoint,
-                        previousLocalPoint: local, timestampMicros: frame.timestampMicros, tapCount: 1,
-                        device: frame.device))
-                case .motion, .up, .cancel:
-                    guard var binding = bindings[key], let screen = layout.screen(named: frame.screen) else {
-                        continue
-                    }
-                    let local = contact.kind == .motion
-                        ? localPoint(contact.screenPoint, path: binding.path, target: binding.viewID, screen: screen)
-                        : binding.lastLocal
-                    let phase: TouchPhase = contact.kind == .motion ? .moved : contact.kind == .up ? .ended : .cancelled
-                    append(&changed, &order, binding.viewID, RoutedTouch(
-                        id: binding.id, phase: phase, localPoint: local, screenPoint: contact.screenPoint,
-                        previousLocalPoint: binding.lastLocal, timestampMicros: frame.timestampMicros,
-                        tapCount: 1, device: frame.device,
-                        cancelReason: phase == .cancelled ? .inputCancelled : nil))
-                    binding.lastLocal = local
-                    bindings[key] = phase.isTerminal ? nil : binding
-                }
-            }
-            return order.map {
-                ViewTouches(viewID: $0, screen: frame.screen, timestampMicros: frame.timestampMicros,
-                    touches: changed[$0]!)
-            }
-        }
-    }
-
-    mutating func replaceLayout(_ newLayout: Layout, time: UInt64) -> [ViewTouches] {
-        layout = newLayout
-        let ids = LayoutIndex(newLayout)
-        return cancel(reason: .viewRemoved, time: time) { !ids.contains($0.viewID) }
-    }
-
-    mutating func cancelAll(reason: CancelReason, time: UInt64) -> [ViewTouches] {
-        cancel(reason: reason, time: time) { _ in true }
-    }
-
-    private mutating func cancel(
-        reason: CancelReason, time: UInt64, where matches: (Binding) -> Bool
-    ) -> [ViewTouches] {
-        var changed: [String: [RoutedTouch]] = [:]
-        var order: [String] = []
-        for (key, binding) in bindings.sorted(by: { $0.value.id < $1.value.id }) where matches(binding) {
-            append(&changed, &order, binding.viewID, RoutedTouch(
-                id: binding.id, phase: .cancelled, localPoint: binding.lastLocal, screenPoint: Point(0, 0),
-                previousLocalPoint: binding.lastLocal, timestampMicros: time, tapCount: 1,
-                device: binding.device, cancelReason: reason))
-            bindings[key] = nil
-        }
-        return order.map { ViewTouches(viewID: $0, screen: "", timestampMicros: time, touches: changed[$0]!) }
-    }
-
-    private func append(
-        _ changed: inout [String: [RoutedTouch]], _ order: inout [String], _ viewID: String, _ touch: RoutedTouch
-    ) {
-        if changed[viewID] == nil { order.append(viewID) }
-        changed[viewID, default: []].append(touch)
-    }
-
-    private func localPoint(_ screenPoint: Point, path: [String], target: String, screen: Screen) -> Point {
-        var view = screen.root
-        var point = view.convertFromParent(screenPoint)
-        for id in path.dropFirst() {
-            if view.id == target { break }
-            guard let child = view.children.first(where: { $0.id == id }) else { break }
-            view = child
-            point = view.convertFromParent(point)
-        }
-        return point
-    }
-}
-
-// MARK: - Protocol (stand-in for the protocol branch)
-
-/// Splits inbound bytes into lines of at most `maximumLineBytes`.
-struct LineFramer {
-    enum Line { case line([UInt8]), tooLong }
-    let maximumLineBytes: Int
-    private var buffer: [UInt8] = []
-
-    init(maximumLineBytes: Int = 64 * 1024) { self.maximumLineBytes = maximumLineBytes }
-
-    mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
-
-    mutating func nextLine() -> Line? {
-        guard let newline = buffer.firstIndex(of: 0x0A) else {
-            return buffer.count > maximumLineBytes ? .tooLong : nil
-        }
-        if newline > maximumLineBytes { return .tooLong }
-        let line = Array(buffer[..<newline])
-        buffer.removeFirst(newline + 1)
-        return .line(line)
-    }
-}
-
-/// A request a client can make.
-enum Request {
-    case hello(version: Int, client: String?)
-    case subscribe(views: [String], subtree: Bool)
-    case unsubscribe(views: [String]?)
-    case hitTest(screen: String, point: Point)
-    case layout
-    case status
-}
-
-enum Wire {
-    static func decode(_ line: [UInt8]) -> Result<(Request, seq: Int64?), ProtocolError> {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-            return .failure(ProtocolError(code: .malformedJSON, message: "not a JSON object"))
-        }
-        let seq = (object["seq"] as? NSNumber)?.int64Value
-        func invalid(_ message: String) -> Result<(Request, seq: Int64?), ProtocolError> {
-            .failure(ProtocolError(code: .invalidMessage, message: message, seq: seq))
-        }
-        guard let type = object["type"] as? String else { return invalid("missing \"type\"") }
-        switch type {
-        case "hello":
-            guard let version = object["version"] as? Int else { return invalid("hello needs \"version\"") }
-            return .success((.hello(version: version, client: object["client"] as? String), seq))
-        case "subscribe":
-            guard let views = object["views"] as? [String] else { return invalid("subscribe needs \"views\"") }
-            return .success((.subscribe(views: views, subtree: object["subtree"] as? Bool ?? false), seq))
-        case "unsubscribe":
-            return .success((.unsubscribe(views: object["views"] as? [String]), seq))
-        case "hitTest":
-            guard let screen = object["screen"] as? String, let point = object["point"] as? [Double],
-                point.count == 2
-            else { return invalid("hitTest needs \"screen\" and \"point\"") }
-            return .success((.hitTest(screen: screen, point: Point(point[0], point[1])), seq))
-        case "layout": return .success((.layout, seq))
-        case "status": return .success((.status, seq))
-        default:
-            return .failure(ProtocolError(code: .unknownType, message: "unknown type \"\(type)\"", seq: seq))
-        }
-    }
-
-    static func line(_ object: [String: Any]) -> [UInt8] {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return Array(data) + [0x0A]
-    }
-
-    static func withSeq(_ object: [String: Any], _ seq: Int64?) -> [UInt8] {
-        var object = object
-        if let seq { object["seq"] = seq }
-        return line(object)
-    }
-
-    static func error(_ error: ProtocolError) -> [UInt8] {
-        var object: [String: Any] = ["type": "error", "code": error.code.rawValue, "message": error.message]
-        if !error.views.isEmpty { object["views"] = error.views }
-        return withSeq(object, error.seq)
-    }
-
-    static func touches(_ viewTouches: ViewTouches) -> [UInt8] {
-        line([
-            "type": "touches", "view": viewTouches.viewID, "screen": viewTouches.screen,
-            "time": viewTouches.timestampMicros,
-            "touches": viewTouches.touches.map { touch -> [String: Any] in
-                var object: [String: Any] = [
-                    "id": touch.id, "phase": touch.phase.rawValue,
-                    "location": [touch.localPoint.x, touch.localPoint.y],
-                    "screenLocation": [touch.screenPoint.x, touch.screenPoint.y],
-                    "previousLocation": [touch.previousLocalPoint.x, touch.previousLocalPoint.y],
-                    "timestamp": touch.timestampMicros, "tapCount": touch.tapCount, "device": touch.device.name,
-                ]
-                if let reason = touch.cancelReason { object["reason"] = reason.rawValue }
-                return object
-            },
-        ])
-    }
-
-    static func layout(_ layout: Layout) -> [String: Any] {
-        func view(_ view: View) -> [String: Any] {
-            ["id": view.id, "frame": [view.frame.x, view.frame.y, view.frame.width, view.frame.height],
-                "children": view.children.map(view)]
-        }
-        return ["screens": layout.screens.map {
-            ["name": $0.name, "width": $0.width, "height": $0.height, "root": view($0.root)]
-        }]
-    }
-}
+// MARK: - Protocol's outbound queue (stand-in until the protocol branch has one)
 
 /// A client's bounded outbound queue: whole lines, written in order.
 struct Outbox {
@@ -315,9 +96,11 @@ enum RecordingLoader {
         else { throw fail("cannot read the recording or \(descPath)") }
         var ranges: [Int: (Double, Double)] = [:]  // ABS code → min, max
         for line in desc.split(separator: "\n") where line.hasPrefix("A: ") {
-            let parts = line.split(separator: " ").compactMap { Int($0, radix: 16) ?? Int($0) }
-            if parts.count >= 3, let code = Int(line.split(separator: " ")[1], radix: 16) {
-                ranges[code] = (Double(parts[1]), Double(parts[2]))
+            let parts = line.split(whereSeparator: \.isWhitespace)
+            if parts.count >= 4, let code = Int(parts[1], radix: 16), let low = Double(parts[2]),
+                let high = Double(parts[3])
+            {
+                ranges[code] = (low, high)
             }
         }
         let name = desc.split(separator: "\n").first { $0.hasPrefix("N: ") }.map { String($0.dropFirst(3)) } ?? "replay"
@@ -328,7 +111,7 @@ enum RecordingLoader {
         var contacts: [Int32: ContactEvent.Kind] = [:]
         var live = Set<Int32>()
         for line in events.split(separator: "\n") where line.hasPrefix("E: ") {
-            let fields = line.split(separator: " ")
+            let fields = line.split(whereSeparator: \.isWhitespace)
             guard fields.count >= 5, let time = Double(fields[1]), let type = Int(fields[2], radix: 16),
                 let code = Int(fields[3], radix: 16), let value = Int(fields[4])
             else { continue }

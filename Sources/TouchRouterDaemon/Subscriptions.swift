@@ -24,6 +24,11 @@ public struct LayoutIndex: Sendable {
     }
 }
 
+extension SubscriptionTable: SubscribedViews {
+    /// Somebody receives this view's touches (the tracker's responder-chain question).
+    public func hasSubscribers(_ viewID: String) -> Bool { subscribersByView[viewID] != nil }
+}
+
 /// The subscription table: requested subscriptions per client and, derived from them and the
 /// current layout, the subscribers of every view.
 public struct SubscriptionTable: Sendable {
@@ -63,14 +68,17 @@ public struct SubscriptionTable: Sendable {
         return unknown
     }
 
-    /// Removes `viewIDs` from `client`'s subscriptions, or all of them when nil.
-    public mutating func unsubscribe(_ client: ClientID, from viewIDs: [String]?) {
+    /// Removes `viewIDs` from `client`'s subscriptions, or all of them when nil. Returns the
+    /// requested ids that were removed.
+    public mutating func unsubscribe(_ client: ClientID, from viewIDs: [String]?) -> [String] {
+        let before = requested[client] ?? [:]
         if let viewIDs {
             for viewID in viewIDs { requested[client]?[viewID] = nil }
         } else {
             requested[client] = nil
         }
         rebuild()
+        return before.keys.filter { requested[client]?[$0] == nil }.sorted()
     }
 
     /// Forgets a disconnected client.
