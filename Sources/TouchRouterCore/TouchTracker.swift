@@ -281,7 +281,7 @@ public struct TouchTracker {
             output.startGroup(
                 viewID: touches[first].targetViewID, screen: layout.screens[screenIndex].name,
                 timestampMicros: timestampMicros)
-            for index in first..<touches.count
+            for index in touches.indices
             where touches[index].screenIndex == screenIndex
                 && touches[index].targetViewID == touches[first].targetViewID
             {
