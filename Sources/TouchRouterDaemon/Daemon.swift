@@ -18,7 +18,8 @@ public final class Daemon {
     private let timer: MonotonicTimer
     private var configWatch: ConfigWatch?
 
-    private var layout: Layout
+    private var config: Config
+    private var layout: Layout { config.layout }
     private var layoutGeneration: UInt64 = 1
     private var tracker: TouchTracker
     private var subscriptions: SubscriptionTable
@@ -52,8 +53,8 @@ public final class Daemon {
             let daemon = try Daemon(options: options, logger: logger)
             try daemon.run()
             return 0
-        } catch let error as LayoutLoadError {
-            for message in error.messages { logger.error(message) }
+        } catch let error as ConfigErrors {
+            for configError in error.errors { logger.error(configError.description) }
             logger.error("cannot start: the config has errors")
             return 1
         } catch {
@@ -66,12 +67,13 @@ public final class Daemon {
     public init(options: DaemonOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
-        layout = try LayoutLoader.load(path: options.configPath)
-        tracker = TouchTracker(layout: layout)
-        subscriptions = SubscriptionTable(layout: layout)
+        let config = try loadConfig(path: options.configPath)
+        self.config = config
+        tracker = TouchTracker(layout: config.layout)
+        subscriptions = SubscriptionTable(layout: config.layout)
         if let path = options.replayPath {
             let events = try RecordingLoader.load(
-                path: path, devicePath: options.replayDevicePath, layout: layout)
+                path: path, devicePath: options.replayDevicePath, layout: config.layout)
             replay = ReplayClock(events: events, speed: options.replaySpeed, loops: options.replayLoops)
             logger.info("replay: \(path), \(events.count) frames, speed \(options.replaySpeed)"
                 + (options.replayLoops ? ", looping" : ""))
@@ -421,24 +423,22 @@ public final class Daemon {
     @discardableResult
     private func reload(trigger: String) -> String? {
         guard !isStopping else { return "the daemon is stopping" }
-        let newLayout: Layout
+        let newConfig: Config
         do {
-            newLayout = try LayoutLoader.load(path: options.configPath)
-        } catch let error as LayoutLoadError {
-            for message in error.messages { logger.error(message) }
+            newConfig = try loadConfig(path: options.configPath)
+        } catch {
+            for configError in error.errors { logger.error(configError.description) }
             logger.error("reload (\(trigger)) failed; keeping layout generation \(layoutGeneration)")
             return error.description
-        } catch {
-            logger.error("reload (\(trigger)) failed: \(error); keeping layout generation \(layoutGeneration)")
-            return "\(error)"
         }
-        guard newLayout != layout else {
-            logger.info("reload (\(trigger)): layout unchanged")
+        let newLayout = newConfig.layout
+        guard newConfig != config else {
+            logger.info("reload (\(trigger)): config unchanged")
             return nil
         }
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
         deliver(tracker.replaceLayout(newLayout, timestampMicros: monotonicMicros()))
-        layout = newLayout
+        config = newConfig
         layoutGeneration += 1
         subscriptions.relayout(newLayout)
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")

@@ -1,42 +1,11 @@
-/// Minimal stand-ins for parts other branches are building (config, the protocol's outbox,
-/// recordings), so the daemon's glue runs end to end before they land. Each is replaced by the
+/// Minimal stand-ins for parts other branches are building (the protocol's outbox, recordings), so the daemon's glue runs end to end before they land. Each is replaced by the
 /// real part as soon as it is merged; the seams are the names used in Daemon.swift.
 import Foundation
 import TouchRouterCore
 
-// MARK: - Config (stand-in for the config branch)
-
-/// A config file that cannot be used: every problem found, one per line.
-public struct LayoutLoadError: Error, CustomStringConvertible {
-    public var messages: [String]
-    public var description: String { messages.joined(separator: "\n") }
-}
-
-enum LayoutLoader {
-    /// Reads `{"screens":[{"name","width","height","root":{"id","frame":[x,y,w,h],"children"}}]}`.
-    static func load(path: String) throws -> Layout {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LayoutLoadError(messages: ["\(path): cannot read the file"])
-        }
-        guard String(validating: data, as: UTF8.self) != nil,
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let screens = object["screens"] as? [[String: Any]]
-        else { throw LayoutLoadError(messages: ["\(path): not a layout config"]) }
-        func view(_ object: [String: Any]) throws -> View {
-            guard let id = object["id"] as? String, let frame = object["frame"] as? [Double], frame.count == 4
-            else { throw LayoutLoadError(messages: ["\(path): a view needs an id and a frame"]) }
-            let children = try (object["children"] as? [[String: Any]] ?? []).map(view)
-            return View(
-                id: id, frame: Rect(x: frame[0], y: frame[1], width: frame[2], height: frame[3]),
-                children: children)
-        }
-        return Layout(screens: try screens.map { screen in
-            guard let name = screen["name"] as? String, let width = screen["width"] as? Double,
-                let height = screen["height"] as? Double, let root = screen["root"] as? [String: Any]
-            else { throw LayoutLoadError(messages: ["\(path): a screen needs name, width, height, root"]) }
-            return Screen(name: name, width: width, height: height, root: try view(root))
-        })
-    }
+/// A recording that cannot be replayed.
+public struct RecordingLoadError: Error, CustomStringConvertible {
+    public var description: String
 }
 
 // MARK: - Protocol's outbound queue (stand-in until the protocol branch has one)
@@ -88,7 +57,7 @@ enum RecordingLoader {
     /// Reads an evemu `.events` file (device description beside it or at `devicePath`) into frames
     /// on the layout's first screen.
     static func load(path: String, devicePath: String?, layout: Layout) throws -> [InputEvent] {
-        func fail(_ message: String) -> LayoutLoadError { LayoutLoadError(messages: ["\(path): \(message)"]) }
+        func fail(_ message: String) -> RecordingLoadError { RecordingLoadError(description: "\(path): \(message)") }
         guard let screen = layout.screens.first else { throw fail("the layout has no screen") }
         let descPath = devicePath ?? (path.components(separatedBy: ".").dropLast(2).joined(separator: ".") + ".desc")
         guard let events = try? String(contentsOfFile: path, encoding: .utf8),
