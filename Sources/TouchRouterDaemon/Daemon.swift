@@ -72,8 +72,7 @@ public final class Daemon {
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
         if let path = options.replayPath {
-            let events = try RecordingLoader.load(
-                path: path, devicePath: options.replayDevicePath, layout: config.layout)
+            let events = try ReplaySource.events(path: path, devicePath: options.replayDevicePath, config: config)
             replay = ReplayClock(events: events, speed: options.replaySpeed, loops: options.replayLoops)
             logger.info("replay: \(path), \(events.count) frames, speed \(options.replaySpeed)"
                 + (options.replayLoops ? ", looping" : ""))

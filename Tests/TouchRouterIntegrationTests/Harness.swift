@@ -64,7 +64,7 @@ final class DaemonProcess {
     ) throws {
         socketPath = directory.file(socketName)
         logPath = directory.file("daemon-\(UUID().uuidString.prefix(8)).log")
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Paths.product("touchrouterd"))
         process.arguments = arguments + ["--socket", socketPath, "--log-level", "debug"]
         process.standardError = FileHandle(forWritingAtPath: logPath)
