@@ -34,12 +34,12 @@ public enum GestureScript {
     /// Builds the evdev events for `scripts` played at once on a device described by `spec`.
     public static func events(
         scripts: [String], spec: VirtualDeviceSpec, screenSize: (width: Double, height: Double)? = nil
-    ) throws(GestureScriptError) -> [EvdevEvent] {
-        guard let xAxis = spec.axis(EvdevCode.absMTPositionX), let yAxis = spec.axis(EvdevCode.absMTPositionY)
+    ) throws(GestureScriptError) -> [InjectedEvent] {
+        guard let xAxis = spec.axis(LinuxInputCode.absMTPositionX), let yAxis = spec.axis(LinuxInputCode.absMTPositionY)
         else {
             throw GestureScriptError(gesture: scripts.joined(separator: " | "), reason: "the device has no MT axes")
         }
-        let slotCount = Int32((spec.axis(EvdevCode.absMTSlot)?.maximum ?? 0) + 1)
+        let slotCount = Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
         var tracks: [FingerTrack] = []
         var firstSlot: Int32 = 0
         for script in scripts {
@@ -63,44 +63,44 @@ public enum GestureScript {
             for sample in track.samples { changesByTime[sample.timeMicros, default: []].append((track.slot, sample.point)) }
             changesByTime[track.upMicros, default: []].append((track.slot, nil))
         }
-        var events: [EvdevEvent] = []
+        var events: [InjectedEvent] = []
         var activeTrackingIDs: [Int32: Int32] = [:]
         var nextTrackingID: Int32 = 1
         var currentSlot: Int32 = -1
         for time in changesByTime.keys.sorted() {
             let wasTouching = !activeTrackingIDs.isEmpty
             func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-                events.append(EvdevEvent(timeMicros: time, type: type, code: code, value: value))
+                events.append(InjectedEvent(timeMicros: time, type: type, code: code, value: value))
             }
             for change in changesByTime[time]!.sorted(by: { $0.slot < $1.slot }) {
                 if change.slot != currentSlot {
-                    emit(EvdevCode.evAbs, EvdevCode.absMTSlot, change.slot)
+                    emit(LinuxInputCode.evAbs, LinuxInputCode.absMTSlot, change.slot)
                     currentSlot = change.slot
                 }
                 guard let point = change.point else {
-                    emit(EvdevCode.evAbs, EvdevCode.absMTTrackingID, -1)
+                    emit(LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID, -1)
                     activeTrackingIDs[change.slot] = nil
                     continue
                 }
                 if activeTrackingIDs[change.slot] == nil {
                     activeTrackingIDs[change.slot] = nextTrackingID
-                    emit(EvdevCode.evAbs, EvdevCode.absMTTrackingID, nextTrackingID)
+                    emit(LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID, nextTrackingID)
                     nextTrackingID = nextTrackingID % 65535 + 1
                 }
-                emit(EvdevCode.evAbs, EvdevCode.absMTPositionX, axisValue(point.x, xAxis, screenSize?.width))
-                emit(EvdevCode.evAbs, EvdevCode.absMTPositionY, axisValue(point.y, yAxis, screenSize?.height))
+                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX, axisValue(point.x, xAxis, screenSize?.width))
+                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY, axisValue(point.y, yAxis, screenSize?.height))
                 // Single-touch emulation follows the lowest slot, as the kernel's helpers do.
-                if change.slot == activeTrackingIDs.keys.min(), let x = spec.axis(EvdevCode.absX),
-                    let y = spec.axis(EvdevCode.absY)
+                if change.slot == activeTrackingIDs.keys.min(), let x = spec.axis(LinuxInputCode.absX),
+                    let y = spec.axis(LinuxInputCode.absY)
                 {
-                    emit(EvdevCode.evAbs, EvdevCode.absX, axisValue(point.x, x, screenSize?.width))
-                    emit(EvdevCode.evAbs, EvdevCode.absY, axisValue(point.y, y, screenSize?.height))
+                    emit(LinuxInputCode.evAbs, LinuxInputCode.absX, axisValue(point.x, x, screenSize?.width))
+                    emit(LinuxInputCode.evAbs, LinuxInputCode.absY, axisValue(point.y, y, screenSize?.height))
                 }
             }
             if wasTouching != !activeTrackingIDs.isEmpty {
-                emit(EvdevCode.evKey, EvdevCode.btnTouch, activeTrackingIDs.isEmpty ? 0 : 1)
+                emit(LinuxInputCode.evKey, LinuxInputCode.btnTouch, activeTrackingIDs.isEmpty ? 0 : 1)
             }
-            emit(EvdevCode.evSyn, EvdevCode.synReport, 0)
+            emit(LinuxInputCode.evSyn, LinuxInputCode.synReport, 0)
         }
         return events
     }

@@ -66,29 +66,29 @@ public struct VirtualDeviceSpec: Hashable, Sendable {
         slots: Int32 = 10
     ) -> VirtualDeviceSpec {
         VirtualDeviceSpec(
-            name: name, bustype: EvdevCode.busVirtual, vendor: 0x7472, product: 0x0001, version: 1,
-            properties: [EvdevCode.inputPropDirect],
-            codes: [EvdevCode.evKey: [EvdevCode.btnTouch]],
+            name: name, bustype: LinuxInputCode.busVirtual, vendor: 0x7472, product: 0x0001, version: 1,
+            properties: [LinuxInputCode.inputPropDirect],
+            codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]],
             absoluteAxes: [
-                AbsoluteAxis(code: EvdevCode.absX, minimum: 0, maximum: width - 1, resolution: 10),
-                AbsoluteAxis(code: EvdevCode.absY, minimum: 0, maximum: height - 1, resolution: 10),
-                AbsoluteAxis(code: EvdevCode.absMTSlot, minimum: 0, maximum: slots - 1),
-                AbsoluteAxis(code: EvdevCode.absMTPositionX, minimum: 0, maximum: width - 1, resolution: 10),
-                AbsoluteAxis(code: EvdevCode.absMTPositionY, minimum: 0, maximum: height - 1, resolution: 10),
-                AbsoluteAxis(code: EvdevCode.absMTTrackingID, minimum: 0, maximum: 65535),
+                AbsoluteAxis(code: LinuxInputCode.absX, minimum: 0, maximum: width - 1, resolution: 10),
+                AbsoluteAxis(code: LinuxInputCode.absY, minimum: 0, maximum: height - 1, resolution: 10),
+                AbsoluteAxis(code: LinuxInputCode.absMTSlot, minimum: 0, maximum: slots - 1),
+                AbsoluteAxis(code: LinuxInputCode.absMTPositionX, minimum: 0, maximum: width - 1, resolution: 10),
+                AbsoluteAxis(code: LinuxInputCode.absMTPositionY, minimum: 0, maximum: height - 1, resolution: 10),
+                AbsoluteAxis(code: LinuxInputCode.absMTTrackingID, minimum: 0, maximum: 65535),
             ])
     }
 
     /// A uinput keyboard (a few keys, no touch): used to prove that non-touch devices are ignored.
     public static func keyboard(name: String = "touchrouter virtual keyboard") -> VirtualDeviceSpec {
         VirtualDeviceSpec(
-            name: name, bustype: EvdevCode.busVirtual, vendor: 0x7472, product: 0x0002, version: 1,
-            properties: [], codes: [EvdevCode.evKey: Array(1...58)], absoluteAxes: [])
+            name: name, bustype: LinuxInputCode.busVirtual, vendor: 0x7472, product: 0x0002, version: 1,
+            properties: [], codes: [LinuxInputCode.evKey: Array(1...58)], absoluteAxes: [])
     }
 }
 
 /// One raw evdev event, at a time relative to the start of playback.
-public struct EvdevEvent: Hashable, Sendable {
+public struct InjectedEvent: Hashable, Sendable {
     /// Microseconds since the first event of the sequence.
     public var timeMicros: UInt64
     public var type: UInt16
@@ -105,7 +105,7 @@ public struct EvdevEvent: Hashable, Sendable {
 }
 
 /// The few evdev constants the injector and gestures use (linux/input-event-codes.h), named.
-public enum EvdevCode {
+public enum LinuxInputCode {
     public static let evSyn: UInt16 = 0x00
     public static let evKey: UInt16 = 0x01
     public static let evAbs: UInt16 = 0x03

@@ -7,20 +7,20 @@ struct GestureScriptTests {
     let spec = VirtualDeviceSpec.defaultTouchscreen(width: 1000, height: 500, slots: 4)
 
     /// Decodes the events into (slot, tracking id or position) per SYN_REPORT, as a reader would.
-    func frames(_ events: [EvdevEvent]) -> [[String]] {
+    func frames(_ events: [InjectedEvent]) -> [[String]] {
         var frames: [[String]] = []
         var current: [String] = []
         var slot: Int32 = 0
         for event in events {
             switch (event.type, event.code) {
-            case (EvdevCode.evSyn, EvdevCode.synReport):
+            case (LinuxInputCode.evSyn, LinuxInputCode.synReport):
                 frames.append(current)
                 current = []
-            case (EvdevCode.evAbs, EvdevCode.absMTSlot): slot = event.value
-            case (EvdevCode.evAbs, EvdevCode.absMTTrackingID): current.append("s\(slot) id \(event.value)")
-            case (EvdevCode.evAbs, EvdevCode.absMTPositionX): current.append("s\(slot) x \(event.value)")
-            case (EvdevCode.evAbs, EvdevCode.absMTPositionY): current.append("s\(slot) y \(event.value)")
-            case (EvdevCode.evKey, EvdevCode.btnTouch): current.append("touch \(event.value)")
+            case (LinuxInputCode.evAbs, LinuxInputCode.absMTSlot): slot = event.value
+            case (LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID): current.append("s\(slot) id \(event.value)")
+            case (LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX): current.append("s\(slot) x \(event.value)")
+            case (LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY): current.append("s\(slot) y \(event.value)")
+            case (LinuxInputCode.evKey, LinuxInputCode.btnTouch): current.append("touch \(event.value)")
             default: break
             }
         }
