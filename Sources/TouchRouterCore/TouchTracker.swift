@@ -238,6 +238,7 @@ public struct TouchTracker {
 
     private mutating func move(_ index: Int, to screenPoint: Point, timestampMicros: UInt64) {
         if touches[index].screenPoint == screenPoint { return }
+        let index = deliverBeganFirst(index)
         touches[index].screenPoint = screenPoint
         touches[index].timestampMicros = timestampMicros
         if touches[index].pendingPhase == nil { touches[index].pendingPhase = .moved }
@@ -247,18 +248,21 @@ public struct TouchTracker {
         }
     }
 
-    /// Gives a live touch its terminal phase. A touch that began in the frame being built is first
-    /// delivered as began, so no message ever carries one touch twice.
+    /// A touch that began in the frame being built is delivered as began (where it was hit-tested)
+    /// before it changes again, so no message carries one touch twice. Returns its index after that.
+    private mutating func deliverBeganFirst(_ index: Int) -> Int {
+        guard touches[index].pendingPhase == .began else { return index }
+        // Flushing forgets touches that ended earlier in the frame: find this one again.
+        let id = touches[index].id
+        flush(timestampMicros: touches[index].timestampMicros)
+        return touches.firstIndex { $0.id == id }!
+    }
+
+    /// Gives a live touch its terminal phase.
     private mutating func end(
         _ index: Int, phase: TouchPhase, reason: CancelReason?, timestampMicros: UInt64
     ) {
-        var index = index
-        if touches[index].pendingPhase == .began {
-            // Flushing forgets touches that ended earlier in the frame: find this one again.
-            let id = touches[index].id
-            flush(timestampMicros: touches[index].timestampMicros)
-            index = touches.firstIndex { $0.id == id }!
-        }
+        let index = deliverBeganFirst(index)
         touches[index].pendingPhase = phase
         touches[index].cancelReason = reason
         touches[index].timestampMicros = timestampMicros

@@ -97,7 +97,7 @@ public enum RequestDecoder {
         // seq first, so every later error can carry it.
         fields.seq = try fields.optionalInteger("seq", in: seqRange)
         let seq = fields.seq
-        guard let type = object["type"] as? String else {
+        guard case .string(let type) = object["type"] else {
             throw fields.fail(fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")
         }
         let message: RequestMessage

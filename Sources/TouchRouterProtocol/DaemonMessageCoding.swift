@@ -156,12 +156,7 @@ public enum DaemonMessageDecoder {
                     generation: try unsigned(fields, "generation"),
                     layout: try LayoutJSON.layout(from: fields), seq: seq))
         case "status":
-            guard let counters = JSONValue(foundation: try fields.objectField("counters")),
-                case .object(let dictionary) = counters
-            else {
-                throw fields.fail("field \"counters\" must be an object")
-            }
-            return .status(StatusReply(counters: dictionary, seq: seq))
+            return .status(StatusReply(counters: try fields.objectField("counters"), seq: seq))
         case "reloaded":
             return .reloaded(generation: try unsigned(fields, "generation"), seq: seq)
         case "error":

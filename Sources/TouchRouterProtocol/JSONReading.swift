@@ -2,68 +2,70 @@ import Foundation
 import TouchRouterCore
 
 /// Reading inbound JSON (rare: requests, and daemon lines in the client) through Foundation's
-/// JSONSerialization, with every failure turned into a `ProtocolError`.
+/// JSONDecoder into `JSONValue`, with every failure turned into a `ProtocolError`.
 ///
 /// JSON5 is never enabled (Foundation's JSON5 path has trapped on invalid UTF-8), and bytes are
-/// validated as UTF-8 before Foundation sees them.
+/// validated as UTF-8 before Foundation sees them. JSONDecoder rather than JSONSerialization:
+/// on Linux the latter reads some doubles one ulp off.
 enum JSONReading {
     /// Parses one line into its top-level object, or fails with `malformed-json`.
     static func object<Bytes: Collection>(
         fromLine line: Bytes
-    ) throws(ProtocolError) -> [String: Any] where Bytes.Element == UInt8 {
+    ) throws(ProtocolError) -> [String: JSONValue] where Bytes.Element == UInt8 {
         guard String(validating: line, as: UTF8.self) != nil else {
             throw ProtocolError(code: .malformedJSON, message: "the line is not valid UTF-8")
         }
-        let parsed: Any
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(line), options: [])
+            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(line))
         } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            throw ProtocolError(
-                code: .malformedJSON, message: "not valid JSON" + (reason.map { ": \($0)" } ?? ""))
+            throw ProtocolError(code: .malformedJSON, message: "not valid JSON: \(reason(error))")
         }
-        guard let object = parsed as? [String: Any] else {
+        guard case .object(let object) = parsed else {
             throw ProtocolError(code: .malformedJSON, message: "a message must be a JSON object")
         }
         return object
     }
 
-    private static let booleanType = ObjectIdentifier(type(of: NSNumber(value: true)))
-
-    /// The value is a JSON `true`/`false` (Foundation hands both booleans and numbers over as
-    /// NSNumber; only the concrete class tells them apart).
-    static func isBoolean(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return ObjectIdentifier(type(of: number)) == booleanType
+    /// The most specific text Foundation gives for a parse failure.
+    private static func reason(_ error: any Error) -> String {
+        guard case DecodingError.dataCorrupted(let context) = error else { return "\(error)" }
+        if let underlying = context.underlyingError as NSError?,
+            let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
+        {
+            return detail
+        }
+        return context.debugDescription
     }
 }
 
 /// Typed access to one JSON object's fields; each accessor fails with `invalid-message` naming the
 /// field, and carries the request's `seq` once it is known.
 struct FieldReader {
-    let object: [String: Any]
+    let object: [String: JSONValue]
     /// Prefixed to field names in messages, e.g. `touches[2].` for nested objects.
     var context: String = ""
     var seq: Int64?
 
+    /// The field is present and not `null`.
     func has(_ key: String) -> Bool {
         guard let value = object[key] else { return false }
-        return !(value is NSNull)
+        return value != .null
     }
 
     func fail(_ message: String) -> ProtocolError {
         ProtocolError(code: .invalidMessage, message: message, seq: seq)
     }
 
-    private func required(_ key: String) throws(ProtocolError) -> Any {
-        guard let value = object[key], !(value is NSNull) else {
+    private func required(_ key: String) throws(ProtocolError) -> JSONValue {
+        guard let value = object[key], value != .null else {
             throw fail("missing field \"\(context)\(key)\"")
         }
         return value
     }
 
     func string(_ key: String) throws(ProtocolError) -> String {
-        guard let value = try required(key) as? String else {
+        guard case .string(let value) = try required(key) else {
             throw fail("field \"\(context)\(key)\" must be a string")
         }
         return value
@@ -74,8 +76,7 @@ struct FieldReader {
     }
 
     func bool(_ key: String) throws(ProtocolError) -> Bool {
-        let value = try required(key)
-        guard JSONReading.isBoolean(value), let flag = value as? Bool else {
+        guard case .bool(let flag) = try required(key) else {
             throw fail("field \"\(context)\(key)\" must be true or false")
         }
         return flag
@@ -87,7 +88,7 @@ struct FieldReader {
 
     /// An integer in `range` (a JSON number with no fraction, e.g. `3` or `3.0`).
     func integer(_ key: String, in range: ClosedRange<Int64>) throws(ProtocolError) -> Int64 {
-        guard let value = Self.integer(try required(key), in: range) else {
+        guard let value = try required(key).integerValue, range.contains(value) else {
             throw fail(
                 "field \"\(context)\(key)\" must be an integer in \(range.lowerBound)...\(range.upperBound)")
         }
@@ -98,36 +99,25 @@ struct FieldReader {
         has(key) ? try integer(key, in: range) : nil
     }
 
-    static func integer(_ value: Any, in range: ClosedRange<Int64>) -> Int64? {
-        guard !JSONReading.isBoolean(value), let number = value as? NSNumber else { return nil }
-        if let exact = number as? Int64 { return range.contains(exact) ? exact : nil }
-        let double = number.doubleValue
-        guard double.isFinite, double.rounded() == double, let exact = Int64(exactly: double) else {
-            return nil
-        }
-        return range.contains(exact) ? exact : nil
-    }
-
-    static func finiteDouble(_ value: Any) -> Double? {
-        guard !JSONReading.isBoolean(value), let number = value as? NSNumber else { return nil }
-        let double = number.doubleValue
-        return double.isFinite ? double : nil
-    }
-
     func double(_ key: String) throws(ProtocolError) -> Double {
-        guard let value = Self.finiteDouble(try required(key)) else {
+        guard let value = try required(key).doubleValue, value.isFinite else {
             throw fail("field \"\(context)\(key)\" must be a finite number")
         }
         return value
     }
 
+    /// An array of exactly `count` finite numbers.
     func doubles(_ key: String, count: Int) throws(ProtocolError) -> [Double] {
-        let array = try required(key) as? [Any]
-        let values = array?.compactMap(Self.finiteDouble) ?? []
-        guard let array, array.count == count, values.count == count else {
+        guard let values = Self.doubles(try required(key), count: count) else {
             throw fail("field \"\(context)\(key)\" must be an array of \(count) finite numbers")
         }
         return values
+    }
+
+    static func doubles(_ value: JSONValue, count: Int) -> [Double]? {
+        guard case .array(let elements) = value, elements.count == count else { return nil }
+        let values = elements.compactMap(\.doubleValue).filter(\.isFinite)
+        return values.count == count ? values : nil
     }
 
     /// `[x, y]`, both finite.
@@ -141,13 +131,13 @@ struct FieldReader {
     }
 
     func stringArray(_ key: String) throws(ProtocolError) -> [String] {
-        guard let array = try required(key) as? [Any] else {
+        guard case .array(let elements) = try required(key) else {
             throw fail("field \"\(context)\(key)\" must be an array of strings")
         }
         var strings: [String] = []
-        strings.reserveCapacity(array.count)
-        for element in array {
-            guard let string = element as? String else {
+        strings.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .string(let string) = element else {
                 throw fail("field \"\(context)\(key)\" must be an array of strings")
             }
             strings.append(string)
@@ -155,25 +145,29 @@ struct FieldReader {
         return strings
     }
 
-    func array(_ key: String) throws(ProtocolError) -> [Any] {
-        guard let array = try required(key) as? [Any] else {
+    func array(_ key: String) throws(ProtocolError) -> [JSONValue] {
+        guard case .array(let elements) = try required(key) else {
             throw fail("field \"\(context)\(key)\" must be an array")
         }
-        return array
+        return elements
     }
 
-    func objectField(_ key: String) throws(ProtocolError) -> [String: Any] {
-        guard let object = try required(key) as? [String: Any] else {
+    func objectField(_ key: String) throws(ProtocolError) -> [String: JSONValue] {
+        guard case .object(let object) = try required(key) else {
             throw fail("field \"\(context)\(key)\" must be an object")
         }
         return object
     }
 
     /// A reader for a nested object, failing with this reader's `seq`.
-    func nested(_ value: Any, context: String) throws(ProtocolError) -> FieldReader {
-        guard let object = value as? [String: Any] else {
+    func nested(_ value: JSONValue, context: String) throws(ProtocolError) -> FieldReader {
+        guard case .object(let object) = value else {
             throw fail("\"\(context)\" must be an object")
         }
         return FieldReader(object: object, context: context + ".", seq: seq)
+    }
+
+    func nested(_ object: [String: JSONValue], context: String) -> FieldReader {
+        FieldReader(object: object, context: context + ".", seq: seq)
     }
 }

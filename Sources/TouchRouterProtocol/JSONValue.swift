@@ -1,11 +1,11 @@
-import Foundation
-
-/// A free-form JSON value, for the `status` reply's counters (which the daemon fills as it likes).
+/// A JSON value: what inbound lines are parsed into, and the free-form values of the `status`
+/// reply's counters.
 public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
+    /// A number written without fraction or exponent that fits Int64.
     case integer(Int64)
-    /// Finite only; a non-finite double is written as `0.0`.
+    /// Any other number. Finite only; a non-finite double is written as `0.0`.
     case double(Double)
     case string(String)
     case array([JSONValue])
@@ -38,43 +38,46 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
-    /// Converts what JSONSerialization returned; nil for anything that is not JSON.
-    init?(foundation value: Any) {
-        switch value {
-        case is NSNull: self = .null
-        case let string as String: self = .string(string)
-        case let array as [Any]:
-            var values: [JSONValue] = []
-            for element in array {
-                guard let converted = JSONValue(foundation: element) else { return nil }
-                values.append(converted)
-            }
-            self = .array(values)
-        case let object as [String: Any]:
-            var fields: [String: JSONValue] = [:]
-            for (key, element) in object {
-                guard let converted = JSONValue(foundation: element) else { return nil }
-                fields[key] = converted
-            }
-            self = .object(fields)
-        default:
-            if JSONReading.isBoolean(value), let flag = value as? Bool {
-                self = .bool(flag)
-            } else if let number = value as? NSNumber, !Self.isFloatingPoint(number),
-                let integer = FieldReader.integer(value, in: Int64.min...Int64.max)
-            {
-                self = .integer(integer)
-            } else if let double = FieldReader.finiteDouble(value) {
-                self = .double(double)
-            } else {
-                return nil
-            }
+    /// The value as an exact integer, when it is a number with no fraction.
+    public var integerValue: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .double(let value): value.isFinite && value.rounded() == value ? Int64(exactly: value) : nil
+        default: nil
         }
     }
 
-    /// The number was written with a fraction or exponent (Foundation stores it as a double).
-    private static func isFloatingPoint(_ number: NSNumber) -> Bool {
-        let type = String(cString: number.objCType)
-        return type == "d" || type == "f"
+    /// The value as a double, when it is a number.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+}
+
+extension JSONValue: Decodable {
+    /// Reads any JSON value through a `JSONDecoder` (which, unlike Linux's JSONSerialization, reads
+    /// doubles exactly). Strings are tried first, then numbers, so a line costs few failed attempts.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let double = try? container.decode(Double.self) {
+            if double.rounded() == double, abs(double) < 0x1p63, let integer = try? container.decode(Int64.self) {
+                self = .integer(integer)
+            } else {
+                self = .double(double)
+            }
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 }

@@ -74,7 +74,7 @@ enum LayoutJSON {
                 Screen(
                     name: try screen.string("name"), width: try screen.double("width"),
                     height: try screen.double("height"),
-                    root: try view(try screen.nested(try screen.objectField("root"), context: "root"))))
+                    root: try view(screen.nested(try screen.objectField("root"), context: "root"))))
         }
         return Layout(screens: screens)
     }
@@ -91,8 +91,7 @@ enum LayoutJSON {
         case "polygon":
             var points: [Point] = []
             for (index, element) in try fields.array("points").enumerated() {
-                let xy = (element as? [Any])?.compactMap(FieldReader.finiteDouble) ?? []
-                guard xy.count == 2, (element as? [Any])?.count == 2 else {
+                guard let xy = FieldReader.doubles(element, count: 2) else {
                     throw fields.fail("\"\(fields.context)points[\(index)]\" must be [x,y]")
                 }
                 points.append(Point(xy[0], xy[1]))
@@ -103,7 +102,7 @@ enum LayoutJSON {
         }
         var transform = ViewTransform()
         if fields.has("transform") {
-            let values = try fields.nested(try fields.objectField("transform"), context: "transform")
+            let values = fields.nested(try fields.objectField("transform"), context: "transform")
             transform = ViewTransform(
                 rotationDegrees: try values.double("rotation"), scaleX: try values.double("scaleX"),
                 scaleY: try values.double("scaleY"))
