@@ -9,7 +9,7 @@ public enum DisconnectReason: Equatable, CustomStringConvertible {
     case readFailed(SystemError)
     case writeFailed(SystemError)
     case lineTooLong
-    case queueOverflow(queuedBytes: Int)
+    case queueOverflow(queueBytes: Int)
     case daemonStopping
 
     public var description: String {
@@ -18,7 +18,7 @@ public enum DisconnectReason: Equatable, CustomStringConvertible {
         case .readFailed(let error): "read failed (\(error))"
         case .writeFailed(let error): "write failed (\(error))"
         case .lineTooLong: "sent a line over 64 KiB"
-        case .queueOverflow(let bytes): "too slow: \(bytes) bytes queued and the queue is full"
+        case .queueOverflow(let bytes): "too slow: its \(bytes)-byte queue overflowed even after coalescing"
         case .daemonStopping: "daemon stopping"
         }
     }
@@ -32,7 +32,7 @@ final class ClientConnection {
     /// The name from `hello`, for logs.
     var name: String?
     var framer = LineFramer()
-    var outbox: Outbox
+    var outbox: ClientOutbox
     /// What the loop currently watches this socket for.
     var watchedEvents: IOEvents = .readable
     /// The client shut down its sending side (e.g. `socat` at the end of its input); it may still
@@ -45,7 +45,7 @@ final class ClientConnection {
         self.id = id
         self.fd = fd
         self.credentials = credentials
-        self.outbox = Outbox(capacityBytes: queueCapacityBytes)
+        self.outbox = ClientOutbox(byteBudget: queueCapacityBytes)
     }
 
     /// "client 3 (name, pid=… uid=… gid=…)" for logs.
@@ -76,10 +76,11 @@ final class ClientConnection {
 
     /// Writes as much of the queue as the socket takes in one `send`. Returns a failure, if any.
     func writePending() -> DisconnectReason? {
-        guard outbox.pendingBytes > 0 else { return nil }
+        let bytes = outbox.bytesToWrite()
+        guard !bytes.isEmpty else { return nil }
         do {
-            let written = try outbox.withPendingBytes { try fd.send($0) }
-            if let written { outbox.consume(written) }
+            let written = try bytes.withUnsafeBytes { try fd.send($0) }
+            if let written { outbox.didWrite(written) }
             return nil
         } catch let error as SystemError {
             return error.errno == EPIPE || error.errno == ECONNRESET ? .closedByPeer : .writeFailed(error)
@@ -88,9 +89,9 @@ final class ClientConnection {
         }
     }
 
-    /// Best effort: drops the unsent queue and tries to send `line` as the connection's last.
+    /// Best effort: queues `line` as the connection's last message and writes once.
     func sendFinalLine(_ line: [UInt8]) {
-        outbox.replaceUnsent(with: line)
+        _ = outbox.enqueue(line: line)
         _ = writePending()
     }
 }

@@ -30,6 +30,8 @@ public final class Daemon {
     private var isStopping = false
     private let startedMonotonicMicros = monotonicMicros()
     private var stats = Stats()
+    /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
+    private var encodedTouches: [UInt8] = []
 
     private struct Stats {
         var framesProcessed = 0
@@ -72,9 +74,9 @@ public final class Daemon {
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
         if let path = options.replayPath {
-            let events = try ReplaySource.events(path: path, devicePath: options.replayDevicePath, config: config)
-            replay = ReplayClock(events: events, speed: options.replaySpeed, loops: options.replayLoops)
-            logger.info("replay: \(path), \(events.count) frames, speed \(options.replaySpeed)"
+            let frames = try ReplaySource.frames(path: path, devicePath: options.replayDevicePath, config: config)
+            replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
+            logger.info("replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
                 + (options.replayLoops ? ", looping" : ""))
         }
 
@@ -163,9 +165,9 @@ public final class Daemon {
         guard var clock = replay else { return }
         let now = monotonicMicros()
         var played = 0
-        while let event = clock.nextDueEvent(atMonotonicMicros: now) {
+        while let frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
-            process(event)
+            process(.frame(frame))
             played += 1
             if clock.speed == 0 { break }
         }
@@ -192,15 +194,20 @@ public final class Daemon {
         var written: [ClientID: ClientConnection] = [:]
         for viewTouches in batches {
             guard let subscribers = subscriptions.subscribersByView[viewTouches.viewID] else { continue }
-            let line = TouchesEncoder.encodedLine(viewTouches)
+            encodedTouches.removeAll(keepingCapacity: true)
+            TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil else { continue }
-                if client.outbox.enqueue(touches: viewTouches, encoded: line) {
-                    stats.touchMessagesQueued += 1
+                switch client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches) {
+                case .queued:
                     written[clientID] = client
-                } else {
+                case .coalesced:
+                    logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    written[clientID] = client
+                case .overflow:
                     cutOff(client)
                 }
+                stats.touchMessagesQueued += 1
             }
         }
         for client in written.values where client.closing == nil { flush(client) }
@@ -284,7 +291,7 @@ public final class Daemon {
                     logger.debug("\(client.label): \(error)")
                     reply = line(.error(error))
                 }
-                if !client.outbox.enqueue(reply) { cutOff(client) }
+                if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) }
             case .needMoreData:
                 return
             }
@@ -360,6 +367,7 @@ public final class Daemon {
             "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
             "touchMessages": .integer(Int64(stats.touchMessagesQueued)),
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
+            "coalescedMessages": .integer(Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
             "subscribedViews": .array(subscriptions.subscribedViews.sorted().map(JSONValue.string)),
@@ -375,7 +383,7 @@ public final class Daemon {
             disconnect(client, failure)
             return
         }
-        let wantsWritable = client.outbox.pendingBytes > 0
+        let wantsWritable = !client.outbox.isEmpty
         if isStopping && !wantsWritable {
             disconnect(client, .daemonStopping)
             return
@@ -391,15 +399,13 @@ public final class Daemon {
         }
     }
 
-    /// The client's queue overflowed even after coalescing: tell it, if possible, and drop it.
+    /// The client's queue overflowed even after coalescing: the outbox has queued the final
+    /// `queue-overflow` error; write it if the socket takes it, and drop the client.
     private func cutOff(_ client: ClientConnection) {
         guard client.closing == nil else { return }
-        let queued = client.outbox.pendingBytes
         stats.clientsCutOff += 1
-        client.sendFinalLine(line(.error(ProtocolError(
-            code: .queueOverflow,
-            message: "you read too slowly: \(queued) bytes were queued (limit \(options.clientQueueBytes))"))))
-        disconnect(client, .queueOverflow(queuedBytes: queued))
+        _ = client.writePending()
+        disconnect(client, .queueOverflow(queueBytes: options.clientQueueBytes))
     }
 
     private func disconnect(_ client: ClientConnection, _ reason: DisconnectReason) {
@@ -443,7 +449,7 @@ public final class Daemon {
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
         let changed = line(.layoutChanged(generation: layoutGeneration))
         for client in Array(clients.values) where client.closing == nil {
-            if client.outbox.enqueue(changed) { flush(client) } else { cutOff(client) }
+            if client.outbox.enqueue(line: changed) == .overflow { cutOff(client) } else { flush(client) }
         }
         return nil
     }
@@ -461,7 +467,7 @@ public final class Daemon {
         }
         let goodbye = line(.error(ProtocolError(code: .shuttingDown, message: "the daemon is stopping")))
         for client in Array(clients.values) where client.closing == nil {
-            _ = client.outbox.enqueue(goodbye)
+            _ = client.outbox.enqueue(line: goodbye)
             flush(client)
         }
         if clients.isEmpty {

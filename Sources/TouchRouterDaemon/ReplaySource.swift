@@ -7,7 +7,7 @@ enum ReplaySource {
     /// Reads `path` (libinput record YAML, or evemu `.events` with its `.desc` beside it or at
     /// `devicePath`) and decodes it into frames. Contacts still down at the end are cancelled in
     /// a last frame, so the recording can loop.
-    static func events(path: String, devicePath: String?, config: Config) throws -> [InputEvent] {
+    static func frames(path: String, devicePath: String?, config: Config) throws -> [InputFrame] {
         let recording = try devicePath.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
             ?? Recording.load(path: path)
         let device = InputDevice(id: 1, name: recording.device.name)
@@ -22,7 +22,6 @@ enum ReplaySource {
             screenWidth: screen.width, screenHeight: screen.height, rotation: input?.rotationDegrees ?? 0,
             calibration: input?.calibration)
         return MultitouchDecoder.decode(recording, inputDevice: device, screen: screenName, mapping: mapping)
-            .map(InputEvent.frame)
     }
 }
 

@@ -8,15 +8,17 @@ import TouchRouterProtocol
 /// What each subscriber should receive, computed by running the tracker directly on the frames
 /// the daemon replays.
 enum Expected {
-    /// The recording decoded as the daemon decodes it (device → screen "main", mapped 1:1).
-    static func events(recording: String, config: Config) throws -> [InputEvent] {
+    /// The first pass of the recording as the daemon replays it at `speed` (device → screen
+    /// "main", mapped 1:1; timestamps as the replay schedule rewrites them).
+    static func events(recording: String, config: Config, speed: Double = 0) throws -> [InputEvent] {
         let loaded = try Recording.load(path: recording)
         let screen = try #require(config.layout.screens.first)
         let mapping = try ScreenMapping(screenWidth: screen.width, screenHeight: screen.height)
-        return MultitouchDecoder.decode(
+        let frames = MultitouchDecoder.decode(
             loaded, inputDevice: InputDevice(id: 1, name: loaded.device.name), screen: screen.name,
-            mapping: mapping
-        ).map(InputEvent.frame)
+            mapping: mapping)
+        let schedule = try ReplaySchedule(frames: frames, speed: speed)
+        return schedule.map { InputEvent.frame($0.frame) }
     }
 
     /// The views one subscription covers.
@@ -128,7 +130,7 @@ struct RoutingTests {
         try reader.send(ClientRequest(.subscribe(views: ["panel"], subtree: true)))
 
         let covered = Expected.covered(["panel"], subtree: true, layout: config.layout)
-        let events = try Expected.events(recording: Scenario.fourFingerDrag, config: config)
+        let events = try Expected.events(recording: Scenario.fourFingerDrag, config: config, speed: 4)
         let firstPass = Expected.messages(events: events, layout: config.layout, subscribers: [covered])[0]
         var received: [TouchesMessage] = []
         // Read on until the stalled client is gone and a whole pass has arrived.
@@ -139,9 +141,11 @@ struct RoutingTests {
             }
             if let touches = message.touches { received.append(touches) }
         }
+        let log = daemon.log
+        daemon.stop()
         #expect(Array(received.prefix(firstPass.count)) == firstPass)
-        #expect(daemon.log.contains("client 1 (pid=\(getpid()) uid=\(getuid()) gid=\(getgid())) disconnected: too slow"))
-        #expect(!daemon.log.contains("client 2 (\"reader\" pid=\(getpid()) uid=\(getuid()) gid=\(getgid())) disconnected"))
+        #expect(log.contains("client 1 (pid=\(getpid()) uid=\(getuid()) gid=\(getgid())) disconnected: too slow"))
+        #expect(!log.contains("client 2 (\"reader\" pid=\(getpid()) uid=\(getuid()) gid=\(getgid())) disconnected"))
         // The stalled client's stream ends with the overflow error (when it fit) and EOF.
         let leftovers = try stalled.readUntilEOF()
         #expect(stalled.isAtEOF)
