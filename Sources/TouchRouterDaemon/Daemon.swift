@@ -2,6 +2,7 @@
 /// socket, clients, signals and config-file changes; one teardown path.
 import Glibc
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 /// The daemon's version, reported in `welcome` and `status`.
@@ -27,6 +28,7 @@ public final class Daemon {
     private var clients: [ClientID: ClientConnection] = [:]
     private var nextClientID: ClientID = 1
     private var replay: ReplayClock?
+    private var liveInput: LibinputReader?
     private var isStopping = false
     private let startedMonotonicMicros = monotonicMicros()
     private var stats = Stats()
@@ -100,9 +102,7 @@ public final class Daemon {
         } catch {
             logger.warning("not watching \(options.configPath) for changes: \(error); SIGHUP still reloads")
         }
-        if replay == nil {
-            logger.warning("no live input in this build yet; use --replay RECORDING")
-        }
+        if replay == nil { try openLiveInput() }
         logger.notice("layout generation 1: \(layout.screens.count) screen(s), \(layout.viewCount) views")
     }
 
@@ -113,10 +113,31 @@ public final class Daemon {
         try loop.run()
         for client in clients.values { disconnect(client, .daemonStopping) }
         configWatch?.close()
+        if let liveInput { loop.deregister(FileDescriptor(rawValue: liveInput.fileDescriptor)) }
+        liveInput = nil
         listener?.close()
         timer.fd.close()
         signals.fd.close()
         logger.notice("stopped")
+    }
+
+    /// libinput on the seat (or the `--device` nodes); its fd joins the loop.
+    private func openLiveInput() throws {
+        let backend: LibinputBackend = options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
+        let logger = self.logger
+        let reader = try LibinputReader(
+            backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
+            assigner: { [unowned self] device, defaultCalibration in
+                config.screenAssignment(for: device, defaultCalibration: defaultCalibration)
+            },
+            log: { level, message in logger.log(LogLevel(rawValue: level.syslogPriority) ?? .info, message) })
+        liveInput = reader
+        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) { [unowned self] _ in
+            guard let events = liveInput?.dispatch() else { return }
+            for event in events { process(event) }
+        }
+        logger.notice("live input: " + (options.devices.isEmpty
+            ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
     }
 
     // MARK: Signals and timer
@@ -446,6 +467,8 @@ public final class Daemon {
         config = newConfig
         layoutGeneration += 1
         subscriptions.relayout(newLayout)
+        // Devices may now drive another screen, or none.
+        for event in liveInput?.reassignDevices() ?? [] { process(event) }
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
         let changed = line(.layoutChanged(generation: layoutGeneration))
         for client in Array(clients.values) where client.closing == nil {
