@@ -3,9 +3,13 @@
 /// Pure and deterministic: no I/O, no clock; time comes only from the input. docs/tracking.md
 /// states every rule with a worked example.
 
-/// The hit-test engine the tracker uses for one screen, built once per layout.
-/// To switch engines (e.g. the accelerated index), change what this wraps; nothing else.
-struct TrackerHitTester {
+/// The hit-test engine the tracker uses, one per screen, built when a layout is set. Any type with
+/// `init(screen:)` and `hitTest(_ screenPoint: Point) -> HitResult?` fits: switching to the
+/// accelerated index is this one line (`typealias TrackerHitTester = HitTestIndex`).
+typealias TrackerHitTester = PlainScreenHitTester
+
+/// The plain reference recursion behind the hit-tester interface.
+struct PlainScreenHitTester {
     let screen: Screen
 
     init(screen: Screen) {

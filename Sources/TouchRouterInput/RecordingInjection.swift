@@ -8,11 +8,19 @@ public struct InjectionFileError: Error, Equatable, CustomStringConvertible {
     public var description: String { line > 0 ? "\(path):\(line): \(reason)" : "\(path): \(reason)" }
 }
 
-/// Reads what the injector plays from evemu files: the device (`.desc`: N, I, P, B, A lines) and
-/// the events (`.events`: `E: SEC.USEC TYPE CODE VALUE` lines), times made relative to the first.
+/// What the injector plays: the device (an evemu `.desc`, read here to keep its ids and key bits,
+/// or a libinput record YAML) and a recording's events (through the shared `Recording` readers).
 public enum RecordingInjection {
-    /// The device described by an evemu `.desc` (or the header of an `.events` file).
+    /// The device described by an evemu `.desc` (or the header of an `.events` file), exactly (ids,
+    /// properties, every event code); for a libinput record `.yml`, see `deviceSpec(recorded:)`.
     public static func deviceSpec(path: String) throws(InjectionFileError) -> VirtualDeviceSpec {
+        if path.hasSuffix(".yml") || path.hasSuffix(".yaml") {
+            do {
+                return deviceSpec(recorded: try Recording.load(path: path).device)
+            } catch {
+                throw InjectionFileError(path: path, line: error.line, reason: error.message)
+            }
+        }
         var spec = VirtualDeviceSpec(name: "", properties: [], codes: [:], absoluteAxes: [])
         var bitmaskBytes: [UInt16: [UInt8]] = [:]
         var propertyBytes: [UInt8] = []
@@ -62,27 +70,36 @@ public enum RecordingInjection {
         return spec
     }
 
-    /// The events of an evemu `.events` file, with times relative to the first event.
-    public static func events(path: String) throws(InjectionFileError) -> [InjectedEvent] {
-        var events: [InjectedEvent] = []
-        var firstMicros: UInt64?
-        for (number, line) in try lines(path) where line.hasPrefix("E:") {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let time = fields.count >= 5 ? fields[1].split(separator: ".") : []
-            guard time.count == 2, let seconds = UInt64(time[0]), let micros = UInt64(time[1]),
-                let type = UInt16(fields[2], radix: 16), let code = UInt16(fields[3], radix: 16),
-                let value = Int32(fields[4])
-            else {
-                throw InjectionFileError(path: path, line: number, reason: "expected 'E: SEC.USEC TYPE CODE VALUE'")
-            }
-            let absoluteMicros = seconds * 1_000_000 + micros
-            let start = firstMicros ?? absoluteMicros
-            firstMicros = start
-            events.append(InjectedEvent(
-                timeMicros: absoluteMicros >= start ? absoluteMicros - start : 0, type: type, code: code, value: value))
+    /// The events of a recording (libinput record YAML, or evemu `.events` with its `.desc` given
+    /// or found beside it), with times relative to the first event.
+    public static func events(path: String, descriptionPath: String? = nil) throws(RecordingError) -> [InjectedEvent] {
+        let recording: Recording
+        if let descriptionPath {
+            recording = try Recording.loadEvemu(descriptionPath: descriptionPath, eventsPath: path)
+        } else {
+            recording = try Recording.load(path: path)
         }
-        guard !events.isEmpty else { throw InjectionFileError(path: path, line: 0, reason: "no 'E:' event lines") }
-        return events
+        guard let start = recording.events.first?.timestampMicros else {
+            throw RecordingError(file: path, line: 0, message: "the recording has no events")
+        }
+        return recording.events.map { event in
+            InjectedEvent(
+                timeMicros: event.timestampMicros >= start ? event.timestampMicros - start : 0, type: event.type,
+                code: event.code, value: event.value)
+        }
+    }
+
+    /// The uinput device for a device known only from a recording's description (libinput record
+    /// YAML keeps name, axes and properties): a touchscreen with those axes and BTN_TOUCH.
+    public static func deviceSpec(recorded device: RecordedDevice) -> VirtualDeviceSpec {
+        VirtualDeviceSpec(
+            name: device.name, properties: device.properties.sorted(),
+            codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]],
+            absoluteAxes: device.absinfo.sorted { $0.key < $1.key }.map { code, info in
+                AbsoluteAxis(
+                    code: code, minimum: info.minimum, maximum: info.maximum, fuzz: info.fuzz, flat: info.flat,
+                    resolution: info.resolution)
+            })
     }
 
     private static func lines(_ path: String) throws(InjectionFileError) -> [(Int, String)] {

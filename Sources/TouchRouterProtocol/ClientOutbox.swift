@@ -82,6 +82,23 @@ public struct ClientOutbox: Sendable {
         return enforceBudget()
     }
 
+    /// Queues any daemon message, encoded straight into the queue (`touches` stay coalescable).
+    public mutating func enqueue(_ message: DaemonMessage) -> EnqueueResult {
+        guard !hasOverflowed else { return .overflow }
+        let before = pending.count
+        let kind: Kind
+        if case .touches(let touches) = message {
+            let viewTouches = ViewTouches(wire: touches)
+            TouchesEncoder.appendLine(viewTouches, to: &pending)
+            kind = .touches(viewTouches)
+        } else {
+            message.appendLine(to: &pending)
+            kind = .line
+        }
+        entries.append(Entry(kind: kind, byteCount: pending.count - before))
+        return enforceBudget()
+    }
+
     /// Queues a `touches` line the caller already encoded from `viewTouches` (so a view's message
     /// is encoded once per frame, not once per subscriber). `line` must be exactly
     /// `TouchesEncoder.appendLine(viewTouches)`'s output.

@@ -50,6 +50,10 @@ public struct ClientRequest: Hashable, Sendable {
     public var seq: Int64?
     public var message: RequestMessage
 
+    /// The integers the protocol accepts for `seq`: every integer a JavaScript or JSON client can
+    /// represent exactly (0...2⁵³−1).
+    public static let seqRange: ClosedRange<Int64> = 0...9_007_199_254_740_991
+
     /// Makes a request.
     public init(_ message: RequestMessage, seq: Int64? = nil) {
         self.seq = seq
@@ -68,10 +72,6 @@ public enum DecodedRequest: Hashable, Sendable {
     /// readable one) and keep the connection.
     case error(ProtocolError)
 }
-
-/// The integers the protocol accepts for `seq`: every integer a JavaScript or JSON client can
-/// represent exactly.
-public let seqRange: ClosedRange<Int64> = 0...9_007_199_254_740_991
 
 /// Decodes client lines on the daemon side.
 public enum RequestDecoder {
@@ -95,7 +95,7 @@ public enum RequestDecoder {
         let object = try JSONReading.object(fromLine: line)
         var fields = FieldReader(object: object)
         // seq first, so every later error can carry it.
-        fields.seq = try fields.optionalInteger("seq", in: seqRange)
+        fields.seq = try fields.optionalInteger("seq", in: ClientRequest.seqRange)
         let seq = fields.seq
         guard case .string(let type) = object["type"] else {
             throw fields.fail(fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")

@@ -108,7 +108,7 @@ public enum DaemonMessageDecoder {
     ) throws(ProtocolError) -> DaemonMessage where Bytes.Element == UInt8 {
         let object = try JSONReading.object(fromLine: line)
         var fields = FieldReader(object: object)
-        fields.seq = try fields.optionalInteger("seq", in: seqRange)
+        fields.seq = try fields.optionalInteger("seq", in: ClientRequest.seqRange)
         let seq = fields.seq
         let type = try fields.string("type")
         switch type {

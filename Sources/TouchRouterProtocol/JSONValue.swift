@@ -1,13 +1,17 @@
 /// A JSON value: what inbound lines are parsed into, and the free-form values of the `status`
 /// reply's counters.
 public enum JSONValue: Hashable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number written without fraction or exponent that fits Int64.
     case integer(Int64)
     /// Any other number. Finite only; a non-finite double is written as `0.0`.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
     /// Written with its keys sorted, so output is deterministic.
     case object([String: JSONValue])

@@ -5,4 +5,5 @@ let allCommands: [any Command.Type] = [
     ValidateCommand.self,
     HitTestCommand.self,
     InputEventsCommand.self,
+    TranscriptDiffCommand.self,
 ]

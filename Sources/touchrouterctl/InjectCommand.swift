@@ -17,6 +17,7 @@ enum InjectCommand: Command {
             OptionSpec(name: "size", valueName: "WxH", help: "Axis size of the default device (default 1920x1080)."),
             OptionSpec(name: "speed", valueName: "X", help: "Playback speed factor (default 1; 0: as fast as possible)."),
             OptionSpec(name: "start-delay", valueName: "MS", help: "Wait after creating the device (default 500)."),
+            OptionSpec(name: "wait-stdin", help: "After creating the device, wait for a line on stdin before playing."),
             OptionSpec(name: "hold", help: "Keep the device until SIGINT/SIGTERM after playing."),
             OptionSpec(name: "name", valueName: "NAME", help: "The device's name."),
             OptionSpec(name: "keyboard", help: "Create a uinput keyboard instead (no touch; for tests)."),
@@ -56,7 +57,9 @@ enum InjectCommand: Command {
         }
         var spec: VirtualDeviceSpec
         var events: [InjectedEvent] = []
-        if let descPath = arguments.value("device-desc") {
+        if let descPath = arguments.value("device-desc") ?? arguments.value("recording").flatMap({
+            $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil
+        }) {
             spec = try RecordingInjection.deviceSpec(path: descPath)
             if let name { spec.name = name }
         } else {
@@ -67,7 +70,8 @@ enum InjectCommand: Command {
         let scripts = (arguments.value("gesture").map { [$0] } ?? []) + arguments.arguments("SCRIPT")
         if let recordingPath = arguments.value("recording") {
             guard scripts.isEmpty else { throw UsageError(message: "give --recording or --gesture, not both") }
-            events = try RecordingInjection.events(path: recordingPath)
+            events = try RecordingInjection.events(
+                path: recordingPath, descriptionPath: arguments.value("device-desc").flatMap { $0.hasSuffix(".desc") ? $0 : nil })
         } else if !scripts.isEmpty {
             let concurrent = scripts.flatMap { $0.split(separator: "|").map(String.init) }
             let screen = try arguments.value("screen").map(parseSize)
@@ -89,6 +93,7 @@ enum InjectCommand: Command {
         let injector = try UinputInjector(spec: spec)
         defer { injector.destroy() }
         LineOutput.print("device \(injector.deviceNode ?? "?")")
+        if arguments.flag("wait-stdin") { _ = readLine() }
         guard stop.sleep(micros: startDelay * 1000) else { return .failure }
         guard try injector.play(events, speed: speed, stop: stop) else {
             StandardError.print("touchrouterctl inject: stopped by a signal; device removed")

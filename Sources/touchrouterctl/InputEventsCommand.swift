@@ -16,6 +16,8 @@ enum InputEventsCommand: Command {
             OptionSpec(name: "config", valueName: "FILE", help: "Map devices to screens as this config says."),
             OptionSpec(name: "screen", valueName: "NAME:WxH", help: "Without --config: the one screen (default main:1920x1080)."),
             OptionSpec(name: "verbose", help: "Also print libinput's debug messages."),
+            OptionSpec(name: "replay", valueName: "FILE", help: "Print the replay decoder's frames of this recording instead."),
+            OptionSpec(name: "device-desc", valueName: "FILE", help: "With --replay of evemu .events: the device's .desc."),
         ],
         discussion: """
             Lines on stdout: 'ready' once the devices present at start were read;
@@ -44,6 +46,9 @@ enum InputEventsCommand: Command {
             }
             let assignment = ScreenAssignment(screen: String(parts[0]), width: size.0, height: size.1)
             assigner = { _, _ in assignment }
+        }
+        if let recordingPath = arguments.value("replay") {
+            return replay(recordingPath, description: arguments.value("device-desc"), assigner: assigner)
         }
         let backend: LibinputBackend = arguments.value("path").map { .paths([$0]) }
             ?? .udev(seat: arguments.value("seat") ?? "seat0")
@@ -74,6 +79,34 @@ enum InputEventsCommand: Command {
                 return .failure
             }
             report(reader.dispatch())
+        }
+    }
+
+    /// The transcript the replay decoder makes of a recording, with the screen and matrix the
+    /// live reader would use for a device of the recording's name: the reference the VM suite
+    /// compares libinput's frames with.
+    private static func replay(_ path: String, description: String?, assigner: DeviceAssigner) -> ExitCode {
+        do {
+            let recording = try description.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
+                ?? Recording.load(path: path)
+            let device = LiveDeviceDescription(
+                name: recording.device.name, sysname: "replay", node: nil,
+                udevProperties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"], hasTouch: true)
+            guard let assignment = assigner(device, ScreenMapping.identityCalibration.map(Float.init)) else {
+                StandardError.print("touchrouterctl input-events: \(recording.device.name) matches no screen")
+                return .failure
+            }
+            let mapping = try ScreenMapping(
+                screenWidth: assignment.width, screenHeight: assignment.height,
+                calibration: assignment.calibrationMatrix?.map(Double.init))
+            let frames = MultitouchDecoder.decode(
+                recording, inputDevice: InputDevice(id: 0, name: recording.device.name), screen: assignment.screen,
+                mapping: mapping, cancelRemainingAtEnd: false)
+            for frame in frames { LineOutput.print(InputTranscript.line(.frame(frame))) }
+            return .success
+        } catch {
+            StandardError.print("touchrouterctl input-events: \(error)")
+            return .failure
         }
     }
 }

@@ -51,10 +51,15 @@ struct ClientOutboxTests {
         let encoded = TouchesEncoder.encodedLine(second)
         #expect(outbox.enqueue(encodedTouches: encoded, for: second) == .queued)
         #expect(outbox.byteCount == TouchesEncoder.encodedLine(first).count + encoded.count + 40)
+        #expect(outbox.enqueue(.status(StatusReply(counters: [:], seq: 1))) == .queued)
+        #expect(outbox.enqueue(.touches(TouchesMessage(first))) == .queued)
+        #expect(outbox.pendingMessageCount == 5)
         #expect(
             try Self.drain(&outbox) == [
                 .touches(TouchesMessage(first)), .layoutChanged(generation: 2), .touches(TouchesMessage(second)),
+                .status(StatusReply(counters: [:], seq: 1)), .touches(TouchesMessage(first)),
             ])
+        #expect(outbox.pendingMessageCount == 0)
         #expect(outbox.isEmpty)
         #expect(outbox.bytesToWrite().isEmpty)
     }

@@ -1,0 +1,75 @@
+#!/bin/bash
+# End-to-end suite on the real input stack: boots the Debian kernel once with virtme-ng (qemu TCG)
+# over this machine's filesystem and runs scripts/vm/guest.sh inside it: uinput devices, real
+# udev, real libinput, the project's binaries. Prints one line per scenario and
+# 'N passed, N failed'; exits non-zero on any failure. See docs/vm-testing.md.
+#
+# Environment: TOUCHROUTER_VM_KVM=1 uses KVM (default: TCG, since KVM hangs on this machine class);
+# TOUCHROUTER_VM_KERNEL=/boot/vmlinuz-… picks the kernel; TOUCHROUTER_VM_KEEP=1 keeps the results
+# directory; TOUCHROUTER_VM_SKIP_BUILD=1 uses the existing debug build.
+set -euo pipefail
+started=$SECONDS
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+say() { echo "vm-e2e: $*" >&2; }
+
+# What the suite needs, installed only when missing.
+missing=()
+command -v qemu-system-x86_64 > /dev/null || missing+=(qemu-system-x86)
+command -v evemu-play > /dev/null || missing+=(evemu-tools)
+[ -x /lib/systemd/systemd-udevd ] || missing+=(udev)
+dpkg -s busybox-static > /dev/null 2>&1 || missing+=(busybox-static)  # virtme-ng's initramfs
+ls /boot/vmlinuz-* > /dev/null 2>&1 || missing+=(linux-image-amd64)
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q "${missing[@]}" > /dev/null 2>&1 \
+        || { apt-get update -q > /dev/null && apt-get install -y -q "${missing[@]}" > /dev/null; }
+fi
+if ! command -v vng > /dev/null; then
+    say "installing virtme-ng (pip)"
+    python3 -m pip install -q virtme-ng > /dev/null 2>&1 || pip install -q virtme-ng > /dev/null
+    command -v pyenv > /dev/null && pyenv rehash || true
+fi
+command -v vng > /dev/null || { say "vng not found after installing virtme-ng"; exit 1; }
+
+kernel=${TOUCHROUTER_VM_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}
+
+if [ "${TOUCHROUTER_VM_SKIP_BUILD:-0}" != 1 ]; then
+    say "building touchrouterctl"
+    swift build --product touchrouterctl > /dev/null
+fi
+bin=$(swift build --show-bin-path)
+
+out=$(mktemp -d /tmp/touchrouter-vm.XXXXXX)
+chmod 777 "$out"
+kvm_flag=--disable-kvm
+mode=TCG
+if [ "${TOUCHROUTER_VM_KVM:-0}" = 1 ]; then kvm_flag=; mode=KVM; fi
+say "booting $(basename "$kernel") under $mode; results in $out"
+boot_started=$SECONDS
+# vng needs a terminal-less run to keep quiet; its own output goes to a log for diagnosis.
+timeout 900 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" \
+    --exec "bash $repo/scripts/vm/guest.sh $out $bin $repo" < /dev/null > "$out/vng.log" 2>&1 || true
+say "guest ran $((SECONDS - boot_started)) s"
+
+passed=0
+failed=0
+if [ ! -s "$out/results.txt" ]; then
+    echo "FAIL vm: the guest reported nothing (see $out/vng.log, $out/guest.log)"
+    failed=1
+else
+    while IFS= read -r line; do
+        echo "$line"
+        case $line in
+            PASS*) passed=$((passed + 1)) ;;
+            *) failed=$((failed + 1)) ;;
+        esac
+    done < "$out/results.txt"
+fi
+grep -q '^guest done' "$out/guest.log" 2>/dev/null || { echo "FAIL vm: the guest script did not finish"; failed=$((failed + 1)); }
+say "total $((SECONDS - started)) s"
+echo "$passed passed, $failed failed"
+if [ "$failed" -eq 0 ] && [ "${TOUCHROUTER_VM_KEEP:-0}" != 1 ]; then rm -rf "$out"; fi
+[ "$failed" -eq 0 ]
