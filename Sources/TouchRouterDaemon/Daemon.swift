@@ -76,10 +76,12 @@ public final class Daemon {
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
         if let path = options.replayPath {
-            let frames = try ReplaySource.frames(path: path, devicePath: options.replayDevicePath, config: config)
+            let frames = try ReplaySource.frames(
+                path: path, devicePath: options.replayDevicePath, config: config)
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
-            logger.info("replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
-                + (options.replayLoops ? ", looping" : ""))
+            logger.info(
+                "replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
+                    + (options.replayLoops ? ", looping" : ""))
         }
 
         loop = try EventLoop()
@@ -87,8 +89,10 @@ public final class Daemon {
         timer = try MonotonicTimer()
         let listener = try Listener.open(options.socket)
         self.listener = listener
-        logger.notice("listening on \(listener.path)"
-            + (listener.isSocketActivated ? " (socket activation)" : ", mode \(String(options.socket.mode, radix: 8))"))
+        logger.notice(
+            "listening on \(listener.path)"
+                + (listener.isSocketActivated
+                    ? " (socket activation)" : ", mode \(String(options.socket.mode, radix: 8))"))
 
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
@@ -123,7 +127,8 @@ public final class Daemon {
 
     /// libinput on the seat (or the `--device` nodes); its fd joins the loop.
     private func openLiveInput() throws {
-        let backend: LibinputBackend = options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
+        let backend: LibinputBackend =
+            options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
         let logger = self.logger
         let reader = try LibinputReader(
             backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
@@ -132,12 +137,15 @@ public final class Daemon {
             },
             log: { level, message in logger.log(LogLevel(rawValue: level.syslogPriority) ?? .info, message) })
         liveInput = reader
-        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) { [unowned self] _ in
+        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
+            [unowned self] _ in
             guard let events = liveInput?.dispatch() else { return }
             for event in events { process(event) }
         }
-        logger.notice("live input: " + (options.devices.isEmpty
-            ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
+        logger.notice(
+            "live input: "
+                + (options.devices.isEmpty
+                    ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
     }
 
     // MARK: Signals and timer
@@ -249,11 +257,14 @@ public final class Daemon {
             }
             let credentials = try? PeerCredentials(socket: fd)
             let client = ClientConnection(
-                id: nextClientID, fd: fd, credentials: credentials, queueCapacityBytes: options.clientQueueBytes)
+                id: nextClientID, fd: fd, credentials: credentials,
+                queueCapacityBytes: options.clientQueueBytes)
             nextClientID += 1
             if clients.count >= options.maxClients || isStopping {
-                client.sendFinalLine(line(.error(ProtocolError(
-                    code: .tooManyClients, message: "the daemon serves at most \(options.maxClients) clients"))))
+                client.sendFinalLine(
+                    errorLine(
+                        code: .tooManyClients,
+                        message: "the daemon serves at most \(options.maxClients) clients"))
                 fd.close()
                 logger.warning("\(client.label) refused: already \(clients.count) clients (--max-clients)")
                 continue
@@ -299,8 +310,8 @@ public final class Daemon {
         while client.closing == nil {
             switch client.framer.nextLine() {
             case .lineTooLong(let limit):
-                client.sendFinalLine(line(.error(ProtocolError(
-                    code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))))
+                client.sendFinalLine(
+                    errorLine(code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))
                 disconnect(client, .lineTooLong)
             case .line(let bytes):
                 if isStopping { continue }
@@ -325,29 +336,34 @@ public final class Daemon {
         case .hello(let version, let name):
             client.name = name
             guard version == Int64(ProtocolVersion.current) else {
-                return line(.error(ProtocolError(
+                return errorLine(
                     code: .unsupportedVersion,
-                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq)))
+                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq)
             }
             logger.info("\(client.label) said hello")
-            return line(.welcome(Welcome(
-                daemonVersion: daemonVersion, generation: layoutGeneration,
-                screens: layout.screens.map { ScreenInfo(name: $0.name, width: $0.width, height: $0.height) },
-                seq: seq)))
+            return line(
+                .welcome(
+                    Welcome(
+                        daemonVersion: daemonVersion, generation: layoutGeneration,
+                        screens: layout.screens.map {
+                            ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
+                        },
+                        seq: seq)))
         case .subscribe(let viewIDs, let subtree):
             let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
-            logger.info("\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
-                + (subtree ? " (subtree)" : "")
-                + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
+            logger.info(
+                "\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
+                    + (subtree ? " (subtree)" : "")
+                    + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
             if options.replayWaitsForSubscriber
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
             {
                 startReplay()
             }
             guard unknown.isEmpty else {
-                return line(.error(ProtocolError(
+                return errorLine(
                     code: .unknownViews, message: "no such view: \(unknown.joined(separator: ", "))",
-                    seq: seq, views: unknown)))
+                    seq: seq, views: unknown)
             }
             return line(.subscribed(Subscribed(views: viewIDs, subtree: subtree, seq: seq)))
         case .unsubscribe(let target):
@@ -356,13 +372,16 @@ public final class Daemon {
             return line(.unsubscribed(Unsubscribed(views: removed, seq: seq)))
         case .hitTest(let screenName, let screenPoint):
             guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
-                return line(.error(ProtocolError(
-                    code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)))
+                return errorLine(
+                    code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)
             }
             let hit = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint)
-            return line(.hitTestResult(HitTestReply(
-                screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID, path: hit?.path ?? [],
-                localPoint: hit?.localPoint, seq: seq)))
+            return line(
+                .hitTestResult(
+                    HitTestReply(
+                        screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID,
+                        path: hit?.path ?? [],
+                        localPoint: hit?.localPoint, seq: seq)))
         case .layout:
             return line(.layout(LayoutReply(generation: layoutGeneration, layout: layout, seq: seq)))
         case .status:
@@ -370,11 +389,11 @@ public final class Daemon {
         case .reload:
             guard let credentials = client.credentials, credentials.uid == 0 || credentials.uid == geteuid()
             else {
-                return line(.error(ProtocolError(
-                    code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)))
+                return errorLine(
+                    code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)
             }
             if let failure = reload(trigger: "reload request from \(client.label)") {
-                return line(.error(ProtocolError(code: .internalError, message: failure, seq: seq)))
+                return errorLine(code: .internalError, message: failure, seq: seq)
             }
             return line(.reloaded(generation: layoutGeneration, seq: seq))
         }
@@ -388,7 +407,8 @@ public final class Daemon {
             "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
             "touchMessages": .integer(Int64(stats.touchMessagesQueued)),
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
-            "coalescedMessages": .integer(Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
+            "coalescedMessages": .integer(
+                Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
             "subscribedViews": .array(subscriptions.subscribedViews.sorted().map(JSONValue.string)),
@@ -416,7 +436,8 @@ public final class Daemon {
             try loop.modify(client.fd, for: interest)
             client.watchedEvents = interest
         } catch {
-            disconnect(client, .writeFailed(error as? SystemError ?? SystemError(call: "epoll_ctl", errno: EIO)))
+            disconnect(
+                client, .writeFailed(error as? SystemError ?? SystemError(call: "epoll_ctl", errno: EIO)))
         }
     }
 
@@ -488,7 +509,7 @@ public final class Daemon {
             listener.close()
             self.listener = nil
         }
-        let goodbye = line(.error(ProtocolError(code: .shuttingDown, message: "the daemon is stopping")))
+        let goodbye = errorLine(code: .shuttingDown, message: "the daemon is stopping")
         for client in Array(clients.values) where client.closing == nil {
             _ = client.outbox.enqueue(line: goodbye)
             flush(client)
@@ -499,6 +520,11 @@ public final class Daemon {
             try? timer.arm(atMonotonicMicros: monotonicMicros() + 2_000_000)
         }
     }
+}
+
+/// An `error` line.
+private func errorLine(code: ErrorCode, message: String, seq: Int64? = nil, views: [String] = []) -> [UInt8] {
+    line(.error(ProtocolError(code: code, message: message, seq: seq, views: views)))
 }
 
 /// One daemon → client message as a wire line.

@@ -120,7 +120,10 @@ public struct DaemonOptions: Equatable, Sendable {
             throw UsageError("--seat and --device are alternatives: give one")
         }
         if options.replayPath == nil {
-            let replayOnly = ["--speed", "--loop", "--replay-wait", "--replay-wait-for", "--replay-device", "--exit-after-replay"]
+            let replayOnly = [
+                "--speed", "--loop", "--replay-wait", "--replay-wait-for", "--replay-device",
+                "--exit-after-replay",
+            ]
             if let misplaced = replayOnly.first(where: arguments.contains) {
                 throw UsageError("\(misplaced) needs --replay RECORDING")
             }

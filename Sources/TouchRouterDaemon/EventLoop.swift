@@ -27,9 +27,10 @@ public final class EventLoop {
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     public init() throws {
-        epoll = FileDescriptor(rawValue: try checked("epoll_create1") {
-            epoll_create1(Int32(EPOLL_CLOEXEC))
-        })
+        epoll = FileDescriptor(
+            rawValue: try checked("epoll_create1") {
+                epoll_create1(Int32(EPOLL_CLOEXEC))
+            })
     }
 
     deinit { epoll.close() }
@@ -92,9 +93,10 @@ public final class SignalChannel {
         for signal in signals { sigaddset(&mask, signal) }
         let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
         if status != 0 { throw SystemError(call: "pthread_sigmask", errno: status) }
-        fd = FileDescriptor(rawValue: try checked("signalfd") {
-            signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        })
+        fd = FileDescriptor(
+            rawValue: try checked("signalfd") {
+                signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+            })
     }
 
     /// Reads every pending signal number (`read` of `signalfd_siginfo` records).
@@ -115,9 +117,10 @@ public final class MonotonicTimer {
 
     /// `timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)`.
     public init() throws {
-        fd = FileDescriptor(rawValue: try checked("timerfd_create") {
-            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        })
+        fd = FileDescriptor(
+            rawValue: try checked("timerfd_create") {
+                timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            })
     }
 
     /// `timerfd_settime(TFD_TIMER_ABSTIME)`: fire once at `deadlineMicros` on CLOCK_MONOTONIC

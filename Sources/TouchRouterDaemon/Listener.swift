@@ -66,7 +66,8 @@ public final class Listener {
 
     /// `accept4`-equivalent: the next pending connection, nonblocking and close-on-exec, or nil.
     public func accept() throws -> FileDescriptor? {
-        guard let raw = try systemCall("accept", wouldBlockIsNil: true, { Glibc.accept(fd.rawValue, nil, nil) })
+        guard
+            let raw = try systemCall("accept", wouldBlockIsNil: true, { Glibc.accept(fd.rawValue, nil, nil) })
         else { return nil }
         let client = FileDescriptor(rawValue: raw)
         do {
@@ -109,10 +110,13 @@ public final class Listener {
 
         let fd: FileDescriptor
         do {
-            fd = FileDescriptor(rawValue: try checked("socket") {
-                socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-                    | Int32(SOCK_CLOEXEC.rawValue), 0)
-            })
+            fd = FileDescriptor(
+                rawValue: try checked("socket") {
+                    socket(
+                        AF_UNIX,
+                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                            | Int32(SOCK_CLOEXEC.rawValue), 0)
+                })
         } catch let error as SystemError { throw fail(error) }
 
         do {

@@ -4,7 +4,11 @@ import Glibc
 
 /// Severity, numbered as syslog/journald priorities.
 public enum LogLevel: Int, Sendable, CaseIterable {
-    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
 
     /// Parses the names accepted by `--log-level`.
     public init?(name: String) {

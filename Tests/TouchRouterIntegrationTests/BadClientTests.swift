@@ -68,7 +68,8 @@ struct BadClientTests {
     func maxClients() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments() + ["--max-clients", "2"])
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--max-clients", "2"])
         defer { daemon.stop() }
         let first = try LineClient(socketPath: daemon.socketPath)
         let second = try LineClient(socketPath: daemon.socketPath)

@@ -21,16 +21,27 @@ struct CommandLineTests {
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         let err = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: out, as: UTF8.self),
+            String(decoding: err, as: UTF8.self)
+        )
     }
 
-    @Test("a bad command line exits 2 and says what is wrong", arguments: [
-        (["--replay", "x.events"], "--config FILE is required"),
-        (["--config", "c.json5", "--speed", "2"], "--speed needs --replay RECORDING"),
-        (["--config", "c.json5", "--socket-mode", "999"], "--socket-mode 999: expected octal permissions"),
-        (["--config", "c.json5", "--seat", "seat1", "--device", "/dev/input/event3"], "--seat and --device"),
-        (["--config", "c.json5", "--frobnicate"], "unknown option --frobnicate"),
-    ])
+    @Test(
+        "a bad command line exits 2 and says what is wrong",
+        arguments: [
+            (["--replay", "x.events"], "--config FILE is required"),
+            (["--config", "c.json5", "--speed", "2"], "--speed needs --replay RECORDING"),
+            (
+                ["--config", "c.json5", "--socket-mode", "999"],
+                "--socket-mode 999: expected octal permissions"
+            ),
+            (
+                ["--config", "c.json5", "--seat", "seat1", "--device", "/dev/input/event3"],
+                "--seat and --device"
+            ),
+            (["--config", "c.json5", "--frobnicate"], "unknown option --frobnicate"),
+        ])
     func badCommandLine(arguments: [String], message: String) throws {
         let result = try run("touchrouterd", arguments)
         #expect(result.status == 2)
@@ -49,7 +60,8 @@ struct CommandLineTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write("bad.json5", "{ screens: [ { name: \"main\", width: -1, height: 0 } ] }")
-        let result = try run("touchrouterd", ["--config", directory.file("bad.json5"), "--socket", directory.file("s")])
+        let result = try run(
+            "touchrouterd", ["--config", directory.file("bad.json5"), "--socket", directory.file("s")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("bad.json5:1:"))
         #expect(result.stderr.contains("cannot start: the config has errors"))
@@ -111,7 +123,8 @@ struct CommandLineTests {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: activator)
-        process.arguments = ["--listen", socketPath, Paths.product("touchrouterd")]
+        process.arguments =
+            ["--listen", socketPath, Paths.product("touchrouterd")]
             + Scenario.arguments() + ["--socket", directory.file("unused.sock")]
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
@@ -137,7 +150,8 @@ struct CommandLineTests {
     func touchrouterctl() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
         defer { daemon.stop() }
         let layout = try run("touchrouterctl", ["layout", "--socket", daemon.socketPath])
         #expect(layout.status == 0)
@@ -147,7 +161,8 @@ struct CommandLineTests {
         #expect(status.status == 0)
         #expect(status.stdout.hasPrefix("{\"type\":\"status\""))
         // The monitor's subscription starts the replay; it ends when the daemon stops.
-        let monitor = try run("touchrouterctl", ["monitor", "--view", "left,right", "--socket", daemon.socketPath])
+        let monitor = try run(
+            "touchrouterctl", ["monitor", "--view", "left,right", "--socket", daemon.socketPath])
         let lines = monitor.stdout.split(separator: "\n")
         #expect(lines.first == "watching left, right (layout generation 1); Ctrl-C to stop")
         #expect(lines.contains { $0.hasPrefix("left  touch ") && $0.contains(" began ") })

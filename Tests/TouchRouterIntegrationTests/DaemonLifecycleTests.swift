@@ -94,7 +94,9 @@ struct DaemonLifecycleTests {
         let touchID = try #require(began)
         daemon.signal(SIGTERM)
         let rest = try client.readUntilEOF()
-        let cancelled = rest.compactMap(\.touches).flatMap(\.touches).filter { $0.id == touchID && $0.phase == .cancelled }
+        let cancelled = rest.compactMap(\.touches).flatMap(\.touches).filter {
+            $0.id == touchID && $0.phase == .cancelled
+        }
         #expect(cancelled.count == 1)
         #expect(cancelled.first?.cancelReason == .shutdown)
         #expect(rest.last?.errorCode == .shuttingDown)
@@ -113,7 +115,8 @@ struct DaemonLifecycleTests {
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.hello("reload")
 
-        try "{ screens: [ { name: \"main\", width: -5 } ] }".write(toFile: config, atomically: false, encoding: .utf8)
+        try "{ screens: [ { name: \"main\", width: -5 } ] }".write(
+            toFile: config, atomically: false, encoding: .utf8)
         daemon.signal(SIGHUP)
         try daemon.waitForLog("failed; keeping layout generation 1")
         try client.send(ClientRequest(.layout, seq: 7))
@@ -175,7 +178,9 @@ struct DaemonLifecycleTests {
         var cancelReason: CancelReason?
         var generation: UInt64?
         while generation == nil, let message = try client.readMessage() {
-            if let touch = message.touches?.touches.first(where: { $0.id == touchID && $0.phase == .cancelled }) {
+            if let touch = message.touches?.touches.first(where: {
+                $0.id == touchID && $0.phase == .cancelled
+            }) {
                 cancelReason = touch.cancelReason
             }
             if case .layoutChanged(let number) = message { generation = number }

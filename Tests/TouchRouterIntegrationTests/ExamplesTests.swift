@@ -31,7 +31,8 @@ struct ExamplesTests {
     func pythonClient() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
         defer { daemon.stop() }
         let script = Paths.packageRoot.appendingPathComponent("examples/python-client.py").path
         let lines = try outputLines("python3", [script, "--socket", daemon.socketPath, "left"])
@@ -50,12 +51,14 @@ struct ExamplesTests {
     func socatMonitor() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
         defer { daemon.stop() }
         let script = Paths.packageRoot.appendingPathComponent("examples/socat-monitor.sh").path
         let lines = try outputLines("sh", [script, daemon.socketPath, "right"])
         let received = lines.compactMap { line -> TouchesMessage? in
-            guard case .success(.touches(let message)) = DaemonMessageDecoder.decode(line: Array(line.utf8)) else {
+            guard case .success(.touches(let message)) = DaemonMessageDecoder.decode(line: Array(line.utf8))
+            else {
                 return nil
             }
             return message

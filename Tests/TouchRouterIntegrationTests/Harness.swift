@@ -82,7 +82,8 @@ final class DaemonProcess {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while !log.contains(text) {
             if !process.isRunning && !log.contains(text) {
-                throw HarnessError("daemon exited (status \(process.terminationStatus)) before logging \"\(text)\":\n\(log)")
+                throw HarnessError(
+                    "daemon exited (status \(process.terminationStatus)) before logging \"\(text)\":\n\(log)")
             }
             if Date() > deadline { throw HarnessError("daemon never logged \"\(text)\":\n\(log)") }
             usleep(10_000)
@@ -126,7 +127,9 @@ final class LineClient {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 {
+                raw[index] = byte
+            }
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -151,7 +154,9 @@ final class LineClient {
     func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw HarnessError("send: \(String(cString: strerror(errno)))")
@@ -179,7 +184,10 @@ final class LineClient {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno == ECONNRESET { isAtEOF = true; continue }
+                if errno == ECONNRESET {
+                    isAtEOF = true
+                    continue
+                }
                 throw HarnessError("recv: \(String(cString: strerror(errno)))")
             }
             if count == 0 { isAtEOF = true } else { buffer += chunk[..<count] }
