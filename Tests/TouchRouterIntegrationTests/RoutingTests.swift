@@ -122,10 +122,11 @@ struct RoutingTests {
         defer { directory.remove() }
         let daemon = try DaemonProcess(
             directory: directory,
-            // Real time (not 0): a reading client keeps up with that even on a busy machine, and
-            // the socket buffer plus a 64 KiB queue absorb its hiccups; a stalled one cannot keep up.
+            // Real time (not 0): a reading client keeps up with that even on a busy machine (the
+            // socket buffer holds seconds of touches); a stalled one fills it, then its queue, in
+            // which coalescing only delays the overflow (began/ended are never dropped).
             arguments: Scenario.arguments(waitFor: 2, speed: "1") + [
-                "--loop", "--client-queue-bytes", "65536",
+                "--loop", "--client-queue-bytes", "4096",
             ])
         defer { daemon.stop() }
         let stalled = try LineClient(socketPath: daemon.socketPath)
@@ -153,6 +154,7 @@ struct RoutingTests {
         daemon.stop()
         #expect(Array(received.prefix(firstPass.count)) == firstPass)
         #expect(log.contains(stalledCutOff))
+        #expect(log.contains("client 1 (pid=\(getpid()) uid=\(getuid()) gid=\(getgid())) is behind: coalesced"))
         #expect(
             !log.contains(
                 "client 2 (\"reader\" pid=\(getpid()) uid=\(getuid()) gid=\(getgid())) disconnected"))
