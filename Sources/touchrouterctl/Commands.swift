@@ -6,4 +6,7 @@ let allCommands: [any Command.Type] = [
     HitTestCommand.self,
     InputEventsCommand.self,
     TranscriptDiffCommand.self,
+    MonitorCommand.self,
+    StatusCommand.self,
+    LayoutCommand.self,
 ]
