@@ -78,12 +78,39 @@ modprobe uinput
 udevadm trigger && udevadm settle
 wait_for "$READER_OUT" '^ready$' 1 60 || { fail reader "input-events never became ready"; exit 0; }
 
+# The real daemon on the same seat, and a test client (touchrouterctl monitor) over its socket.
+SOCKET=/run/touchrouter-vm.sock
+MONITOR_OUT="$OUT/monitor.out"
+"$BIN/touchrouterd" --config "$CONFIG" --socket "$SOCKET" > "$OUT/daemon.out" 2> "$OUT/daemon.log" &
+DAEMON_PID=$!
+for _ in $(seq 300); do [ -S "$SOCKET" ] && break; sleep 0.2; done
+"$CTL" monitor --socket "$SOCKET" > "$MONITOR_OUT" 2> "$OUT/monitor.log" &
+MONITOR_PID=$!
+wait_for "$MONITOR_OUT" '^watching ' 1 60 || { fail daemon "the monitor client never subscribed"; exit 0; }
+
+# monitor_lines: how many lines the client has printed so far.
+monitor_lines() { wc -l < "$MONITOR_OUT"; }
+# monitor_since N: the client's touch lines after line N.
+monitor_since() { tail -n +$(($1 + 1)) "$MONITOR_OUT" | grep -E ' touch [0-9]+ '; }
+# wait_settled N SECONDS: until every touch begun after line N has ended or been cancelled.
+wait_settled() {
+    local deadline=$((SECONDS + $2)) began ended
+    while :; do
+        began=$(monitor_since "$1" | grep -Ec ' began ')
+        ended=$(monitor_since "$1" | grep -Ec ' (ended|cancelled) ')
+        [ "$began" -gt 0 ] && [ "$began" -eq "$ended" ] && return 0
+        [ "$SECONDS" -ge "$deadline" ] && return 1
+        sleep 0.3
+    done
+}
+
 # 1. Every shared recording, through our injector and through evemu-play: the live transcript of
 #    libinput's frames is kept as TAG.live; the host compares it with the replay decoder's
 #    (recordings.tsv: TAG, route, recording, and whether the capture itself worked).
 recording() {
-    local route=$1 desc=$2 events=$3 tag=$4 name frames node dev pid
+    local route=$1 desc=$2 events=$3 tag=$4 name frames node dev pid routed
     name=$(sed -n 's/^N: //p' "$desc")
+    routed=$(monitor_lines)
     if [ "$route" = inject ]; then
         start_device "$tag" "$name" "$CTL" inject --device-desc "$desc" --recording "$events" --wait-stdin \
             --start-delay 0 --linger 3000 || { echo "device never reached libinput"; return 1; }
@@ -104,6 +131,8 @@ recording() {
     device_frames "${!dev}" > "$OUT/$tag.live"
     frames=$(wc -l < "$OUT/$tag.live")
     [ "$frames" -gt 0 ] || { echo "no frames"; return 1; }
+    wait_settled "$routed" 30 || { echo "the client did not see every touch end"; return 1; }
+    monitor_since "$routed" > "$OUT/$tag.routed"
     echo "$frames frames"
 }
 index=0
@@ -120,7 +149,8 @@ done
 # 2. Unplug mid-touch: two fingers down, the device destroyed → the reader reports it removed
 #    (the tracker cancels each touch); a new device of the same name routes again, no restart.
 unplug() {
-    local name="touchrouter virtual touchscreen"
+    local name="touchrouter virtual touchscreen" routed
+    routed=$(monitor_lines)
     start_device unplug "$name" "$CTL" inject --gesture "hold 100 100 60000|hold 1500 900 60000" --wait-stdin \
         --start-delay 0 || { echo "device never reached libinput"; return 1; }
     go unplug
@@ -132,14 +162,24 @@ unplug() {
     wait "$PID_unplug"
     wait_for "$READER_OUT" "^removed dev=$DEV_unplug " 1 30 || { echo "no removal after SIGTERM"; return 1; }
     if device_frames "$DEV_unplug" | grep -q 'up:'; then echo "a finger went up instead"; return 1; fi
+    wait_settled "$routed" 30 || { echo "the client did not get both touches ended"; return 1; }
+    [ "$(monitor_since "$routed" | grep -Ec ' cancelled ')" -eq 2 ] \
+        || { echo "client: $(monitor_since "$routed" | tail -2 | tr '\n' ';')"; return 1; }
+    monitor_since "$routed" | grep -E '^left-half .* began .*local \(100, 100\)' > /dev/null \
+        && monitor_since "$routed" | grep -E '^right-half .* began .*local \(540, 900\)' > /dev/null \
+        || { echo "client: touches not on left-half (100, 100) and right-half (540, 900)"; return 1; }
+    routed=$(monitor_lines)
     start_device replug "$name" "$CTL" inject --gesture "tap 1000 500" --wait-stdin --start-delay 0 \
         || { echo "re-plugged device never reached libinput"; return 1; }
     go replug
     finish replug || { echo "re-plugged device not removed"; return 1; }
     [ "$DEV_replug" != "$DEV_unplug" ] || { echo "re-plugged device kept id $DEV_unplug"; return 1; }
     device_frames "$DEV_replug" | grep -Eq " down:[0-9]+:1000.000:500.000" || { echo "no down after re-plug"; return 1; }
-    kill -0 "$READER_PID" || { echo "the reader died"; return 1; }
-    echo "dev $DEV_unplug: 2 fingers down, removed, no up; dev $DEV_replug routes after re-plug"
+    wait_settled "$routed" 30 || { echo "re-plugged touch never ended at the client"; return 1; }
+    monitor_since "$routed" | grep -Eq '^right-half .* began .*local \(40, 500\)' \
+        || { echo "client after re-plug: $(monitor_since "$routed" | head -1)"; return 1; }
+    kill -0 "$READER_PID" && kill -0 "$DAEMON_PID" || { echo "the reader or the daemon died"; return 1; }
+    echo "2 touches cancelled at the client on unplug; after re-plug a tap reaches right-half (40, 500)"
 }
 scenario "unplug mid-touch and re-plug" unplug
 
@@ -154,13 +194,16 @@ keyboard() {
     wait $pid
     [ "$(count "$READER_OUT" '^added ')" -eq "$before" ] || { echo "the keyboard was added"; return 1; }
     [ "$(count "$OUT/reader.log" "ignoring $name")" -eq 1 ] || { echo "logged more than once"; return 1; }
-    echo "logged once, not used"
+    [ "$(count "$OUT/daemon.log" "ignoring $name")" -eq 1 ] || { echo "the daemon did not log it once"; return 1; }
+    echo "logged once by the reader and the daemon, not used"
 }
 scenario "keyboard ignored" keyboard
 
 # 4. Two touchscreens on two screens at once: each taps axis (480, 270) of 1920x1080 = (0.25, 0.25);
 #    'left' (1000x500) gets (250, 125); 'right' (800x600, rotation 90, udev matcher) gets (600, 150).
 two_screens() {
+    local routed
+    routed=$(monitor_lines)
     start_device left "left panel" "$CTL" inject --name "left panel" --gesture "tap 480 270" --wait-stdin \
         --start-delay 0 || { echo "left panel never reached libinput"; return 1; }
     start_device right "right panel" "$CTL" inject --name "right panel" --gesture "tap 480 270" --wait-stdin \
@@ -172,9 +215,15 @@ two_screens() {
         || { echo "left: $(device_frames "$DEV_left" | head -1)"; return 1; }
     device_frames "$DEV_right" | grep -Eq '^frame right .* down:[0-9]+:600.000:150.000' \
         || { echo "right: $(device_frames "$DEV_right" | head -1)"; return 1; }
-    echo "left (250, 125), right rotated 90 (600, 150)"
+    wait_settled "$routed" 30 || { echo "the client did not see both taps end"; return 1; }
+    monitor_since "$routed" | grep -Eq '^left-root .* began .*local \(250, 125\)' \
+        && monitor_since "$routed" | grep -Eq '^right-root .* began .*local \(600, 150\)' \
+        || { echo "client: $(monitor_since "$routed" | grep began | tr '\n' ';')"; return 1; }
+    echo "left-root (250, 125), right-root rotated 90 (600, 150), at the reader and the client"
 }
 scenario "two touchscreens, two screens" two_screens
 
-kill "$READER_PID"
+kill "$MONITOR_PID" "$READER_PID"
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID" && echo "daemon stopped cleanly" || echo "daemon exit status $?"
 echo "guest done"
