@@ -18,6 +18,7 @@ enum InjectCommand: Command {
             OptionSpec(name: "speed", valueName: "X", help: "Playback speed factor (default 1; 0: as fast as possible)."),
             OptionSpec(name: "start-delay", valueName: "MS", help: "Wait after creating the device (default 500)."),
             OptionSpec(name: "wait-stdin", help: "After creating the device, wait for a line on stdin before playing."),
+            OptionSpec(name: "linger", valueName: "MS", help: "Keep the device this long after playing (default 1000)."),
             OptionSpec(name: "hold", help: "Keep the device until SIGINT/SIGTERM after playing."),
             OptionSpec(name: "name", valueName: "NAME", help: "The device's name."),
             OptionSpec(name: "keyboard", help: "Create a uinput keyboard instead (no touch; for tests)."),
@@ -90,6 +91,10 @@ enum InjectCommand: Command {
             return millis
         } ?? 500
 
+        let lingerMillis = try arguments.value("linger").map { text throws(UsageError) -> UInt64 in
+            guard let millis = UInt64(text) else { throw UsageError(message: "--linger needs milliseconds") }
+            return millis
+        } ?? 1000
         let injector = try UinputInjector(spec: spec)
         defer { injector.destroy() }
         LineOutput.print("device \(injector.deviceNode ?? "?")")
@@ -100,7 +105,13 @@ enum InjectCommand: Command {
             return .failure
         }
         LineOutput.print("played \(events.count) events")
-        if arguments.flag("hold") { stop.wait() }
+        // Removing the device at once would discard events a slow reader has not read yet (the
+        // kernel drops a removed device's queue): give it time first.
+        if arguments.flag("hold") {
+            stop.wait()
+        } else if !stop.sleep(micros: lingerMillis * 1000) {
+            return .failure
+        }
         return .success
     }
 
