@@ -53,6 +53,8 @@ public final class Daemon {
             return isHelp ? 0 : 2
         }
         let logger = Logger(minimumLevel: options.logLevel)
+        // A closed stderr (journald restarting) must not kill the daemon; sockets use MSG_NOSIGNAL.
+        signal(SIGPIPE, SIG_IGN)
         do {
             let daemon = try Daemon(options: options, logger: logger)
             try daemon.run()
@@ -87,16 +89,8 @@ public final class Daemon {
         loop = try EventLoop()
         signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
         timer = try MonotonicTimer()
-        let listener = try Listener.open(options.socket)
-        self.listener = listener
-        logger.notice(
-            "listening on \(listener.path)"
-                + (listener.isSocketActivated
-                    ? " (socket activation)" : ", mode \(String(options.socket.mode, radix: 8))"))
-
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
-        try loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
             try loop.register(watch.fd, for: .readable) { [unowned self] _ in
@@ -107,6 +101,15 @@ public final class Daemon {
             logger.warning("not watching \(options.configPath) for changes: \(error); SIGHUP still reloads")
         }
         if replay == nil { try openLiveInput() }
+
+        // Last, so a daemon that cannot start leaves no socket file behind.
+        let listener = try Listener.open(options.socket)
+        self.listener = listener
+        try loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
+        logger.notice(
+            "listening on \(listener.path)"
+                + (listener.isSocketActivated
+                    ? " (socket activation)" : ", mode \(String(options.socket.mode, radix: 8))"))
         logger.notice("layout generation 1: \(layout.screens.count) screen(s), \(layout.viewCount) views")
     }
 
