@@ -34,9 +34,10 @@ public final class Daemon {
     private var stats = Stats()
     /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
     private var encodedTouches: [UInt8] = []
+    /// Clients given their first bytes by the frame being delivered (storage reused).
+    private var clientsToFlush: [ClientConnection] = []
 
     private struct Stats {
-        var framesProcessed = 0
         var touchMessagesQueued = 0
         var clientsCutOff = 0
     }
@@ -196,11 +197,9 @@ public final class Daemon {
     private func playDueFrames() {
         guard var clock = replay else { return }
         let now = monotonicMicros()
-        var played = 0
         while let frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
             process(.frame(frame))
-            played += 1
             if clock.speed == 0 { break }
         }
         replay = clock
@@ -216,33 +215,35 @@ public final class Daemon {
     // MARK: Routing
 
     private func process(_ event: InputEvent) {
-        stats.framesProcessed += 1
         deliver(tracker.process(event, subscribedViews: subscriptions))
     }
 
     /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
     private func deliver(_ batches: [ViewTouches]) {
         guard !batches.isEmpty else { return }
-        var written: [ClientID: ClientConnection] = [:]
+        clientsToFlush.removeAll(keepingCapacity: true)
         for viewTouches in batches {
             guard let subscribers = subscriptions.subscribersByView[viewTouches.viewID] else { continue }
             encodedTouches.removeAll(keepingCapacity: true)
             TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil else { continue }
+                let wasEmpty = client.outbox.isEmpty
                 switch client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches) {
                 case .queued:
-                    written[clientID] = client
+                    if wasEmpty { clientsToFlush.append(client) }
                 case .coalesced:
                     logger.debug("\(client.label) is behind: coalesced moves in its queue")
-                    written[clientID] = client
                 case .overflow:
                     cutOff(client)
                 }
                 stats.touchMessagesQueued += 1
             }
         }
-        for client in written.values where client.closing == nil { flush(client) }
+        // One write per client per frame; a client with bytes already waiting is written to
+        // when the socket becomes writable (EPOLLOUT is on for it).
+        for client in clientsToFlush where client.closing == nil { flush(client) }
+        clientsToFlush.removeAll(keepingCapacity: true)
     }
 
     // MARK: Clients

@@ -88,7 +88,7 @@ struct BadClientTests {
         }
     }
 
-    @Test("hitTest, layout and status answer with the request's seq")
+    @Test("hitTest, status and reload answer with the request's seq")
     func requests() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -111,5 +111,8 @@ struct BadClientTests {
         }
         #expect(status.seq == 4)
         #expect(status.counters["clients"] == .integer(1))
+        // This test runs as the daemon's own user, so it may ask for a reload (the file is unchanged).
+        try client.send(ClientRequest(.reload, seq: 5))
+        #expect(try client.readReply() == .reloaded(generation: 1, seq: 5))
     }
 }
