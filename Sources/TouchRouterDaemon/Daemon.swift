@@ -30,6 +30,8 @@ public final class Daemon {
     private var replay: ReplayClock?
     private var liveInput: LibinputReader?
     private var isStopping = false
+    /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
+    private var isAcceptPaused = false
     private let startedMonotonicMicros = monotonicMicros()
     private var stats = Stats()
     /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
@@ -255,6 +257,13 @@ public final class Daemon {
             do {
                 guard let accepted = try listener.accept() else { return }
                 fd = accepted
+            } catch let error as SystemError where error.errno == EMFILE || error.errno == ENFILE {
+                // Out of descriptors: the pending connection would wake the loop forever. Stop
+                // accepting until a client leaves.
+                logger.error("accept: \(error); not accepting until a client disconnects")
+                loop.deregister(listener.fd)
+                isAcceptPaused = true
+                return
             } catch {
                 logger.error("accept: \(error)")
                 return
@@ -466,6 +475,10 @@ public final class Daemon {
         default: logger.warning("\(client.label) disconnected: \(reason)")
         }
         if isStopping && clients.isEmpty { loop.stop() }
+        if isAcceptPaused, let listener {
+            isAcceptPaused = false
+            try? loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
+        }
     }
 
     // MARK: Reload and stop

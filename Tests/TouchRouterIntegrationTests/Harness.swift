@@ -60,13 +60,16 @@ final class DaemonProcess {
     /// listens (or has exited, for tests of refusals).
     init(
         directory: TemporaryDirectory, arguments: [String], socketName: String = "run/touchrouter.sock",
-        waitUntilListening: Bool = true
+        waitUntilListening: Bool = true, launcher: [String] = []
     ) throws {
         socketPath = directory.file(socketName)
         logPath = directory.file("daemon-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Paths.product("touchrouterd"))
-        process.arguments = arguments + ["--socket", socketPath, "--log-level", "debug"]
+        // `launcher` runs the daemon through another program, e.g. `prlimit --nofile=16`.
+        let command = launcher + [Paths.product("touchrouterd")]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments =
+            command.dropFirst() + arguments + ["--socket", socketPath, "--log-level", "debug"]
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
