@@ -48,11 +48,6 @@ public struct SubscriptionTable: Sendable {
     /// How many clients have at least one subscription (whether or not the layout has its view).
     public var subscribedClientCount: Int { requested.values.filter { !$0.isEmpty }.count }
 
-    /// The views `client` currently receives.
-    public func views(of client: ClientID) -> [String] {
-        subscribersByView.filter { $0.value.contains(client) }.keys.sorted()
-    }
-
     /// Adds `viewIDs` (and their subtrees when `subtree`) for `client`. Returns the ids the
     /// current layout does not have; those are not subscribed, the others are.
     public mutating func subscribe(_ client: ClientID, to viewIDs: [String], subtree: Bool) -> [String] {
