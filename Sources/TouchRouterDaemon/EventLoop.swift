@@ -6,9 +6,12 @@ import Glibc
 /// What a registered descriptor is ready for, mapped onto EPOLL bits.
 public struct IOEvents: OptionSet, Sendable {
     public let rawValue: UInt32
+    /// The events of these EPOLL bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// EPOLLIN: data (or a connection, or EOF) to read.
     public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
+    /// EPOLLOUT: the socket takes more bytes.
     public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
     /// The peer closed its end (EPOLLRDHUP); always reported, never requested.
     public static let peerClosed = IOEvents(rawValue: EPOLLRDHUP.rawValue)
@@ -19,6 +22,7 @@ public struct IOEvents: OptionSet, Sendable {
 /// One epoll instance and the handler of each registered descriptor. `run()` blocks in
 /// `epoll_wait` with no timeout: with nothing ready the process does not wake up at all.
 public final class EventLoop {
+    /// Called on the loop's thread with what the descriptor is ready for.
     public typealias Handler = (IOEvents) -> Void
 
     private let epoll: FileDescriptor
@@ -84,6 +88,7 @@ public final class EventLoop {
 /// A signalfd for a fixed set of signals, which are blocked for normal delivery so they arrive
 /// only here, as readable data, inside the event loop.
 public final class SignalChannel {
+    /// Readable when a signal is pending.
     public let fd: FileDescriptor
 
     /// Blocks `signals` (`pthread_sigmask`) and opens `signalfd(SFD_NONBLOCK | SFD_CLOEXEC)` for them.
@@ -113,6 +118,7 @@ public final class SignalChannel {
 
 /// A CLOCK_MONOTONIC timerfd. Disarmed, it costs nothing; the loop only wakes when it fires.
 public final class MonotonicTimer {
+    /// Readable when the timer has fired.
     public let fd: FileDescriptor
 
     /// `timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)`.

@@ -29,12 +29,14 @@ public enum ListenerError: Error, Equatable, CustomStringConvertible {
 
 /// How to create the listening socket.
 public struct ListenerOptions: Equatable, Sendable {
+    /// The socket file's path.
     public var path: String
     /// Permission bits for the socket file (default 0660).
     public var mode: mode_t = 0o660
     /// Group name or number owning the socket file; nil keeps the daemon's group.
     public var group: String?
 
+    /// Options for a socket at `path`.
     public init(path: String, mode: mode_t = 0o660, group: String? = nil) {
         self.path = path
         self.mode = mode
@@ -44,7 +46,9 @@ public struct ListenerOptions: Equatable, Sendable {
 
 /// A listening, nonblocking Unix stream socket.
 public final class Listener {
+    /// The listening socket (nonblocking).
     public let fd: FileDescriptor
+    /// The path clients connect to.
     public let path: String
     /// The socket came from systemd (LISTEN_FDS); systemd owns the file, we never unlink it.
     public let isSocketActivated: Bool

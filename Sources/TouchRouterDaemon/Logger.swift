@@ -22,6 +22,7 @@ public enum LogLevel: Int, Sendable, CaseIterable {
         }
     }
 
+    /// The name `--log-level` and non-journal lines use.
     public var name: String {
         switch self {
         case .error: "error"
@@ -40,6 +41,7 @@ public final class Logger {
     /// Prefix lines with `<N>` instead of a level word (stderr is the journal).
     public let usesJournalPrefixes: Bool
 
+    /// A logger; journal prefixes are on when stderr is the journal.
     public init(minimumLevel: LogLevel = .info, usesJournalPrefixes: Bool = Logger.stderrIsJournal()) {
         self.minimumLevel = minimumLevel
         self.usesJournalPrefixes = usesJournalPrefixes
@@ -55,6 +57,7 @@ public final class Logger {
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
 
+    /// Logs at `error`, `warning`, `notice`, `info` or `debug`.
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
