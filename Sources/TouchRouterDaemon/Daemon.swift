@@ -18,6 +18,7 @@ public final class Daemon {
     private let signals: SignalChannel
     private let timer: MonotonicTimer
     private var configWatch: ConfigWatch?
+    private let systemd = SystemdNotifier()
 
     private var config: Config
     private var layout: Layout { config.layout }
@@ -120,6 +121,7 @@ public final class Daemon {
     /// tears everything down in reverse order.
     public func run() throws {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
+        systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
         try loop.run()
         for client in clients.values { disconnect(client, .daemonStopping) }
         configWatch?.close()
@@ -500,6 +502,8 @@ public final class Daemon {
             logger.info("reload (\(trigger)): config unchanged")
             return nil
         }
+        systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
+        defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
         deliver(tracker.replaceLayout(newLayout, timestampMicros: monotonicMicros()))
         config = newConfig
@@ -519,6 +523,7 @@ public final class Daemon {
     private func beginStop(reason: String) {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
+        systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
         deliver(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
         isStopping = true
         if let listener {

@@ -112,6 +112,47 @@ struct CommandLineTests {
         #expect(!log.contains("touchrouterd: notice:"))
     }
 
+    @Test("with NOTIFY_SOCKET, systemd hears READY, RELOADING and STOPPING")
+    func systemdNotify() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notifyPath = directory.file("notify.sock")
+        let notifyFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(notifyFD) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in notifyPath.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(notifyFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        func nextDatagram() throws -> String {
+            var poller = pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 30_000) == 1 else { throw HarnessError("no sd_notify datagram") }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
+            return String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+        }
+        let config = directory.file("layout.json5")
+        try FileManager.default.copyItem(atPath: Scenario.layoutPath, toPath: config)
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: config),
+            environment: ["NOTIFY_SOCKET": notifyPath])
+        defer { daemon.stop() }
+        #expect(try nextDatagram().hasPrefix("READY=1\nSTATUS=layout generation 1"))
+        let changed = try String(contentsOfFile: config, encoding: .utf8)
+            .replacingOccurrences(of: "left-edge", with: "left-margin")
+        try changed.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try nextDatagram().hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
+        #expect(try nextDatagram() == "READY=1\nSTATUS=layout generation 2")
+        daemon.signal(SIGTERM)
+        #expect(try nextDatagram() == "STOPPING=1\nSTATUS=stopping: SIGTERM")
+    }
+
     @Test("a socket passed by systemd socket activation (LISTEN_FDS) is used and left in place")
     func socketActivation() throws {
         let activator = "/usr/bin/systemd-socket-activate"
