@@ -121,7 +121,8 @@ public final class Daemon {
     /// tears everything down in reverse order.
     public func run() throws {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
-        systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
+        systemd?.notify(
+            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
         try loop.run()
         for client in clients.values { disconnect(client, .daemonStopping) }
         configWatch?.close()

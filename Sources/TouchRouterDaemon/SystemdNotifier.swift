@@ -33,7 +33,8 @@ final class SystemdNotifier {
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 bytes.withUnsafeMutableBytes {
-                    sendto(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
+                    sendto(
+                        socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
                 }
             }
         }
