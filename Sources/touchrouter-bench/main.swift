@@ -10,6 +10,7 @@ import Foundation
 let benchmarks: [Benchmark] = [
     hitTestBenchmark,
     encodeBenchmark,
+    trackerBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
