@@ -199,11 +199,9 @@ public final class LibinputReader {
         }
         var screenPoint = Point(0, 0)
         if kind == .down || kind == .motion {
-            // libinput scales linearly by the range it is given: ask for 0..<1 and scale by the
-            // screen's size ourselves, so fractional layout sizes keep full precision.
             screenPoint = Point(
-                libinput_event_touch_get_x_transformed(touch, 1) * state.assignment.width,
-                libinput_event_touch_get_y_transformed(touch, 1) * state.assignment.height)
+                Self.transformed(touch, libinput_event_touch_get_x_transformed, state.assignment.width),
+                Self.transformed(touch, libinput_event_touch_get_y_transformed, state.assignment.height))
         }
         let slot = libinput_event_touch_get_seat_slot(touch)
         let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint)
@@ -212,6 +210,15 @@ public final class LibinputReader {
             output.append(.frame(frame(state, early.timestampMicros, early.contacts)))
         }
         devices[pointer] = state
+    }
+
+    /// libinput's transformed coordinate for a screen `size` layout units across. libinput scales
+    /// linearly by the integer range it is given; a fractional size is scaled here from 0..<1.
+    private static func transformed(
+        _ touch: OpaquePointer, _ get: (OpaquePointer?, UInt32) -> Double, _ size: Double
+    ) -> Double {
+        if size == size.rounded(), size >= 1, size <= Double(UInt32.max) { return get(touch, UInt32(size)) }
+        return get(touch, 1) * size
     }
 
     private func frame(_ state: DeviceState, _ timestampMicros: UInt64, _ contacts: [ContactEvent]) -> InputFrame {
