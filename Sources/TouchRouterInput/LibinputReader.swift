@@ -15,7 +15,8 @@ public struct InputReaderError: Error, Equatable, CustomStringConvertible {
     public var detail: String
 
     public var description: String {
-        errno == 0 ? "\(call) failed: \(detail)" : "\(call) failed: \(detail): \(String(cString: strerror(errno)))"
+        errno == 0
+            ? "\(call) failed: \(detail)" : "\(call) failed: \(detail): \(String(cString: strerror(errno)))"
     }
 }
 
@@ -71,7 +72,8 @@ public final class LibinputReader {
         self.framesCapacity = maxContactsPerFrame
         let callbacks = Unmanaged.passRetained(ReaderCallbacks(log: log))
         let interface = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
-        interface.initialize(to: libinput_interface(open_restricted: openRestricted, close_restricted: closeRestricted))
+        interface.initialize(
+            to: libinput_interface(open_restricted: openRestricted, close_restricted: closeRestricted))
 
         var udev: OpaquePointer?
         let context: OpaquePointer?
@@ -206,7 +208,9 @@ public final class LibinputReader {
         let slot = libinput_event_touch_get_seat_slot(touch)
         let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint)
         if let early = state.accumulator.add(contact, timestampMicros: timestampMicros) {
-            log(.warning, "touch device \(describe(state)) sent \(early.contacts.count) contacts without a frame")
+            log(
+                .warning,
+                "touch device \(describe(state)) sent \(early.contacts.count) contacts without a frame")
             output.append(.frame(frame(state, early.timestampMicros, early.contacts)))
         }
         devices[pointer] = state
@@ -221,7 +225,9 @@ public final class LibinputReader {
         return get(touch, 1) * size
     }
 
-    private func frame(_ state: DeviceState, _ timestampMicros: UInt64, _ contacts: [ContactEvent]) -> InputFrame {
+    private func frame(_ state: DeviceState, _ timestampMicros: UInt64, _ contacts: [ContactEvent])
+        -> InputFrame
+    {
         InputFrame(
             device: state.device, screen: state.assignment.screen, timestampMicros: timestampMicros,
             contacts: contacts)
@@ -233,14 +239,19 @@ public final class LibinputReader {
         let description = describeDevice(pointer)
         guard description.hasTouch else {
             if ignoredDevices.insert(pointer).inserted {
-                log(.info, "ignoring \(description.name) (\(description.node ?? description.sysname)): not a touch device")
+                log(
+                    .info,
+                    "ignoring \(description.name) (\(description.node ?? description.sysname)): not a touch device"
+                )
             }
             return
         }
         guard let assignment = assigner(description, defaultMatrix(pointer)) else {
             if ignoredDevices.insert(pointer).inserted {
-                log(.info, "ignoring touch device \(description.name) (\(description.node ?? description.sysname)): "
-                    + "it matches no screen")
+                log(
+                    .info,
+                    "ignoring touch device \(description.name) (\(description.node ?? description.sysname)): "
+                        + "it matches no screen")
             }
             return
         }
@@ -266,7 +277,10 @@ public final class LibinputReader {
     private func apply(_ assignment: ScreenAssignment, to pointer: OpaquePointer, _ device: InputDevice) {
         guard libinput_device_config_calibration_has_matrix(pointer) != 0 else {
             if assignment.calibrationMatrix != nil {
-                log(.warning, "device \(device.id) \(device.name) has no calibration support; rotation/calibration ignored")
+                log(
+                    .warning,
+                    "device \(device.id) \(device.name) has no calibration support; rotation/calibration ignored"
+                )
             }
             return
         }
@@ -297,7 +311,8 @@ public final class LibinputReader {
             var entry = udev_device_get_properties_list_entry(udevDevice)
             while let current = entry {
                 if let key = udev_list_entry_get_name(current) {
-                    properties[String(cString: key)] = udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
+                    properties[String(cString: key)] =
+                        udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
                 }
                 entry = udev_list_entry_get_next(current)
             }
@@ -328,7 +343,9 @@ private final class ReaderCallbacks {
 
 /// Opens a device node for libinput, close-on-exec and non-blocking; failures are logged with the
 /// path and errno and returned as a negative errno, as libinput expects.
-private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData: UnsafeMutableRawPointer?) -> Int32 {
+private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData: UnsafeMutableRawPointer?)
+    -> Int32
+{
     guard let path else { return -EINVAL }
     let fd = open(path, flags | O_CLOEXEC | O_NONBLOCK)
     if fd < 0 {
@@ -336,7 +353,8 @@ private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData:
         if let userData {
             let callbacks = Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue()
             callbacks.log(
-                .error, "cannot open \(String(cString: path)): \(String(cString: strerror(savedErrno))) "
+                .error,
+                "cannot open \(String(cString: path)): \(String(cString: strerror(savedErrno))) "
                     + "(errno \(savedErrno))")
         }
         return -savedErrno
@@ -353,7 +371,9 @@ private func libinputLogHandler(
     context: OpaquePointer?, priority: libinput_log_priority, format: UnsafePointer<CChar>?,
     arguments: CVaListPointer?
 ) {
-    guard let context, let format, let arguments, let userData = libinput_get_user_data(context) else { return }
+    guard let context, let format, let arguments, let userData = libinput_get_user_data(context) else {
+        return
+    }
     var buffer = [CChar](repeating: 0, count: 1024)
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     let length = buffer.firstIndex(of: 0) ?? buffer.count

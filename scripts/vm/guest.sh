@@ -119,14 +119,14 @@ recording() {
     routed=$(monitor_lines)
     if [ "$route" = inject ]; then
         start_device "$tag" "$name" "$CTL" inject --device-desc "$desc" --recording "$events" --wait-stdin \
-            --start-delay 0 --linger 3000 || { echo "device never reached libinput"; return 1; }
+            --start-delay 0 --linger 1500 || { echo "device never reached libinput"; return 1; }
         go "$tag"
         finish "$tag" || { echo "injector failed or device not removed"; return 1; }
     else
         start_device "$tag" "$name" evemu-device "$desc" || { echo "device never reached libinput"; return 1; }
         node=$(grep -o '/dev/input/event[0-9]*' "$OUT/$tag.device" | head -1)
         evemu-play "$node" < "$events" || { echo "evemu-play failed"; return 1; }
-        sleep 3  # let libinput read the tail before the device goes
+        sleep 1.5  # let libinput read the tail before the device goes
         pid="PID_$tag"
         kill "${!pid}"
         wait "${!pid}"
