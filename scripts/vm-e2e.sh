@@ -28,6 +28,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -q "${missing[@]}" > /dev/null 2>&1 \
         || { apt-get update -q > /dev/null && apt-get install -y -q "${missing[@]}" > /dev/null; }
 fi
+# pip's scripts directory (vng, virtme-run) may not be on a CI shell's PATH.
+PATH="$PATH:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null || true)"
 if ! command -v vng > /dev/null; then
     say "installing virtme-ng (pip)"
     python3 -m pip install -q virtme-ng > /dev/null 2>&1 || pip install -q virtme-ng > /dev/null
