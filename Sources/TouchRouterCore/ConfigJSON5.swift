@@ -51,10 +51,88 @@ enum JSONValue: Decodable {
         }
     }
 
+    /// Decodes by trying each type in turn. Correct for any document, but every failed try makes
+    /// JSONDecoder build an error with its coding path, which costs O(depth²): slow on deep files.
     static func decode(_ data: Data) throws -> JSONValue {
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
         return try decoder.decode(JSONValue.self, from: data)
+    }
+
+    /// Decodes asking JSONDecoder for exactly the type the locator saw at each step, so no try fails
+    /// (linear time). Throws if the shape does not match what JSONDecoder parsed (then use `decode`).
+    static func decode(_ data: Data, guide shape: JSONDocumentShape) throws -> JSONValue {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        let guide = DecodingGuide(shape)
+        decoder.userInfo[DecodingGuide.userInfoKey] = guide
+        let value = try decoder.decode(GuidedValue.self, from: data).value
+        guard guide.next == shape.entries.count else { throw DecodingGuide.Mismatch() }
+        return value
+    }
+}
+
+/// The locator's shape of a document and how far decoding has consumed it.
+private final class DecodingGuide: @unchecked Sendable {
+    // Used by one decode on one thread only.
+    struct Mismatch: Error {}
+    static let userInfoKey = CodingUserInfoKey(rawValue: "touchrouter.decodingGuide")!
+
+    let shape: JSONDocumentShape
+    var next = 0
+
+    init(_ shape: JSONDocumentShape) {
+        self.shape = shape
+    }
+}
+
+/// A JSON object key of any name.
+private struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// One value decoded as the guide says.
+private struct GuidedValue: Decodable {
+    var value: JSONValue
+
+    init(from decoder: Decoder) throws {
+        guard let guide = decoder.userInfo[DecodingGuide.userInfoKey] as? DecodingGuide,
+            guide.next < guide.shape.entries.count
+        else { throw DecodingGuide.Mismatch() }
+        let entry = guide.shape.entries[guide.next]
+        guide.next += 1
+        switch entry {
+        case .object(let keyList):
+            let container = try decoder.container(keyedBy: AnyCodingKey.self)
+            let keys = guide.shape.keyLists[keyList]
+            var object: [String: JSONValue] = [:]
+            object.reserveCapacity(keys.count)
+            for key in keys {
+                object[key] = try container.decode(GuidedValue.self, forKey: AnyCodingKey(stringValue: key)).value
+            }
+            guard object.count == container.allKeys.count else { throw DecodingGuide.Mismatch() }
+            value = .object(object)
+        case .array:
+            var container = try decoder.unkeyedContainer()
+            var array: [JSONValue] = []
+            if let count = container.count { array.reserveCapacity(count) }
+            while !container.isAtEnd {
+                array.append(try container.decode(GuidedValue.self).value)
+            }
+            value = .array(array)
+        case .null:
+            guard try decoder.singleValueContainer().decodeNil() else { throw DecodingGuide.Mismatch() }
+            value = .null
+        case .bool:
+            value = .bool(try decoder.singleValueContainer().decode(Bool.self))
+        case .number:
+            value = .number(try decoder.singleValueContainer().decode(Double.self))
+        case .string:
+            value = .string(try decoder.singleValueContainer().decode(String.self))
+        }
     }
 }
 
@@ -76,7 +154,7 @@ struct SourcePosition: Hashable, Comparable {
 
 /// UTF-8 validation with the offset of the first bad byte.
 enum UTF8Check {
-    /// The 0-based offset of the first byte that is not part of a valid UTF-8 sequence, or nil.
+    /// The 0-based offset where the first invalid UTF-8 sequence starts, or nil when all is valid.
     static func firstInvalidByte(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         let count = bytes.count
@@ -101,10 +179,10 @@ enum UTF8Check {
             }
             for offset in 1..<length {
                 let position = index + offset
-                guard position < count else { return position }
+                guard position < count else { return index }
                 let byte = bytes[position]
                 let low = offset == 1 ? secondLow : 0x80, high = offset == 1 ? secondHigh : 0xBF
-                if byte < low || byte > high { return position }
+                if byte < low || byte > high { return index }
             }
             index += length
         }
@@ -128,6 +206,20 @@ struct JSON5LocatorResult {
     var problems: [JSON5Problem] = []
     /// The first syntax or nesting error (the scan stops there).
     var fatal: JSON5Problem?
+    /// Every value's kind in document order, and every object's keys: what `JSONValue.decode(_:guide:)`
+    /// needs to ask JSONDecoder for exactly the right type at each step.
+    var shape = JSONDocumentShape()
+}
+
+/// The kinds of a document's values in document order (pre-order), from the locator's scan.
+struct JSONDocumentShape {
+    enum Entry {
+        case null, bool, number, string, array
+        case object(keyList: Int)
+    }
+    var entries: [Entry] = []
+    /// Each object's keys in document order, indexed by `Entry.object(keyList:)`.
+    var keyLists: [[String]] = []
 }
 
 /// A JSON5 scanner that checks structure and records positions, with an explicit stack (never
@@ -153,6 +245,8 @@ struct JSON5Locator {
     private var stack: [Container] = []
     private var path: [JSONPathComponent] = []
     private var result = JSON5LocatorResult()
+    /// Indices into `result.shape.keyLists` of the objects still open.
+    private var openObjects: [Int] = []
 
     /// Scans the document; records the positions of `wanted` paths.
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, wanted: Set<[JSONPathComponent]>) -> JSON5LocatorResult {
@@ -166,16 +260,25 @@ struct JSON5Locator {
         self.wanted = wanted
     }
 
-    private var position: SourcePosition { position(at: index) }
+    private var position: SourcePosition {
+        mutating get { position(at: index) }
+    }
 
-    private func position(at offset: Int) -> SourcePosition {
-        var column = 1
-        var scan = lineStart
-        while scan < offset {
-            if bytes[scan] & 0xC0 != 0x80 { column += 1 }
-            scan += 1
+    /// The column at `columnCacheOffset` on the current line, so that positions on one very long line
+    /// cost the distance since the last one, not the whole line again.
+    private var columnCacheOffset = 0
+    private var columnCacheValue = 1
+
+    private mutating func position(at offset: Int) -> SourcePosition {
+        if columnCacheOffset < lineStart || columnCacheOffset > offset {
+            columnCacheOffset = lineStart
+            columnCacheValue = 1
         }
-        return SourcePosition(line: line, column: column)
+        while columnCacheOffset < offset {
+            if bytes[columnCacheOffset] & 0xC0 != 0x80 { columnCacheValue += 1 }
+            columnCacheOffset += 1
+        }
+        return SourcePosition(line: line, column: columnCacheValue)
     }
 
     private mutating func fail(_ message: String, code: ConfigErrorCode = .syntax) {
@@ -252,7 +355,7 @@ struct JSON5Locator {
 
     /// A container closed: it is itself a finished value of its parent.
     private mutating func closeContainer() {
-        stack.removeLast()
+        if case .object = stack.removeLast() { openObjects.removeLast() }
     }
 
     private mutating func record() {
@@ -274,20 +377,27 @@ struct JSON5Locator {
     private mutating func scanValue(_ byte: UInt8) -> State {
         switch byte {
         case UInt8(ascii: "{"):
+            result.shape.entries.append(.object(keyList: result.shape.keyLists.count))
+            result.shape.keyLists.append([])
+            openObjects.append(result.shape.keyLists.count - 1)
             return open(.object(keys: [])) ? .keyOrEnd : .value
         case UInt8(ascii: "["):
+            result.shape.entries.append(.array)
             return open(.array(count: 0)) ? .elementOrEnd : .value
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            result.shape.entries.append(.string)
             _ = scanString()
             return .afterValue
         case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "I"), UInt8(ascii: "N"):
+            result.shape.entries.append(.number)
             scanNumber()
             return .afterValue
         default:
             if isIdentifierStart(byte) {
                 let start = index
                 let word = scanIdentifier()
+                result.shape.entries.append(word == "null" ? .null : .bool)
                 if word != "true" && word != "false" && word != "null" {
                     index = start
                     fail("unexpected \(word.isEmpty ? describe(byte) : "'\(word)'") where a value belongs")
@@ -312,17 +422,18 @@ struct JSON5Locator {
             fail("expected a key or '}' but found \(describe(byte))")
             return false
         }
-        let keyPosition = position(at: keyStart)
         guard case .object(var keys) = stack[stack.count - 1] else { return false }
+        // Drop the container's copy so the set is mutated in place, not copied per key.
+        stack[stack.count - 1] = .object(keys: [])
         if !keys.insert(key).inserted {
             result.problems.append(
-                JSON5Problem(code: .duplicateKey, position: keyPosition, message: "duplicate key \"\(key)\""))
-        } else {
-            stack[stack.count - 1] = .object(keys: keys)
+                JSON5Problem(code: .duplicateKey, position: position(at: keyStart), message: "duplicate key \"\(key)\""))
         }
+        stack[stack.count - 1] = .object(keys: keys)
+        result.shape.keyLists[openObjects[openObjects.count - 1]].append(key)
         path.append(.key(key))
         if !wanted.isEmpty && wanted.contains(path) && result.positions[path] == nil {
-            result.positions[path] = keyPosition
+            result.positions[path] = position(at: keyStart)
         }
         skipSpaceAndComments()
         guard peek() == UInt8(ascii: ":") else {

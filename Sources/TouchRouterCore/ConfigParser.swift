@@ -71,7 +71,15 @@ struct ConfigParser {
             }
             let document: JSONValue
             do {
-                document = try JSONValue.decode(data)
+                // The guided decode is linear; the plain one is the fallback when the locator's view of
+                // the document differs from JSONDecoder's (duplicate keys, escapes in keys, a bug).
+                if firstScan.fatal == nil && firstScan.problems.isEmpty,
+                    let guided = try? JSONValue.decode(data, guide: firstScan.shape)
+                {
+                    document = guided
+                } else {
+                    document = try JSONValue.decode(data)
+                }
             } catch {
                 var errors = firstScan.problems.map(self.error)
                 if let fatal = firstScan.fatal { errors.append(self.error(fatal)) }
@@ -86,8 +94,13 @@ struct ConfigParser {
             }
             let located = JSON5Locator.scan(bytes, wanted: Set(pending.map(\.path)))
             var errors = located.problems.map(self.error)
+            // The scanner already reported NaN/Infinity where it stands; the walk's copy adds nothing.
+            let scannerReported = Set(located.problems.map { "\($0.code)@\($0.position.line):\($0.position.column)" })
             for problem in pending {
                 let position = located.positions[problem.path]
+                if let position, scannerReported.contains("\(problem.code)@\(position.line):\(position.column)") {
+                    continue
+                }
                 errors.append(
                     ConfigError(
                         code: problem.code, file: fileName, line: position?.line, column: position?.column,
@@ -660,8 +673,8 @@ struct ConfigParser {
 
 /// "Did you mean" suggestions: the closest known word within a small edit distance.
 public enum NearMiss {
-    /// The candidate closest to `word` (case-insensitive Levenshtein distance), if it is close enough to
-    /// be a likely typo: at most 2 edits, and fewer than half the word's length.
+    /// The candidate closest to `word` (case-insensitive edit distance), if it is close enough to be a
+    /// likely typo: at most 2 edits, and fewer than half the word's length.
     public static func suggestion(for word: String, among candidates: [String]) -> String? {
         let lowered = Array(word.lowercased().unicodeScalars)
         var best: (distance: Int, candidate: String)?
@@ -674,10 +687,12 @@ public enum NearMiss {
         return best?.candidate
     }
 
-    /// Levenshtein distance (insert, delete, substitute one scalar).
+    /// Edit distance counting an insertion, a deletion, a substitution or a swap of two neighbours as
+    /// one edit (optimal string alignment), since swapped letters are the commonest typo.
     static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -685,8 +700,11 @@ public enum NearMiss {
             for j in 1...b.count {
                 let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
                 current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }
