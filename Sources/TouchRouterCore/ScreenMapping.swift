@@ -113,14 +113,19 @@ public struct ScreenMapping: Hashable, Sendable {
         let user = Self.libinputMatrix(rotation: rotation, calibration: calibration)
         if user != Self.identityCalibration.map({ Float($0) }) {
             // Device matrix = Un-normalize · user · Normalize, kept as floats like libinput's struct matrix.
-            let sx = xAxis.libinputRange, sy = yAxis.libinputRange
-            let minX = Double(xAxis.minimum), minY = Double(yAxis.minimum)
+            let sx = xAxis.libinputRange
+            let sy = yAxis.libinputRange
+            let minX = Double(xAxis.minimum)
+            let minY = Double(yAxis.minimum)
             let u = user.map { Double($0) }
-            let m00 = Float(u[0]), m01 = Float(u[1] * sx / sy)
+            let m00 = Float(u[0])
+            let m01 = Float(u[1] * sx / sy)
             let m02 = Float(sx * (u[2] - u[0] * minX / sx - u[1] * minY / sy) + minX)
-            let m10 = Float(u[3] * sy / sx), m11 = Float(u[4])
+            let m10 = Float(u[3] * sy / sx)
+            let m11 = Float(u[4])
             let m12 = Float(sy * (u[5] - u[3] * minX / sx - u[4] * minY / sy) + minY)
-            let fx = Float(x), fy = Float(y)
+            let fx = Float(x)
+            let fy = Float(y)
             let tx: Float = fx * m00 + fy * m01 + m02
             let ty: Float = fx * m10 + fy * m11 + m12
             deviceX = Self.truncatedToInt32(tx)

@@ -35,6 +35,9 @@ public struct MultitouchDecoder: Sendable {
     private struct Slot: Sendable {
         var x: Int32 = 0
         var y: Int32 = 0
+        /// libinput's hysteresis centre (devices whose position axes have a fuzz).
+        var centreX: Int32 = 0
+        var centreY: Int32 = 0
         var seatSlot: Int32 = -1
         var state = SlotState.none
         var dirty = false
@@ -50,6 +53,8 @@ public struct MultitouchDecoder: Sendable {
 
     private let isMultitouch: Bool
     private let hasPalm: Bool
+    /// libinput's hysteresis margin (fuzz / 2 of the position axes), nil when both fuzzes are 0.
+    private let hysteresisMargin: (x: Int32, y: Int32)?
     private let xAxis: AxisRange
     private let yAxis: AxisRange
     private var slots: [Slot]
@@ -77,6 +82,9 @@ public struct MultitouchDecoder: Sendable {
         self.mapping = mapping
         isMultitouch = device.isMultitouch
         hasPalm = device.absinfo[EvdevCode.absMtToolType] != nil
+        let xFuzz = device.xAxis?.fuzz ?? 0
+        let yFuzz = device.yAxis?.fuzz ?? 0
+        hysteresisMargin = isMultitouch && (xFuzz != 0 || yFuzz != 0) ? (xFuzz / 2, yFuzz / 2) : nil
         xAxis = device.xAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
         yAxis = device.yAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
         slots = Array(repeating: Slot(), count: device.slotCount)
@@ -116,10 +124,11 @@ public struct MultitouchDecoder: Sendable {
             return nil
         case EvdevCode.evKey:
             if event.code == EvdevCode.btnTouch && !isMultitouch {
-                guard kernelButtonTouch != event.value else { return nil }
-                kernelButtonTouch = event.value
-                if event.value == 2 { return nil }  // key repeat
-                if event.value != 0 { pendingSingleDown = true } else { pendingSingleUp = true }
+                // The kernel passes a key only when its pressed state changes (2, a repeat, is pressed).
+                let pressed: Int32 = event.value != 0 ? 1 : 0
+                guard kernelButtonTouch != pressed else { return nil }
+                kernelButtonTouch = pressed
+                if pressed != 0 { pendingSingleDown = true } else { pendingSingleUp = true }
             }
             return nil
         default:
@@ -178,11 +187,10 @@ public struct MultitouchDecoder: Sendable {
         defer { slots[currentSlot] = slot }
         switch event.code {
         case EvdevCode.absMtTrackingId:
-            guard slot.kernelTrackingId != event.value else { return }
-            slot.kernelTrackingId = event.value
+            guard let value = kernelFilter(event, old: &slot.kernelTrackingId) else { return }
             slot.orphaned = false
             pendingMultitouch = true
-            if event.value >= 0 {
+            if value >= 0 {
                 slot.state = .begin
                 slot.palm = hasPalm && slot.kernelToolType == EvdevCode.mtToolPalm ? .wasPalm : .none
             } else {
@@ -190,14 +198,12 @@ public struct MultitouchDecoder: Sendable {
             }
             slot.dirty = true
         case EvdevCode.absMtPositionX, EvdevCode.absMtPositionY:
-            let isX = event.code == EvdevCode.absMtPositionX
-            guard (isX ? slot.kernelX : slot.kernelY) != event.value else { return }
-            if isX {
-                slot.kernelX = event.value
-                slot.x = event.value
+            if event.code == EvdevCode.absMtPositionX {
+                guard let value = kernelFilter(event, old: &slot.kernelX) else { return }
+                slot.x = value
             } else {
-                slot.kernelY = event.value
-                slot.y = event.value
+                guard let value = kernelFilter(event, old: &slot.kernelY) else { return }
+                slot.y = value
             }
             if slot.orphaned {
                 // The finger outlived the dropped events: it comes back as a new contact.
@@ -208,9 +214,8 @@ public struct MultitouchDecoder: Sendable {
             pendingMultitouch = true
             slot.dirty = true
         case EvdevCode.absMtToolType:
-            guard hasPalm, slot.kernelToolType != event.value else { return }
-            slot.kernelToolType = event.value
-            if event.value == EvdevCode.mtToolPalm {
+            guard hasPalm, let value = kernelFilter(event, old: &slot.kernelToolType) else { return }
+            if value == EvdevCode.mtToolPalm {
                 if slot.palm == .none { slot.palm = .new }
             } else if slot.palm == .isPalm {
                 slot.palm = .wasPalm
@@ -225,13 +230,11 @@ public struct MultitouchDecoder: Sendable {
     private mutating func processSingleTouchAxis(_ event: EvdevEvent) {
         switch event.code {
         case EvdevCode.absX:
-            guard single.kernelX != event.value else { return }
-            single.kernelX = event.value
-            single.x = event.value
+            guard let value = kernelFilter(event, old: &single.kernelX) else { return }
+            single.x = value
         case EvdevCode.absY:
-            guard single.kernelY != event.value else { return }
-            single.kernelY = event.value
-            single.y = event.value
+            guard let value = kernelFilter(event, old: &single.kernelY) else { return }
+            single.y = value
         default:
             return
         }
@@ -303,14 +306,18 @@ public struct MultitouchDecoder: Sendable {
                         sent = false  // "driver sent multiple touch down for the same slot"
                     } else if let seatSlot = claimSeatSlot() {
                         slot.seatSlot = seatSlot
+                        slot.centreX = slot.x
+                        slot.centreY = slot.y
                         contacts.append(ContactEvent(kind: .down, slot: seatSlot, screenPoint: point(slot)))
                         sent = true
                     } else {
                         sent = false
                     }
                 case .update:
-                    if slot.seatSlot >= 0 {
-                        contacts.append(ContactEvent(kind: .motion, slot: slot.seatSlot, screenPoint: point(slot)))
+                    // libinput reports the raw position; the hysteresis only decides whether to report.
+                    let raw = point(slot)
+                    if slot.seatSlot >= 0, !withinHysteresis(&slot) {
+                        contacts.append(ContactEvent(kind: .motion, slot: slot.seatSlot, screenPoint: raw))
                         sent = true
                     } else {
                         sent = false
@@ -369,6 +376,76 @@ public struct MultitouchDecoder: Sendable {
 
     // MARK: - Helpers
 
+    /// The kernel's handling of an ABS value before a client sees it: defuzzed against the current value
+    /// with the axis's fuzz, then dropped (nil) when it equals the current value. Updates `old`.
+    private func kernelFilter(_ event: EvdevEvent, old: inout Int32?) -> Int32? {
+        var value = event.value
+        if let current = old {
+            let fuzz = Int64(device.absinfo[event.code]?.fuzz ?? 0)
+            if fuzz != 0 {
+                let v = Int64(value)
+                let o = Int64(current)
+                if v > o - fuzz / 2 && v < o + fuzz / 2 {
+                    value = current
+                } else if v > o - fuzz && v < o + fuzz {
+                    value = Int32(truncatingIfNeeded: (o * 3 + v) / 4)
+                } else if v > o - fuzz * 2 && v < o + fuzz * 2 {
+                    value = Int32(truncatingIfNeeded: (o + v) / 2)
+                }
+            }
+            guard value != current else { return nil }
+        }
+        old = value
+        return value
+    }
+
+    /// libinput's touch hysteresis (evdev_hysteresis): the centre follows the finger once it leaves an
+    /// ellipse of radii margin around it. True when the motion stays inside (libinput drops it); the slot's
+    /// position becomes the dragged centre either way, as in libinput.
+    private func withinHysteresis(_ slot: inout Slot) -> Bool {
+        guard let margin = hysteresisMargin else { return false }
+        var filteredX = slot.x
+        var filteredY = slot.y
+        if margin.x != 0 && margin.y != 0 {
+            let dx = Int64(slot.x) - Int64(slot.centreX)
+            let dy = Int64(slot.y) - Int64(slot.centreY)
+            let a = Double(margin.x)
+            let b = Double(margin.y)
+            let normalized = (Double(dx * dx) / (a * a) + Double(dy * dy) / (b * b)).squareRoot()
+            if normalized < 1 {
+                filteredX = slot.centreX
+                filteredY = slot.centreY
+            } else {
+                let fingerDistance = Double(dx * dx + dy * dy).squareRoot()
+                let marginDistance = fingerDistance / normalized
+                let lagX: Double
+                let lagY: Double
+                if dx != 0 {
+                    let gradient = Double(dy) / Double(dx)
+                    lagX = marginDistance / (gradient * gradient + 1).squareRoot()
+                    lagY = ((marginDistance + lagX) * (marginDistance - lagX)).squareRoot()
+                } else {
+                    lagX = 0
+                    lagY = marginDistance
+                }
+                filteredX = Self.truncated(dx >= 0 ? Double(slot.x) - lagX : Double(slot.x) + lagX)
+                filteredY = Self.truncated(dy >= 0 ? Double(slot.y) - lagY : Double(slot.y) + lagY)
+            }
+        }
+        slot.x = filteredX
+        slot.y = filteredY
+        if filteredX == slot.centreX && filteredY == slot.centreY { return true }
+        slot.centreX = filteredX
+        slot.centreY = filteredY
+        return false
+    }
+
+    /// C's double → int conversion (toward zero), clamped.
+    private static func truncated(_ value: Double) -> Int32 {
+        guard value.isFinite else { return 0 }
+        return Int32(Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), value.rounded(.towardZero))))
+    }
+
     private func point(_ slot: Slot) -> Point {
         mapping.mapDevice(x: slot.x, y: slot.y, xAxis: xAxis, yAxis: yAxis)
     }
@@ -387,6 +464,7 @@ public struct MultitouchDecoder: Sendable {
 
     private func frame(_ contacts: [ContactEvent], timestampMicros: UInt64) -> InputFrame? {
         guard !contacts.isEmpty else { return nil }
-        return InputFrame(device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts)
+        return InputFrame(
+            device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts)
     }
 }

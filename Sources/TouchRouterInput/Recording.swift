@@ -49,7 +49,23 @@ public struct AbsInfo: Hashable, Sendable {
     public var range: AxisRange { AxisRange(minimum: minimum, maximum: maximum) }
 }
 
-/// A recorded input device: what the decoder needs to interpret its events.
+/// A device's struct input_id: bus type, vendor, product and version.
+public struct InputId: Hashable, Sendable {
+    public var bustype: UInt16
+    public var vendor: UInt16
+    public var product: UInt16
+    public var version: UInt16
+
+    public init(bustype: UInt16, vendor: UInt16, product: UInt16, version: UInt16) {
+        self.bustype = bustype
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+    }
+}
+
+/// A recorded input device: what the decoder needs to interpret its events, and what an injector
+/// needs to recreate it.
 public struct RecordedDevice: Hashable, Sendable {
     /// The kernel device name.
     public var name: String
@@ -57,11 +73,20 @@ public struct RecordedDevice: Hashable, Sendable {
     public var absinfo: [UInt16: AbsInfo]
     /// INPUT_PROP_* numbers the device has.
     public var properties: Set<UInt16>
+    /// Event codes the device has, by event type (EV_KEY, EV_ABS, …); EV_SYN is left out.
+    public var codes: [UInt16: Set<UInt16>]
+    /// Bus, vendor, product and version, when the recording gives them.
+    public var inputId: InputId?
 
-    public init(name: String, absinfo: [UInt16: AbsInfo], properties: Set<UInt16>) {
+    public init(
+        name: String, absinfo: [UInt16: AbsInfo], properties: Set<UInt16>, codes: [UInt16: Set<UInt16>] = [:],
+        inputId: InputId? = nil
+    ) {
         self.name = name
         self.absinfo = absinfo
         self.properties = properties
+        self.codes = codes
+        self.inputId = inputId
     }
 
     /// The device speaks multitouch protocol B: it has ABS_MT_SLOT and both MT position axes.
@@ -78,6 +103,12 @@ public struct RecordedDevice: Hashable, Sendable {
 
     /// INPUT_PROP_DIRECT is set: a touchscreen rather than a touchpad.
     public var isDirect: Bool { properties.contains(EvdevCode.inputPropDirect) }
+
+    /// Whether the device has the event code (from the recorded code lists; ABS axes also count when
+    /// only their absinfo is known).
+    public func has(type: UInt16, code: UInt16) -> Bool {
+        codes[type]?.contains(code) == true || (type == EvdevCode.evAbs && absinfo[code] != nil)
+    }
 
     /// The x axis libinput uses for positions: ABS_MT_POSITION_X on multitouch devices, else ABS_X.
     public var xAxis: AbsInfo? {
@@ -119,7 +150,9 @@ public struct RecordedLibinputTouch: Hashable, Sendable {
     /// Position in millimetres as libinput record prints it, when given.
     public var pointMillimetres: Point?
 
-    public init(type: String, timestampMicros: UInt64, slot: Int32?, seatSlot: Int32?, pointMillimetres: Point?) {
+    public init(
+        type: String, timestampMicros: UInt64, slot: Int32?, seatSlot: Int32?, pointMillimetres: Point?
+    ) {
         self.type = type
         self.timestampMicros = timestampMicros
         self.slot = slot
@@ -179,12 +212,24 @@ public struct Recording: Hashable, Sendable {
             return Recording(device: device, events: parsed.events)
         default:
             throw RecordingError(
-                file: fileName, line: 0, message: "unknown recording type '.\(ext)' (want .yml, .events, .desc)")
+                file: fileName, line: 0,
+                message: "unknown recording type '.\(ext)' (want .yml, .events, .desc)")
         }
     }
 
+    /// Every device of a recording file: all devices of a `libinput record` file (recorded with `--all`
+    /// or several device nodes), or the one device of an evemu file.
+    public static func loadAll(path: String) throws(RecordingError) -> [Recording] {
+        let ext = (path as NSString).pathExtension.lowercased()
+        guard ext == "yml" || ext == "yaml" else { return [try load(path: path)] }
+        return try LibinputRecordReader.parse(
+            try readText(path: path), file: (path as NSString).lastPathComponent)
+    }
+
     /// Reads an evemu description file and an evemu events file as one recording.
-    public static func loadEvemu(descriptionPath: String, eventsPath: String) throws(RecordingError) -> Recording {
+    public static func loadEvemu(descriptionPath: String, eventsPath: String) throws(RecordingError)
+        -> Recording
+    {
         let descName = (descriptionPath as NSString).lastPathComponent
         let desc = try EvemuReader.parse(try readText(path: descriptionPath), file: descName)
         guard let device = desc.device else {
@@ -209,7 +254,8 @@ public struct Recording: Hashable, Sendable {
     private static func siblingDescription(forEventsPath path: String) -> String? {
         let directory = (path as NSString).deletingLastPathComponent
         let eventsName = (path as NSString).lastPathComponent
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
         let candidates = names.filter { name in
             name.hasSuffix(".desc") && eventsName.hasPrefix(String(name.dropLast(".desc".count)) + ".")
         }

@@ -19,6 +19,8 @@ public enum EvemuReader {
         var absinfo: [UInt16: AbsInfo] = [:]
         var properties = Set<UInt16>()
         var propertyByteIndex = 0
+        var codeBytes: [UInt16: [UInt8]] = [:]
+        var inputId: InputId?
         var sawDescription = false
         var events: [EvdevEvent] = []
         var lineNumber = 0
@@ -38,8 +40,10 @@ public enum EvemuReader {
             let tag = trimmed.first!
             let body = trimmed.dropFirst(2)
             // Everything after a '#' is a comment (E: lines carry one); names keep theirs.
-            let fields = (tag == "N" ? body : body.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])
-                .split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let withoutComment =
+                tag == "N"
+                ? body : body.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let fields = withoutComment.split(whereSeparator: { $0 == " " || $0 == "\t" })
             switch tag {
             case "N":
                 guard name == nil else { throw fail("second device name (N:) in one file") }
@@ -48,13 +52,18 @@ public enum EvemuReader {
                 name = String(value)
                 sawDescription = true
             case "I":
-                guard fields.count == 4, fields.allSatisfy({ UInt16($0, radix: 16) != nil }) else {
+                let numbers = fields.compactMap { UInt16($0, radix: 16) }
+                guard fields.count == 4, numbers.count == 4 else {
                     throw fail("I: wants four hex numbers (bus vendor product version)")
                 }
+                inputId = InputId(
+                    bustype: numbers[0], vendor: numbers[1], product: numbers[2], version: numbers[3])
                 sawDescription = true
             case "P":
                 for field in fields {
-                    guard let byte = UInt8(field, radix: 16) else { throw fail("P: '\(field)' is not a hex byte") }
+                    guard let byte = UInt8(field, radix: 16) else {
+                        throw fail("P: '\(field)' is not a hex byte")
+                    }
                     for bit in 0..<8 where byte & (1 << bit) != 0 {
                         properties.insert(UInt16(propertyByteIndex * 8 + bit))
                     }
@@ -62,9 +71,12 @@ public enum EvemuReader {
                 }
                 sawDescription = true
             case "B":
-                guard !fields.isEmpty, fields.allSatisfy({ UInt8($0, radix: 16) != nil }) else {
+                let bytes = fields.compactMap { UInt8($0, radix: 16) }
+                guard !fields.isEmpty, bytes.count == fields.count else {
                     throw fail("B: wants an event type and bitmask bytes, all hex")
                 }
+                // Lines for the same type continue its bitmask.
+                codeBytes[UInt16(bytes[0]), default: []] += bytes.dropFirst()
                 sawDescription = true
             case "L", "S":
                 sawDescription = true
@@ -77,10 +89,14 @@ public enum EvemuReader {
                 }
                 var numbers: [Int32] = []
                 for field in fields.dropFirst() {
-                    guard let number = Int32(field) else { throw fail("A: '\(field)' is not a decimal integer") }
+                    guard let number = Int32(field) else {
+                        throw fail("A: '\(field)' is not a decimal integer")
+                    }
                     numbers.append(number)
                 }
-                guard numbers[0] <= numbers[1] else { throw fail("A: minimum \(numbers[0]) > maximum \(numbers[1])") }
+                guard numbers[0] <= numbers[1] else {
+                    throw fail("A: minimum \(numbers[0]) > maximum \(numbers[1])")
+                }
                 guard absinfo[code] == nil else { throw fail("A: axis \(fields[0]) described twice") }
                 absinfo[code] = AbsInfo(
                     minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
@@ -93,8 +109,12 @@ public enum EvemuReader {
                 guard let time = parseTimestamp(fields[0]) else {
                     throw fail("E: '\(fields[0])' is not a timestamp 'seconds.microseconds'")
                 }
-                guard let type = UInt16(fields[1], radix: 16) else { throw fail("E: type '\(fields[1])' is not hex") }
-                guard let code = UInt16(fields[2], radix: 16) else { throw fail("E: code '\(fields[2])' is not hex") }
+                guard let type = UInt16(fields[1], radix: 16) else {
+                    throw fail("E: type '\(fields[1])' is not hex")
+                }
+                guard let code = UInt16(fields[2], radix: 16) else {
+                    throw fail("E: code '\(fields[2])' is not hex")
+                }
                 guard let value = Int32(fields[3]) else {
                     throw fail("E: value '\(fields[3])' is not a decimal integer")
                 }
@@ -111,7 +131,17 @@ public enum EvemuReader {
         guard let name else {
             throw RecordingError(file: file, line: 0, message: "device description without a name (N:)")
         }
-        return Parsed(device: RecordedDevice(name: name, absinfo: absinfo, properties: properties), events: events)
+        var codes: [UInt16: Set<UInt16>] = [:]
+        for (type, bytes) in codeBytes where type != EvdevCode.evSyn {
+            var set = Set<UInt16>()
+            for (index, byte) in bytes.enumerated() {
+                for bit in 0..<8 where byte & (1 << bit) != 0 { set.insert(UInt16(index * 8 + bit)) }
+            }
+            if !set.isEmpty { codes[type] = set }
+        }
+        let device = RecordedDevice(
+            name: name, absinfo: absinfo, properties: properties, codes: codes, inputId: inputId)
+        return Parsed(device: device, events: events)
     }
 
     /// `seconds.microseconds` (the fraction is read as a decimal fraction of a second, up to 6 digits).

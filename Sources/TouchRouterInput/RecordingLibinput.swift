@@ -6,9 +6,10 @@ import TouchRouterCore
 // mappings, `- item` sequences (also at the same indentation as their key), flow sequences `[1, 2]`
 // and flow mappings `{a: 1, b: [2, 3]}`, double-quoted strings and `#` comments. Anything outside that
 // subset is an error naming the line. From the tree it takes: `version` (must be 1), and per entry of
-// `devices`: `evdev.name`, `evdev.absinfo` (`code: [min, max, fuzz, flat, resolution]`),
-// `evdev.properties`, and `events`, whose items are `evdev:` lists of `[sec, usec, type, code, value]`
-// or `libinput:` lists of interpreted events (touch events are kept for cross-checks).
+// `devices`: `evdev.name`, `evdev.id`, `evdev.codes`, `evdev.absinfo` (`code: [min, max, fuzz, flat,
+// resolution]`), `evdev.properties`, and `events`, whose items are `evdev:` lists of
+// `[sec, usec, type, code, value]` or `libinput:` lists of interpreted events (touch events are kept
+// for cross-checks).
 
 /// Reads `libinput record` output.
 public enum LibinputRecordReader {
@@ -20,7 +21,8 @@ public enum LibinputRecordReader {
         }
         guard case .mapping(let top) = root.value else { throw fail(root, "the top level must be a mapping") }
         guard let version = top["version"] else {
-            throw RecordingError(file: file, line: 1, message: "missing 'version' (not a libinput record file?)")
+            throw RecordingError(
+                file: file, line: 1, message: "missing 'version' (not a libinput record file?)")
         }
         guard version.scalar == "1" else {
             throw fail(version, "unsupported libinput record version '\(version.scalar ?? "?")' (want 1)")
@@ -41,7 +43,9 @@ public enum LibinputRecordReader {
     private static func parseDevice(
         _ deviceNode: MiniYAML.Node, fail: (MiniYAML.Node, String) -> RecordingError
     ) throws(RecordingError) -> Recording {
-        guard case .mapping(let device) = deviceNode.value else { throw fail(deviceNode, "a device must be a mapping") }
+        guard case .mapping(let device) = deviceNode.value else {
+            throw fail(deviceNode, "a device must be a mapping")
+        }
         guard let evdevNode = device["evdev"], case .mapping(let evdev) = evdevNode.value else {
             throw fail(deviceNode, "device without an 'evdev:' mapping")
         }
@@ -70,7 +74,8 @@ public enum LibinputRecordReader {
         }
         var properties = Set<UInt16>()
         if let propertiesNode = evdev["properties"] {
-            if case .null = propertiesNode.value {} else {
+            if case .null = propertiesNode.value {
+            } else {
                 let numbers = try integers(propertiesNode, count: nil, what: "properties", fail: fail)
                 for number in numbers {
                     guard let property = UInt16(exactly: number) else {
@@ -79,6 +84,39 @@ public enum LibinputRecordReader {
                     properties.insert(property)
                 }
             }
+        }
+        var codes: [UInt16: Set<UInt16>] = [:]
+        if let codesNode = evdev["codes"] {
+            switch codesNode.value {
+            case .mapping(let types):
+                for (key, listNode) in types.entries {
+                    guard let type = UInt16(key), type <= 0x1f else {
+                        throw fail(listNode, "codes key '\(key)' is not an event type (0…31)")
+                    }
+                    let numbers = try integers(listNode, count: nil, what: "codes \(key)", fail: fail)
+                    var set = Set<UInt16>()
+                    for number in numbers {
+                        guard let code = UInt16(exactly: number), code <= 0x2ff else {
+                            throw fail(listNode, "codes \(key): \(number) is not an event code")
+                        }
+                        set.insert(code)
+                    }
+                    if type != EvdevCode.evSyn && !set.isEmpty { codes[type] = set }
+                }
+            case .null: break
+            default: throw fail(codesNode, "'codes' must be a mapping of type: [codes]")
+            }
+        }
+        var inputId: InputId?
+        if let idNode = evdev["id"] {
+            let numbers = try integers(
+                idNode, count: 4, what: "id [bus, vendor, product, version]", fail: fail)
+            guard numbers.allSatisfy({ UInt16(exactly: $0) != nil }) else {
+                throw fail(idNode, "id out of range")
+            }
+            inputId = InputId(
+                bustype: UInt16(numbers[0]), vendor: UInt16(numbers[1]), product: UInt16(numbers[2]),
+                version: UInt16(numbers[3]))
         }
         var events: [EvdevEvent] = []
         var touches: [RecordedLibinputTouch] = []
@@ -119,14 +157,17 @@ public enum LibinputRecordReader {
             }
         }
         return Recording(
-            device: RecordedDevice(name: name, absinfo: absinfo, properties: properties), events: events,
+            device: RecordedDevice(
+                name: name, absinfo: absinfo, properties: properties, codes: codes, inputId: inputId),
+            events: events,
             libinputTouches: touches)
     }
 
     private static func evdevEvent(
         _ row: MiniYAML.Node, fail: (MiniYAML.Node, String) -> RecordingError
     ) throws(RecordingError) -> EvdevEvent {
-        let numbers = try integers(row, count: 5, what: "evdev event [sec, usec, type, code, value]", fail: fail)
+        let numbers = try integers(
+            row, count: 5, what: "evdev event [sec, usec, type, code, value]", fail: fail)
         guard numbers[0] >= 0, (0..<1_000_000).contains(numbers[1]) else {
             throw fail(row, "evdev event time \(numbers[0]).\(numbers[1]) is not seconds and microseconds")
         }
@@ -151,7 +192,9 @@ public enum LibinputRecordReader {
         }
         func optionalInt(_ key: String) throws(RecordingError) -> Int32? {
             guard let node = fields[key] else { return nil }
-            guard let text = node.scalar, let value = Int32(text) else { throw fail(node, "'\(key)' is not an integer") }
+            guard let text = node.scalar, let value = Int32(text) else {
+                throw fail(node, "'\(key)' is not an integer")
+            }
             return value
         }
         var point: Point?
@@ -162,7 +205,8 @@ public enum LibinputRecordReader {
             point = Point(x, y)
         }
         return RecordedLibinputTouch(
-            type: type, timestampMicros: UInt64((seconds * 1_000_000).rounded()), slot: try optionalInt("slot"),
+            type: type, timestampMicros: UInt64((seconds * 1_000_000).rounded()),
+            slot: try optionalInt("slot"),
             seatSlot: try optionalInt("seat_slot"), pointMillimetres: point)
     }
 
@@ -241,14 +285,20 @@ enum MiniYAML {
     }
 
     /// The line without a `#` comment (a `#` at the start or after a space, outside double quotes).
-    static func stripComment(_ line: Substring, file: String, line number: Int) throws(RecordingError) -> Substring {
+    static func stripComment(_ line: Substring, file: String, line number: Int) throws(RecordingError)
+        -> Substring
+    {
         var inQuotes = false
         var previous: Character = " "
         var escaped = false
         for index in line.indices {
             let character = line[index]
             if inQuotes {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
                     inQuotes = false
                 }
             } else if character == "\"" {
@@ -293,7 +343,9 @@ enum MiniYAML {
                     } else {
                         items.append(Node(value: .null, line: line.number))
                     }
-                } else if rest.first == "[" || rest.first == "{" || rest.first == "\"" || keyValueSplit(rest) == nil {
+                } else if rest.first == "[" || rest.first == "{" || rest.first == "\""
+                    || keyValueSplit(rest) == nil
+                {
                     items.append(try flowValue(rest, line: line))
                     index += 1
                 } else {
@@ -324,7 +376,9 @@ enum MiniYAML {
                     node = try flowValue(value, line: line)
                 } else if index < lines.count, lines[index].indent > indent {
                     node = try block(indent: lines[index].indent)
-                } else if index < lines.count, lines[index].indent == indent, isSequenceItem(lines[index].text) {
+                } else if index < lines.count, lines[index].indent == indent,
+                    isSequenceItem(lines[index].text)
+                {
                     node = try sequence(indent: indent)
                 } else {
                     node = Node(value: .null, line: line.number)
@@ -347,7 +401,9 @@ enum MiniYAML {
                 let after = text.index(after: index)
                 guard after == text.endIndex || text[after] == " " else { continue }
                 var key = text[..<index].trimmingSpaces()
-                if key.hasPrefix("\"") && key.hasSuffix("\"") && key.count >= 2 { key = key.dropFirst().dropLast() }
+                if key.hasPrefix("\"") && key.hasSuffix("\"") && key.count >= 2 {
+                    key = key.dropFirst().dropLast()
+                }
                 guard !key.isEmpty, !key.contains(where: { "[]{},".contains($0) }) else { return nil }
                 return (String(key), text[after...].trimmingSpaces())
             }
@@ -412,7 +468,9 @@ enum MiniYAML {
                 while true {
                     skipSpaces()
                     let keyStart = position
-                    while position < text.endIndex, text[position] != ":" { position = text.index(after: position) }
+                    while position < text.endIndex, text[position] != ":" {
+                        position = text.index(after: position)
+                    }
                     guard position < text.endIndex else { return nil }
                     let key = text[keyStart..<position].trimmingSpaces()
                     guard !key.isEmpty, !key.contains(where: { "[]{},\"".contains($0) }) else { return nil }

@@ -88,7 +88,8 @@ public enum ReplayScheduleError: Error, Hashable, Sendable, CustomStringConverti
 
     public var description: String {
         switch self {
-        case .invalidSpeed(let speed): "replay speed must be 0 (as fast as possible) or positive, not \(speed)"
+        case .invalidSpeed(let speed):
+            "replay speed must be 0 (as fast as possible) or positive, not \(speed)"
         case .zeroLoopGap: "a looped replay needs a gap of at least 1 µs between passes"
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TouchRouterCore
 
 @Suite("ScreenMapping")
@@ -50,7 +51,8 @@ struct ScreenMappingTests {
         let seed: UInt64 = 42
         var random = SeededRandom(seed: seed)
         for _ in 0..<200 {
-            let u = Double.random(in: 0..<1, using: &random), v = Double.random(in: 0..<1, using: &random)
+            let u = Double.random(in: 0..<1, using: &random)
+            let v = Double.random(in: 0..<1, using: &random)
             let viaMatrix = Point((m[0] * u + m[1] * v + m[2]) * 1280, (m[3] * u + m[4] * v + m[5]) * 800)
             let viaMap = mapping.map(normalizedX: u, normalizedY: v)
             #expect(
@@ -62,7 +64,8 @@ struct ScreenMappingTests {
     /// libinput's device-unit path (float matrix, truncation to whole units) stays within one device unit.
     @Test(arguments: [0, 90, 180, 270])
     func deviceMappingWithinOneUnit(rotation: Int) throws {
-        let xAxis = AxisRange(minimum: 0, maximum: 799), yAxis = AxisRange(minimum: 0, maximum: 479)
+        let xAxis = AxisRange(minimum: 0, maximum: 799)
+        let yAxis = AxisRange(minimum: 0, maximum: 479)
         let mapping = try ScreenMapping(
             screenWidth: 800, screenHeight: 480, rotation: rotation, calibration: [1, 0, 0.01, 0, 1, -0.02])
         let points: [(Int32, Int32)] = [(0, 0), (539, 167), (799, 479), (222, 306)]

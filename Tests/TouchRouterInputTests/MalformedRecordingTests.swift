@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TouchRouterInput
 
 /// Every malformed recording fails with a RecordingError naming the file and the offending line.
@@ -21,6 +22,7 @@ struct MalformedRecordingTests {
         ("N: a\n\nN: b", 3, "second"),
         ("N: X\nP: zz", 2, "hex"),
         ("N: X\nI: 0018 0000 0000", 2, "I:"),
+        ("N: X\nB: 01 00 0g", 2, "B:"),
         ("N:  \n", 1, "empty"),
         ("A: 35 0 99 0 0 0", 0, "name"),
     ])
@@ -80,12 +82,19 @@ struct MalformedRecordingTests {
         (7, "    name: \"Pa\\qnel\"", 7, "malformed"),
         (7, "\tname: \"Panel\"", 7, "tab"),
         (12, "    properties: 1", 12, "list"),
+        (12, "    properties: [1]\n    id: [24, 0, 0]", 13, "4 numbers"),
+        (12, "    properties: [1]\n    codes:\n      40: [1]", 14, "event type"),
+        (12, "    properties: [1]\n    codes:\n      1: [330, 99999]", 14, "event code"),
         (3, "ndevices: 1\nndevices: 1", 4, "duplicate"),
         (16, "  - evdev: 3", 16, "list"),
         (16, "  - [1, 2]", 16, "single"),
         (16, "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {type: TOUCH_UP}", 19, "time"),
-        (16, "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {time: 1.5, type: TOUCH_UP, slot: x}", 19,
-         "slot"),
+        (
+            16,
+            "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {time: 1.5, type: TOUCH_UP, slot: x}",
+            19,
+            "slot"
+        ),
         (4, "devices: []", 5, "indentation"),
     ])
     func libinputRecord(lineNumber: Int, replacement: String, errorLine: Int, word: String) {
@@ -94,7 +103,9 @@ struct MalformedRecordingTests {
         let text = lines.joined(separator: "\n")
         do {
             _ = try LibinputRecordReader.parse(text, file: "bad.yml")
-            Issue.record("parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)")
+            Issue.record(
+                "parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)"
+            )
         } catch {
             #expect(error.file == "bad.yml")
             #expect(error.line == errorLine, "\(error)")

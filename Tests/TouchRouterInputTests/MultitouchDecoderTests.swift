@@ -1,20 +1,26 @@
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterInput
 
 @Suite("MultitouchDecoder")
 struct MultitouchDecoderTests {
     static let device = InputDevice(id: 1, name: "test")
 
-    static func decode(_ recording: Recording, rotation: Int = 0, cancelAtEnd: Bool = true) throws -> [InputFrame] {
-        let x = recording.device.xAxis!, y = recording.device.yAxis!
+    static func decode(_ recording: Recording, rotation: Int = 0, cancelAtEnd: Bool = true) throws
+        -> [InputFrame]
+    {
+        let x = recording.device.xAxis!
+        let y = recording.device.yAxis!
         // A screen the size of the device's range: positions come out in device units.
         let size = (Double(x.maximum - x.minimum + 1), Double(y.maximum - y.minimum + 1))
         let mapping = try ScreenMapping(
-            screenWidth: rotation % 180 == 0 ? size.0 : size.1, screenHeight: rotation % 180 == 0 ? size.1 : size.0,
+            screenWidth: rotation % 180 == 0 ? size.0 : size.1,
+            screenHeight: rotation % 180 == 0 ? size.1 : size.0,
             rotation: rotation)
         return MultitouchDecoder.decode(
-            recording, inputDevice: device, screen: "main", mapping: mapping, cancelRemainingAtEnd: cancelAtEnd)
+            recording, inputDevice: device, screen: "main", mapping: mapping,
+            cancelRemainingAtEnd: cancelAtEnd)
     }
 
     /// Every fixture decodes to well-formed contact sequences: each down is followed by motions and one up,
@@ -57,7 +63,10 @@ struct MultitouchDecoderTests {
 
     /// The libinput record of a gesture and the evemu file it was played from decode to the same contacts.
     @Test(arguments: [
-        ("libinput/atmel-2-fingers-touch-release.yml", "evemu/Atmel maXTouch Touchscreen.2-fingers-touch-release.events"),
+        (
+            "libinput/atmel-2-fingers-touch-release.yml",
+            "evemu/Atmel maXTouch Touchscreen.2-fingers-touch-release.events"
+        ),
         ("libinput/ep0430m09-4-finger-drag-down.yml", "evemu/EP0430M09.4-finger-drag-down.events"),
     ])
     func libinputRecordAndEvemuDecodeAlike(yml: String, evemu: String) throws {
@@ -78,10 +87,11 @@ struct MultitouchDecoderTests {
         #expect(frames[1].timestampMicros == 57_873)
         #expect(frames[2].contacts == [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(535, 177))])
         // One kernel frame moving both fingers is one frame with both motions, in slot order.
-        #expect(frames[7].contacts == [
-            ContactEvent(kind: .motion, slot: 0, screenPoint: Point(535, 180)),
-            ContactEvent(kind: .motion, slot: 1, screenPoint: Point(228, 318)),
-        ])
+        #expect(
+            frames[7].contacts == [
+                ContactEvent(kind: .motion, slot: 0, screenPoint: Point(535, 180)),
+                ContactEvent(kind: .motion, slot: 1, screenPoint: Point(228, 318)),
+            ])
         #expect(frames[14].contacts == [ContactEvent(kind: .up, slot: 1)])
         #expect(frames[15].contacts == [ContactEvent(kind: .up, slot: 0)])
         #expect(frames.allSatisfy { $0.device == Self.device && $0.screen == "main" })
@@ -94,7 +104,8 @@ struct MultitouchDecoderTests {
         // Device 800×480, screen 480×800. (539, 167): rotated device x = 800·(1 - 167/480) = 521.67 → 521,
         // device y = 480·539/800 = 323.4 → 323; then scaled: x = 521·480/800, y = 323·800/480.
         let point = try #require(frames.first?.contacts.first?.screenPoint)
-        #expect(Swift.abs(point.x - 521.0 * 480 / 800) < 1e-9 && Swift.abs(point.y - 323.0 * 800 / 480) < 1e-9)
+        #expect(
+            Swift.abs(point.x - 521.0 * 480 / 800) < 1e-9 && Swift.abs(point.y - 323.0 * 800 / 480) < 1e-9)
         // Within one device unit of the exact mapping (313, 539).
         #expect(Swift.abs(point.x - 313) <= 0.6 && Swift.abs(point.y - 539) <= 1.67)
     }
@@ -135,32 +146,38 @@ struct MultitouchDecoderTests {
 
     @Test func unchangedPositionsMakeNoMotion() throws {
         var decoder = try Self.decoder()
-        let frames = Self.feed(&decoder, [
-            Self.abs(EvdevCode.absMtTrackingId, 5, at: 0), Self.abs(EvdevCode.absMtPositionX, 10, at: 0),
-            Self.abs(EvdevCode.absMtPositionY, 20, at: 0), Self.report(at: 0),
-            // Same values again: the kernel would drop them, libinput sees nothing.
-            Self.abs(EvdevCode.absMtPositionX, 10, at: 10), Self.abs(EvdevCode.absMtPositionY, 20, at: 10),
-            Self.report(at: 10),
-            Self.abs(EvdevCode.absMtPositionY, 21, at: 20), Self.report(at: 20),
-        ])
-        #expect(frames.map(\.contacts) == [
-            [ContactEvent(kind: .down, slot: 0, screenPoint: Point(10, 20))],
-            [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(10, 21))],
-        ])
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 5, at: 0), Self.abs(EvdevCode.absMtPositionX, 10, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 20, at: 0), Self.report(at: 0),
+                // Same values again: the kernel would drop them, libinput sees nothing.
+                Self.abs(EvdevCode.absMtPositionX, 10, at: 10),
+                Self.abs(EvdevCode.absMtPositionY, 20, at: 10),
+                Self.report(at: 10),
+                Self.abs(EvdevCode.absMtPositionY, 21, at: 20), Self.report(at: 20),
+            ])
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(10, 20))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(10, 21))],
+            ])
         #expect(frames.map(\.timestampMicros) == [0, 20])
     }
 
     @Test func seatSlotsAreLowestFreeNotKernelSlots() throws {
         var decoder = try Self.decoder()
-        let frames = Self.feed(&decoder, [
-            Self.abs(EvdevCode.absMtSlot, 2, at: 0), Self.abs(EvdevCode.absMtTrackingId, 1, at: 0),
-            Self.abs(EvdevCode.absMtPositionX, 1, at: 0), Self.report(at: 0),
-            Self.abs(EvdevCode.absMtSlot, 3, at: 5), Self.abs(EvdevCode.absMtTrackingId, 2, at: 5),
-            Self.abs(EvdevCode.absMtPositionX, 2, at: 5), Self.report(at: 5),
-            Self.abs(EvdevCode.absMtSlot, 2, at: 9), Self.abs(EvdevCode.absMtTrackingId, -1, at: 9),
-            Self.abs(EvdevCode.absMtSlot, 0, at: 9), Self.abs(EvdevCode.absMtTrackingId, 3, at: 9),
-            Self.report(at: 9),
-        ])
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtSlot, 2, at: 0), Self.abs(EvdevCode.absMtTrackingId, 1, at: 0),
+                Self.abs(EvdevCode.absMtPositionX, 1, at: 0), Self.report(at: 0),
+                Self.abs(EvdevCode.absMtSlot, 3, at: 5), Self.abs(EvdevCode.absMtTrackingId, 2, at: 5),
+                Self.abs(EvdevCode.absMtPositionX, 2, at: 5), Self.report(at: 5),
+                Self.abs(EvdevCode.absMtSlot, 2, at: 9), Self.abs(EvdevCode.absMtTrackingId, -1, at: 9),
+                Self.abs(EvdevCode.absMtSlot, 0, at: 9), Self.abs(EvdevCode.absMtTrackingId, 3, at: 9),
+                Self.report(at: 9),
+            ])
         // Slots flush in kernel-slot order, so slot 0's new finger is placed before slot 2's frees seat 0.
         #expect(frames.map { $0.contacts.map(\.kind) } == [[.down], [.down], [.down, .up]])
         #expect(frames.map { $0.contacts.map(\.slot) } == [[0], [1], [2, 0]])
@@ -168,12 +185,14 @@ struct MultitouchDecoderTests {
 
     @Test func secondBeginOnALiveSlotIsIgnored() throws {
         var decoder = try Self.decoder()
-        let frames = Self.feed(&decoder, [
-            Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.report(at: 0),
-            Self.abs(EvdevCode.absMtTrackingId, 2, at: 5), Self.abs(EvdevCode.absMtPositionX, 50, at: 5),
-            Self.report(at: 5),
-            Self.abs(EvdevCode.absMtPositionX, 60, at: 7), Self.report(at: 7),
-        ])
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.report(at: 0),
+                Self.abs(EvdevCode.absMtTrackingId, 2, at: 5), Self.abs(EvdevCode.absMtPositionX, 50, at: 5),
+                Self.report(at: 5),
+                Self.abs(EvdevCode.absMtPositionX, 60, at: 7), Self.report(at: 7),
+            ])
         #expect(frames.map { $0.contacts.map(\.kind) } == [[.down], [.motion]])
         #expect(frames.last?.contacts.first?.screenPoint == Point(60, 0))
     }
@@ -182,50 +201,91 @@ struct MultitouchDecoderTests {
     /// cancelled, and a finger that is still there comes back as a new contact at its next position.
     @Test func synDroppedResynchronises() throws {
         var decoder = try Self.decoder()
-        let frames = Self.feed(&decoder, [
-            Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
-            Self.abs(EvdevCode.absMtPositionY, 100, at: 0),
-            Self.abs(EvdevCode.absMtSlot, 1, at: 0), Self.abs(EvdevCode.absMtTrackingId, 2, at: 0),
-            Self.abs(EvdevCode.absMtPositionX, 500, at: 0), Self.report(at: 0),
-            Self.abs(EvdevCode.absMtSlot, 0, at: 10), Self.abs(EvdevCode.absMtPositionX, 110, at: 10),
-            Self.dropped(at: 11),
-            // Discarded: includes the end of slot 1's finger.
-            Self.abs(EvdevCode.absMtSlot, 1, at: 12), Self.abs(EvdevCode.absMtTrackingId, -1, at: 12),
-            Self.abs(EvdevCode.absMtSlot, 0, at: 12), Self.abs(EvdevCode.absMtPositionX, 999, at: 12),
-            Self.report(at: 12),
-            // Slot 0's finger is still down and moves; a new finger lands in slot 2.
-            Self.abs(EvdevCode.absMtPositionX, 120, at: 20),
-            Self.abs(EvdevCode.absMtSlot, 2, at: 20), Self.abs(EvdevCode.absMtTrackingId, 3, at: 20),
-            Self.abs(EvdevCode.absMtPositionX, 700, at: 20), Self.abs(EvdevCode.absMtPositionY, 700, at: 20),
-            Self.report(at: 20),
-            Self.abs(EvdevCode.absMtSlot, 0, at: 30), Self.abs(EvdevCode.absMtTrackingId, -1, at: 30),
-            Self.abs(EvdevCode.absMtSlot, 2, at: 30), Self.abs(EvdevCode.absMtTrackingId, -1, at: 30),
-            Self.report(at: 30),
-        ])
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0),
+                Self.abs(EvdevCode.absMtSlot, 1, at: 0), Self.abs(EvdevCode.absMtTrackingId, 2, at: 0),
+                Self.abs(EvdevCode.absMtPositionX, 500, at: 0), Self.report(at: 0),
+                Self.abs(EvdevCode.absMtSlot, 0, at: 10), Self.abs(EvdevCode.absMtPositionX, 110, at: 10),
+                Self.dropped(at: 11),
+                // Discarded: includes the end of slot 1's finger.
+                Self.abs(EvdevCode.absMtSlot, 1, at: 12), Self.abs(EvdevCode.absMtTrackingId, -1, at: 12),
+                Self.abs(EvdevCode.absMtSlot, 0, at: 12), Self.abs(EvdevCode.absMtPositionX, 999, at: 12),
+                Self.report(at: 12),
+                // Slot 0's finger is still down and moves; a new finger lands in slot 2.
+                Self.abs(EvdevCode.absMtPositionX, 120, at: 20),
+                Self.abs(EvdevCode.absMtSlot, 2, at: 20), Self.abs(EvdevCode.absMtTrackingId, 3, at: 20),
+                Self.abs(EvdevCode.absMtPositionX, 700, at: 20),
+                Self.abs(EvdevCode.absMtPositionY, 700, at: 20),
+                Self.report(at: 20),
+                Self.abs(EvdevCode.absMtSlot, 0, at: 30), Self.abs(EvdevCode.absMtTrackingId, -1, at: 30),
+                Self.abs(EvdevCode.absMtSlot, 2, at: 30), Self.abs(EvdevCode.absMtTrackingId, -1, at: 30),
+                Self.report(at: 30),
+            ])
         #expect(decoder.droppedCount == 1)
         #expect(frames.map(\.timestampMicros) == [0, 11, 12, 20, 30])
         #expect(frames[0].contacts.map(\.kind) == [.down, .down])
         #expect(frames[1].contacts == [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(110, 100))])
-        #expect(frames[2].contacts == [ContactEvent(kind: .cancel, slot: 0), ContactEvent(kind: .cancel, slot: 1)])
-        #expect(frames[3].contacts == [
-            ContactEvent(kind: .down, slot: 0, screenPoint: Point(120, 100)),
-            ContactEvent(kind: .down, slot: 1, screenPoint: Point(700, 700)),
-        ])
+        #expect(
+            frames[2].contacts == [
+                ContactEvent(kind: .cancel, slot: 0), ContactEvent(kind: .cancel, slot: 1),
+            ])
+        #expect(
+            frames[3].contacts == [
+                ContactEvent(kind: .down, slot: 0, screenPoint: Point(120, 100)),
+                ContactEvent(kind: .down, slot: 1, screenPoint: Point(700, 700)),
+            ])
         #expect(frames[4].contacts == [ContactEvent(kind: .up, slot: 0), ContactEvent(kind: .up, slot: 1)])
         #expect(decoder.activeSeatSlots.isEmpty)
+    }
+
+    /// Axes with a fuzz: the kernel's defuzzing of a uinput replay, then libinput's hysteresis (margin
+    /// fuzz / 2), which drops small motions and reports the unfiltered position of the others.
+    @Test func fuzzDefuzzAndHysteresis() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+                // Kernel: within fuzz/2 of 100, dropped.
+                Self.abs(EvdevCode.absMtPositionX, 102, at: 1), Self.report(at: 1),
+                // Kernel passes 101; libinput's hysteresis drops it.
+                Self.abs(EvdevCode.absMtPositionX, 106, at: 2), Self.report(at: 2),
+                // Reported raw (130); the centre is dragged to 126.
+                Self.abs(EvdevCode.absMtPositionX, 130, at: 3), Self.report(at: 3),
+                // Kernel passes 101; hysteresis drops it.
+                Self.abs(EvdevCode.absMtPositionY, 105, at: 4), Self.report(at: 4),
+                // Reported with x = the dragged centre, 126.
+                Self.abs(EvdevCode.absMtPositionY, 120, at: 5), Self.report(at: 5),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 3, 5])
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(130, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(126, 120))],
+            ])
     }
 
     @Test func palmCancelsTheContact() throws {
         var device = Self.touchscreen
         device.absinfo[EvdevCode.absMtToolType] = AbsInfo(minimum: 0, maximum: 2)
         var decoder = try Self.decoder(device)
-        let frames = Self.feed(&decoder, [
-            Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 5, at: 0),
-            Self.report(at: 0),
-            Self.abs(EvdevCode.absMtToolType, EvdevCode.mtToolPalm, at: 5), Self.report(at: 5),
-            Self.abs(EvdevCode.absMtPositionX, 9, at: 7), Self.report(at: 7),
-            Self.abs(EvdevCode.absMtTrackingId, -1, at: 9), Self.report(at: 9),
-        ])
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 5, at: 0),
+                Self.report(at: 0),
+                Self.abs(EvdevCode.absMtToolType, EvdevCode.mtToolPalm, at: 5), Self.report(at: 5),
+                Self.abs(EvdevCode.absMtPositionX, 9, at: 7), Self.report(at: 7),
+                Self.abs(EvdevCode.absMtTrackingId, -1, at: 9), Self.report(at: 9),
+            ])
         #expect(frames.map { $0.contacts.map(\.kind) } == [[.down], [.cancel]])
         #expect(decoder.activeSeatSlots.isEmpty)
     }
@@ -255,12 +315,14 @@ struct MultitouchDecoderTests {
         let recording = Recording(device: try #require(parsed.device), events: parsed.events)
         #expect(!recording.device.isMultitouch && recording.device.slotCount == 1)
         let mapping = try ScreenMapping(screenWidth: 4096, screenHeight: 3896)
-        let frames = MultitouchDecoder.decode(recording, inputDevice: Self.device, screen: "main", mapping: mapping)
-        #expect(frames.map(\.contacts) == [
-            [ContactEvent(kind: .down, slot: 0, screenPoint: Point(2048, 1948))],
-            [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(2100, 1948))],
-            [ContactEvent(kind: .up, slot: 0)],
-        ])
+        let frames = MultitouchDecoder.decode(
+            recording, inputDevice: Self.device, screen: "main", mapping: mapping)
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(2048, 1948))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(2100, 1948))],
+                [ContactEvent(kind: .up, slot: 0)],
+            ])
         #expect(frames.map(\.timestampMicros) == [1_000_000, 1_010_000, 1_030_000])
     }
 
@@ -271,7 +333,8 @@ struct MultitouchDecoderTests {
         ]
         let recording = Recording(device: Self.touchscreen, events: events)
         let mapping = try ScreenMapping(screenWidth: 10, screenHeight: 10)
-        let closed = MultitouchDecoder.decode(recording, inputDevice: Self.device, screen: "s", mapping: mapping)
+        let closed = MultitouchDecoder.decode(
+            recording, inputDevice: Self.device, screen: "s", mapping: mapping)
         #expect(closed.map { $0.contacts.map(\.kind) } == [[.down], [.cancel]])
         let open = MultitouchDecoder.decode(
             recording, inputDevice: Self.device, screen: "s", mapping: mapping, cancelRemainingAtEnd: false)

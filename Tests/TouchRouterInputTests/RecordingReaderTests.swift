@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterInput
 
 @Suite("Recording readers")
@@ -27,7 +28,13 @@ struct RecordingReaderTests {
         let recording = try Recording.load(path: Fixtures.path(relativePath))
         #expect(recording.events.isEmpty)
         #expect(recording.device.properties == [EvdevCode.inputPropDirect])
+        #expect(recording.device.inputId == InputId(bustype: 0x18, vendor: 0, product: 0, version: 0))
+        #expect(recording.device.codes[EvdevCode.evKey] == [EvdevCode.btnTouch])
+        #expect(recording.device.codes[EvdevCode.evSyn] == nil)
+        #expect(recording.device.codes[EvdevCode.evAbs] == Set(recording.device.absinfo.keys))
+        #expect(recording.device.has(type: EvdevCode.evKey, code: EvdevCode.btnTouch))
         if recording.device.name == "Atmel maXTouch Touchscreen" {
+            #expect(recording.device.codes[EvdevCode.evAbs] == [0, 1, 47, 53, 54, 55, 57, 59])
             #expect(recording.device.absinfo[EvdevCode.absMtPositionX] == AbsInfo(minimum: 0, maximum: 799))
             #expect(recording.device.absinfo[EvdevCode.absMtPositionY] == AbsInfo(minimum: 0, maximum: 479))
             #expect(recording.device.absinfo.count == 8)
@@ -48,7 +55,10 @@ struct RecordingReaderTests {
 
     /// The yml was captured while evemu-play played the evemu file: same device, same events, other times.
     @Test(arguments: [
-        ("libinput/atmel-2-fingers-touch-release.yml", "evemu/Atmel maXTouch Touchscreen.2-fingers-touch-release.events"),
+        (
+            "libinput/atmel-2-fingers-touch-release.yml",
+            "evemu/Atmel maXTouch Touchscreen.2-fingers-touch-release.events"
+        ),
         ("libinput/ep0430m09-4-finger-drag-down.yml", "evemu/EP0430M09.4-finger-drag-down.events"),
     ])
     func libinputRecordMatchesItsEvemuSource(yml: String, evemu: String) throws {
@@ -68,9 +78,11 @@ struct RecordingReaderTests {
             }
             return result
         }
-        let yamlEvents = strip(fromYAML.events), evemuEvents = strip(fromEvemu.events)
+        let yamlEvents = strip(fromYAML.events)
+        let evemuEvents = strip(fromEvemu.events)
         #expect(yamlEvents.count == evemuEvents.count)
-        #expect(yamlEvents == evemuEvents, "first difference at \(Array(zip(yamlEvents, evemuEvents)).firstIndex(where: { $0.0 != $0.1 }) ?? -1)")
+        let firstDifference = Array(zip(yamlEvents, evemuEvents)).firstIndex(where: { $0.0 != $0.1 })
+        #expect(yamlEvents == evemuEvents, "first difference at \(firstDifference ?? -1)")
     }
 
     @Test func evemuEventLineIsReadExactly() throws {
@@ -82,10 +94,11 @@ struct RecordingReaderTests {
             """
         let parsed = try EvemuReader.parse(text, file: "t.events")
         #expect(parsed.device?.absinfo[0x35] == AbsInfo(minimum: 0, maximum: 99, resolution: 3))
-        #expect(parsed.events == [
-            EvdevEvent(timestampMicros: 12_000_345, type: 3, code: 0x39, value: -1),
-            EvdevEvent(timestampMicros: 12_500_000, type: 1, code: 0x14a, value: 1),
-        ])
+        #expect(
+            parsed.events == [
+                EvdevEvent(timestampMicros: 12_000_345, type: 3, code: 0x39, value: -1),
+                EvdevEvent(timestampMicros: 12_500_000, type: 1, code: 0x14a, value: 1),
+            ])
     }
 
     @Test func libinputInterpretedTouchesAreKept() throws {
@@ -112,12 +125,15 @@ struct RecordingReaderTests {
         #expect(recordings.count == 1)
         #expect(recordings[0].device.name == "Panel: one")
         #expect(recordings[0].events.count == 2)
-        #expect(recordings[0].libinputTouches == [
-            RecordedLibinputTouch(type: "TOUCH_DOWN", timestampMicros: 0, slot: 0, seatSlot: 0,
-                                  pointMillimetres: Point(1.5, 2.25)),
-            RecordedLibinputTouch(type: "TOUCH_FRAME", timestampMicros: 0, slot: nil, seatSlot: nil,
-                                  pointMillimetres: nil),
-        ])
+        #expect(
+            recordings[0].libinputTouches == [
+                RecordedLibinputTouch(
+                    type: "TOUCH_DOWN", timestampMicros: 0, slot: 0, seatSlot: 0,
+                    pointMillimetres: Point(1.5, 2.25)),
+                RecordedLibinputTouch(
+                    type: "TOUCH_FRAME", timestampMicros: 0, slot: nil, seatSlot: nil,
+                    pointMillimetres: nil),
+            ])
     }
 }
 
@@ -133,13 +149,15 @@ struct RecordingFileTests {
         let events = try String(
             contentsOfFile: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"), encoding: .utf8)
         let onlyEvents = events.split(separator: "\n").filter { $0.hasPrefix("E:") }.joined(separator: "\n")
-        try desc.write(to: directory.appendingPathComponent("EP0430M09.desc"), atomically: true, encoding: .utf8)
+        try desc.write(
+            to: directory.appendingPathComponent("EP0430M09.desc"), atomically: true, encoding: .utf8)
         try desc.write(to: directory.appendingPathComponent("EP04.desc"), atomically: true, encoding: .utf8)
         let eventsPath = directory.appendingPathComponent("EP0430M09.tap.events").path
         try onlyEvents.write(toFile: eventsPath, atomically: true, encoding: .utf8)
 
         let loaded = try Recording.load(path: eventsPath)
-        let reference = try Recording.load(path: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"))
+        let reference = try Recording.load(
+            path: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"))
         #expect(loaded == reference)
         let pair = try Recording.loadEvemu(
             descriptionPath: directory.appendingPathComponent("EP0430M09.desc").path, eventsPath: eventsPath)

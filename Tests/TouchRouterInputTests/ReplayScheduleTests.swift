@@ -1,5 +1,6 @@
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterInput
 
 @Suite("ReplaySchedule")
@@ -8,7 +9,9 @@ struct ReplayScheduleTests {
 
     static func frames(at times: [UInt64]) -> [InputFrame] {
         times.map {
-            InputFrame(device: device, screen: "main", timestampMicros: $0, contacts: [ContactEvent(kind: .motion, slot: 0)])
+            InputFrame(
+                device: device, screen: "main", timestampMicros: $0,
+                contacts: [ContactEvent(kind: .motion, slot: 0)])
         }
     }
 
@@ -41,7 +44,8 @@ struct ReplayScheduleTests {
     @Test(arguments: [0.0, 1.0, 3.0])
     func loopedTimestampsKeepIncreasing(speed: Double) throws {
         var schedule = try ReplaySchedule(
-            frames: Self.frames(at: [1_000, 1_000, 2_000, 4_000]), speed: speed, loop: true, loopGapMicros: 10)
+            frames: Self.frames(at: [1_000, 1_000, 2_000, 4_000]), speed: speed, loop: true, loopGapMicros: 10
+        )
         var previous: ReplaySchedule.Entry?
         for step in 0..<40 {
             let next = schedule.next()
@@ -62,11 +66,13 @@ struct ReplayScheduleTests {
     }
 
     @Test func realRecordingLoops() throws {
-        let recording = try Recording.load(path: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"))
+        let recording = try Recording.load(
+            path: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"))
         let frames = MultitouchDecoder.decode(
             recording, inputDevice: Self.device, screen: "main",
             mapping: try ScreenMapping(screenWidth: 1280, screenHeight: 768))
-        var schedule = try ReplaySchedule(frames: frames, speed: 1, loop: true, startTimestampMicros: 1_000_000)
+        var schedule = try ReplaySchedule(
+            frames: frames, speed: 1, loop: true, startTimestampMicros: 1_000_000)
         var last: UInt64 = 0
         for step in 0..<(frames.count * 3) {
             let next = schedule.next()
