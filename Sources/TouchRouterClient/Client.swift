@@ -4,7 +4,7 @@ import TouchRouterCore
 import TouchRouterProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A connection to touchrouterd over its Unix socket: hello/welcome, requests answered by
@@ -63,15 +63,20 @@ public final class TouchRouterClient: Sendable {
 
     /// Subscribes to views (with `subtree`, to every descendant too). Unknown ids are not an error
     /// here: the known ones are subscribed and the unknown ones listed in the result.
-    public func subscribe(_ viewIDs: [String], subtree: Bool = false) async throws(ClientError) -> SubscribeResult {
+    public func subscribe(_ viewIDs: [String], subtree: Bool = false) async throws(ClientError)
+        -> SubscribeResult
+    {
         do throws(ClientError) {
             let reply = try await connection.request(.subscribe(views: viewIDs, subtree: subtree))
             guard case .subscribed(let subscribed) = reply else { throw ClientError.unexpectedReply(reply) }
             return SubscribeResult(subscribed: subscribed.views, unknown: [])
         } catch {
-            guard case .daemon(let daemonError) = error, daemonError.code == .unknownViews else { throw error }
+            guard case .daemon(let daemonError) = error, daemonError.code == .unknownViews else {
+                throw error
+            }
             let unknown = Set(daemonError.views)
-            return SubscribeResult(subscribed: viewIDs.filter { !unknown.contains($0) }, unknown: daemonError.views)
+            return SubscribeResult(
+                subscribed: viewIDs.filter { !unknown.contains($0) }, unknown: daemonError.views)
         }
     }
 
@@ -94,7 +99,8 @@ public final class TouchRouterClient: Sendable {
     }
 
     /// Which view is under a screen point (nil screen: the layout's first screen).
-    public func hitTest(_ screenPoint: Point, screen: String? = nil) async throws(ClientError) -> HitTestReply {
+    public func hitTest(_ screenPoint: Point, screen: String? = nil) async throws(ClientError) -> HitTestReply
+    {
         let reply = try await connection.request(.hitTest(screen: screen, screenPoint: screenPoint))
         guard case .hitTestResult(let result) = reply else { throw ClientError.unexpectedReply(reply) }
         return result
@@ -363,7 +369,9 @@ private final class Connection: Sendable {
     /// the descriptor (so it is never closed while a read still uses it).
     func close() {
         state.withLock { state in
-            if state.closedReason == nil { state.closedReason = .disconnected(reason: "closed by the client") }
+            if state.closedReason == nil {
+                state.closedReason = .disconnected(reason: "closed by the client")
+            }
             if !state.descriptorClosed { shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }

@@ -27,7 +27,7 @@ struct PlainScreenHitTester {
 /// Feed it every `InputEvent` in order with `process(_:subscribedViews:)`; tell it about a new
 /// layout with `replaceLayout(_:timestampMicros:)`; stop with `cancelAll(reason:timestampMicros:)`.
 /// Each call returns the per-view messages to dispatch, in a deterministic order.
-public struct TouchTracker {
+public struct TouchTracker: Sendable {
     /// The layout new touches are hit-tested against.
     public private(set) var layout: Layout
     /// The settings given at creation.
@@ -43,6 +43,7 @@ public struct TouchTracker {
     /// Recent taps per hit view, for tapCount.
     private var recentTaps: [RecentTap] = []
     private var nextTouchID: UInt64 = 1
+    private var nextTargetKey = 0
     private var output = DeliveryBuffer()
 
     /// A tracker with no touches down, hit-testing against `layout`.
@@ -81,6 +82,7 @@ public struct TouchTracker {
             }
             flush(timestampMicros: frame.timestampMicros)
         case .deviceRemoved(let device, let timestampMicros):
+            // No touch is pending at the start of a call, so `end` never flushes (indices stay valid).
             for index in touches.indices where touches[index].device.id == device.id {
                 end(index, phase: .cancelled, reason: .deviceRemoved, timestampMicros: timestampMicros)
             }
@@ -211,9 +213,15 @@ public struct TouchTracker {
             return drop(key)
         }
         chain.removeLast(chain.count - 1 - targetDepth)
+        let targetViewID = hit.path[targetDepth]
+        // Touches with the same target share a number, so grouping compares integers.
+        let targetKey = touches.first {
+            $0.screenIndex == screenIndex && $0.targetViewID == targetViewID
+        }?.targetKey ?? nextTargetKey
+        if targetKey == nextTargetKey { nextTargetKey += 1 }
         let touch = TrackedTouch(
             id: nextTouchID, device: frame.device, slot: contact.slot, screenIndex: screenIndex,
-            targetViewID: hit.path[targetDepth], hitViewID: hitView.id,
+            targetViewID: targetViewID, targetKey: targetKey, hitViewID: hitView.id,
             hitViewIsExclusive: hitView.exclusiveTouch, chain: chain, screenPoint: screenPoint,
             tapCount: tapCount(hitViewID: hitView.id, screenIndex: screenIndex, at: screenPoint,
                 timestampMicros: frame.timestampMicros),
@@ -289,10 +297,8 @@ public struct TouchTracker {
             output.startGroup(
                 viewID: touches[first].targetViewID, screen: layout.screens[screenIndex].name,
                 timestampMicros: timestampMicros)
-            for index in touches.indices
-            where touches[index].screenIndex == screenIndex
-                && touches[index].targetViewID == touches[first].targetViewID
-            {
+            let targetKey = touches[first].targetKey
+            for index in touches.indices where touches[index].targetKey == targetKey {
                 output.append(routed(touches[index]))
                 touches[index].delivered = true
                 touches[index].previousScreenPoint = touches[index].screenPoint
@@ -419,6 +425,8 @@ struct TrackedTouch {
     var screenIndex: Int
     /// The delivery target: the hit view or its nearest subscribed ancestor, fixed at touch-down.
     let targetViewID: String
+    /// Equal for touches with the same target (screen and view), unique otherwise.
+    let targetKey: Int
     /// The view hit-testing returned (UITouch.view): what multipleTouch, exclusiveTouch and tap
     /// counting look at.
     let hitViewID: String
@@ -440,7 +448,7 @@ struct TrackedTouch {
     var delivered = false
 
     init(
-        id: UInt64, device: InputDevice, slot: Int32, screenIndex: Int, targetViewID: String,
+        id: UInt64, device: InputDevice, slot: Int32, screenIndex: Int, targetViewID: String, targetKey: Int,
         hitViewID: String, hitViewIsExclusive: Bool, chain: [View], screenPoint: Point, tapCount: Int,
         timestampMicros: UInt64
     ) {
@@ -449,6 +457,7 @@ struct TrackedTouch {
         self.slot = slot
         self.screenIndex = screenIndex
         self.targetViewID = targetViewID
+        self.targetKey = targetKey
         self.hitViewID = hitViewID
         self.hitViewIsExclusive = hitViewIsExclusive
         self.chain = chain

@@ -12,9 +12,10 @@ final class ConfigWatch {
         let slash = configPath.lastIndex(of: "/")
         let directory = slash.map { String(configPath[..<$0]) } ?? "."
         fileName = slash.map { String(configPath[configPath.index(after: $0)...]) } ?? configPath
-        fd = FileDescriptor(rawValue: try checked("inotify_init1") {
-            inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        })
+        fd = FileDescriptor(
+            rawValue: try checked("inotify_init1") {
+                inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            })
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
         do {
             try checked("inotify_add_watch") {

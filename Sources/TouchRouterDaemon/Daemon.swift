@@ -30,13 +30,16 @@ public final class Daemon {
     private var replay: ReplayClock?
     private var liveInput: LibinputReader?
     private var isStopping = false
+    /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
+    private var isAcceptPaused = false
     private let startedMonotonicMicros = monotonicMicros()
     private var stats = Stats()
     /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
     private var encodedTouches: [UInt8] = []
+    /// Clients given their first bytes by the frame being delivered (storage reused).
+    private var clientsToFlush: [ClientConnection] = []
 
     private struct Stats {
-        var framesProcessed = 0
         var touchMessagesQueued = 0
         var clientsCutOff = 0
     }
@@ -53,6 +56,8 @@ public final class Daemon {
             return isHelp ? 0 : 2
         }
         let logger = Logger(minimumLevel: options.logLevel)
+        // A closed stderr (journald restarting) must not kill the daemon; sockets use MSG_NOSIGNAL.
+        signal(SIGPIPE, SIG_IGN)
         do {
             let daemon = try Daemon(options: options, logger: logger)
             try daemon.run()
@@ -76,23 +81,19 @@ public final class Daemon {
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
         if let path = options.replayPath {
-            let frames = try ReplaySource.frames(path: path, devicePath: options.replayDevicePath, config: config)
+            let frames = try ReplaySource.frames(
+                path: path, devicePath: options.replayDevicePath, config: config)
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
-            logger.info("replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
-                + (options.replayLoops ? ", looping" : ""))
+            logger.info(
+                "replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
+                    + (options.replayLoops ? ", looping" : ""))
         }
 
         loop = try EventLoop()
         signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
         timer = try MonotonicTimer()
-        let listener = try Listener.open(options.socket)
-        self.listener = listener
-        logger.notice("listening on \(listener.path)"
-            + (listener.isSocketActivated ? " (socket activation)" : ", mode \(String(options.socket.mode, radix: 8))"))
-
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
-        try loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
             try loop.register(watch.fd, for: .readable) { [unowned self] _ in
@@ -103,6 +104,15 @@ public final class Daemon {
             logger.warning("not watching \(options.configPath) for changes: \(error); SIGHUP still reloads")
         }
         if replay == nil { try openLiveInput() }
+
+        // Last, so a daemon that cannot start leaves no socket file behind.
+        let listener = try Listener.open(options.socket)
+        self.listener = listener
+        try loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
+        logger.notice(
+            "listening on \(listener.path)"
+                + (listener.isSocketActivated
+                    ? " (socket activation)" : ", mode \(String(options.socket.mode, radix: 8))"))
         logger.notice("layout generation 1: \(layout.screens.count) screen(s), \(layout.viewCount) views")
     }
 
@@ -123,7 +133,8 @@ public final class Daemon {
 
     /// libinput on the seat (or the `--device` nodes); its fd joins the loop.
     private func openLiveInput() throws {
-        let backend: LibinputBackend = options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
+        let backend: LibinputBackend =
+            options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
         let logger = self.logger
         let reader = try LibinputReader(
             backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
@@ -132,12 +143,15 @@ public final class Daemon {
             },
             log: { level, message in logger.log(LogLevel(rawValue: level.syslogPriority) ?? .info, message) })
         liveInput = reader
-        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) { [unowned self] _ in
+        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
+            [unowned self] _ in
             guard let events = liveInput?.dispatch() else { return }
             for event in events { process(event) }
         }
-        logger.notice("live input: " + (options.devices.isEmpty
-            ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
+        logger.notice(
+            "live input: "
+                + (options.devices.isEmpty
+                    ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
     }
 
     // MARK: Signals and timer
@@ -185,11 +199,9 @@ public final class Daemon {
     private func playDueFrames() {
         guard var clock = replay else { return }
         let now = monotonicMicros()
-        var played = 0
         while let frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
             process(.frame(frame))
-            played += 1
             if clock.speed == 0 { break }
         }
         replay = clock
@@ -205,33 +217,35 @@ public final class Daemon {
     // MARK: Routing
 
     private func process(_ event: InputEvent) {
-        stats.framesProcessed += 1
         deliver(tracker.process(event, subscribedViews: subscriptions))
     }
 
     /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
     private func deliver(_ batches: [ViewTouches]) {
         guard !batches.isEmpty else { return }
-        var written: [ClientID: ClientConnection] = [:]
+        clientsToFlush.removeAll(keepingCapacity: true)
         for viewTouches in batches {
             guard let subscribers = subscriptions.subscribersByView[viewTouches.viewID] else { continue }
             encodedTouches.removeAll(keepingCapacity: true)
             TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil else { continue }
+                let wasEmpty = client.outbox.isEmpty
                 switch client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches) {
                 case .queued:
-                    written[clientID] = client
+                    if wasEmpty { clientsToFlush.append(client) }
                 case .coalesced:
                     logger.debug("\(client.label) is behind: coalesced moves in its queue")
-                    written[clientID] = client
                 case .overflow:
                     cutOff(client)
                 }
                 stats.touchMessagesQueued += 1
             }
         }
-        for client in written.values where client.closing == nil { flush(client) }
+        // One write per client per frame; a client with bytes already waiting is written to
+        // when the socket becomes writable (EPOLLOUT is on for it).
+        for client in clientsToFlush where client.closing == nil { flush(client) }
+        clientsToFlush.removeAll(keepingCapacity: true)
     }
 
     // MARK: Clients
@@ -243,17 +257,27 @@ public final class Daemon {
             do {
                 guard let accepted = try listener.accept() else { return }
                 fd = accepted
+            } catch let error as SystemError where error.errno == EMFILE || error.errno == ENFILE {
+                // Out of descriptors: the pending connection would wake the loop forever. Stop
+                // accepting until a client leaves.
+                logger.error("accept: \(error); not accepting until a client disconnects")
+                loop.deregister(listener.fd)
+                isAcceptPaused = true
+                return
             } catch {
                 logger.error("accept: \(error)")
                 return
             }
             let credentials = try? PeerCredentials(socket: fd)
             let client = ClientConnection(
-                id: nextClientID, fd: fd, credentials: credentials, queueCapacityBytes: options.clientQueueBytes)
+                id: nextClientID, fd: fd, credentials: credentials,
+                queueCapacityBytes: options.clientQueueBytes)
             nextClientID += 1
             if clients.count >= options.maxClients || isStopping {
-                client.sendFinalLine(line(.error(ProtocolError(
-                    code: .tooManyClients, message: "the daemon serves at most \(options.maxClients) clients"))))
+                client.sendFinalLine(
+                    errorLine(
+                        code: .tooManyClients,
+                        message: "the daemon serves at most \(options.maxClients) clients"))
                 fd.close()
                 logger.warning("\(client.label) refused: already \(clients.count) clients (--max-clients)")
                 continue
@@ -299,8 +323,8 @@ public final class Daemon {
         while client.closing == nil {
             switch client.framer.nextLine() {
             case .lineTooLong(let limit):
-                client.sendFinalLine(line(.error(ProtocolError(
-                    code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))))
+                client.sendFinalLine(
+                    errorLine(code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))
                 disconnect(client, .lineTooLong)
             case .line(let bytes):
                 if isStopping { continue }
@@ -325,29 +349,34 @@ public final class Daemon {
         case .hello(let version, let name):
             client.name = name
             guard version == Int64(ProtocolVersion.current) else {
-                return line(.error(ProtocolError(
+                return errorLine(
                     code: .unsupportedVersion,
-                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq)))
+                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq)
             }
             logger.info("\(client.label) said hello")
-            return line(.welcome(Welcome(
-                daemonVersion: daemonVersion, generation: layoutGeneration,
-                screens: layout.screens.map { ScreenInfo(name: $0.name, width: $0.width, height: $0.height) },
-                seq: seq)))
+            return line(
+                .welcome(
+                    Welcome(
+                        daemonVersion: daemonVersion, generation: layoutGeneration,
+                        screens: layout.screens.map {
+                            ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
+                        },
+                        seq: seq)))
         case .subscribe(let viewIDs, let subtree):
             let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
-            logger.info("\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
-                + (subtree ? " (subtree)" : "")
-                + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
+            logger.info(
+                "\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
+                    + (subtree ? " (subtree)" : "")
+                    + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
             if options.replayWaitsForSubscriber
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
             {
                 startReplay()
             }
             guard unknown.isEmpty else {
-                return line(.error(ProtocolError(
+                return errorLine(
                     code: .unknownViews, message: "no such view: \(unknown.joined(separator: ", "))",
-                    seq: seq, views: unknown)))
+                    seq: seq, views: unknown)
             }
             return line(.subscribed(Subscribed(views: viewIDs, subtree: subtree, seq: seq)))
         case .unsubscribe(let target):
@@ -356,13 +385,16 @@ public final class Daemon {
             return line(.unsubscribed(Unsubscribed(views: removed, seq: seq)))
         case .hitTest(let screenName, let screenPoint):
             guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
-                return line(.error(ProtocolError(
-                    code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)))
+                return errorLine(
+                    code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)
             }
             let hit = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint)
-            return line(.hitTestResult(HitTestReply(
-                screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID, path: hit?.path ?? [],
-                localPoint: hit?.localPoint, seq: seq)))
+            return line(
+                .hitTestResult(
+                    HitTestReply(
+                        screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID,
+                        path: hit?.path ?? [],
+                        localPoint: hit?.localPoint, seq: seq)))
         case .layout:
             return line(.layout(LayoutReply(generation: layoutGeneration, layout: layout, seq: seq)))
         case .status:
@@ -370,11 +402,11 @@ public final class Daemon {
         case .reload:
             guard let credentials = client.credentials, credentials.uid == 0 || credentials.uid == geteuid()
             else {
-                return line(.error(ProtocolError(
-                    code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)))
+                return errorLine(
+                    code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)
             }
             if let failure = reload(trigger: "reload request from \(client.label)") {
-                return line(.error(ProtocolError(code: .internalError, message: failure, seq: seq)))
+                return errorLine(code: .internalError, message: failure, seq: seq)
             }
             return line(.reloaded(generation: layoutGeneration, seq: seq))
         }
@@ -388,7 +420,8 @@ public final class Daemon {
             "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
             "touchMessages": .integer(Int64(stats.touchMessagesQueued)),
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
-            "coalescedMessages": .integer(Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
+            "coalescedMessages": .integer(
+                Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
             "subscribedViews": .array(subscriptions.subscribedViews.sorted().map(JSONValue.string)),
@@ -416,7 +449,8 @@ public final class Daemon {
             try loop.modify(client.fd, for: interest)
             client.watchedEvents = interest
         } catch {
-            disconnect(client, .writeFailed(error as? SystemError ?? SystemError(call: "epoll_ctl", errno: EIO)))
+            disconnect(
+                client, .writeFailed(error as? SystemError ?? SystemError(call: "epoll_ctl", errno: EIO)))
         }
     }
 
@@ -441,6 +475,10 @@ public final class Daemon {
         default: logger.warning("\(client.label) disconnected: \(reason)")
         }
         if isStopping && clients.isEmpty { loop.stop() }
+        if isAcceptPaused, let listener {
+            isAcceptPaused = false
+            try? loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
+        }
     }
 
     // MARK: Reload and stop
@@ -488,7 +526,7 @@ public final class Daemon {
             listener.close()
             self.listener = nil
         }
-        let goodbye = line(.error(ProtocolError(code: .shuttingDown, message: "the daemon is stopping")))
+        let goodbye = errorLine(code: .shuttingDown, message: "the daemon is stopping")
         for client in Array(clients.values) where client.closing == nil {
             _ = client.outbox.enqueue(line: goodbye)
             flush(client)
@@ -499,6 +537,11 @@ public final class Daemon {
             try? timer.arm(atMonotonicMicros: monotonicMicros() + 2_000_000)
         }
     }
+}
+
+/// An `error` line.
+private func errorLine(code: ErrorCode, message: String, seq: Int64? = nil, views: [String] = []) -> [UInt8] {
+    line(.error(ProtocolError(code: code, message: message, seq: seq, views: views)))
 }
 
 /// One daemon → client message as a wire line.

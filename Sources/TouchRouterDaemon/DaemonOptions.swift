@@ -3,7 +3,9 @@ import Glibc
 
 /// A command line the daemon cannot run with; `description` is the message for the user.
 public struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// The message for the user (the usage text for `--help`).
     public var description: String
+    /// Makes the error.
     public init(_ description: String) { self.description = description }
 }
 
@@ -11,6 +13,7 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 public struct DaemonOptions: Equatable, Sendable {
     /// The layout config file (`--config`, required).
     public var configPath: String = ""
+    /// Where and how to listen (`--socket`, `--socket-mode`, `--socket-group`).
     public var socket = ListenerOptions(path: "/run/touchrouter/touchrouter.sock")
     /// libinput's seat for live input (`--seat`, default "seat0").
     public var seat: String = "seat0"
@@ -31,12 +34,14 @@ public struct DaemonOptions: Equatable, Sendable {
     public var replayDevicePath: String?
     /// Stop the daemon (gracefully) once the recording has played (`--exit-after-replay`).
     public var exitsAfterReplay = false
+    /// Lines less severe than this are not logged (`--log-level`).
     public var logLevel: LogLevel = .info
     /// Connections beyond this many are refused with an error line (`--max-clients`).
     public var maxClients = 64
     /// Bytes a client may have queued before coalescing, then disconnection (`--client-queue-bytes`).
     public var clientQueueBytes = 256 * 1024
 
+    /// The defaults, before any flag.
     public init() {}
 
     /// The text `--help` prints.
@@ -120,7 +125,10 @@ public struct DaemonOptions: Equatable, Sendable {
             throw UsageError("--seat and --device are alternatives: give one")
         }
         if options.replayPath == nil {
-            let replayOnly = ["--speed", "--loop", "--replay-wait", "--replay-wait-for", "--replay-device", "--exit-after-replay"]
+            let replayOnly = [
+                "--speed", "--loop", "--replay-wait", "--replay-wait-for", "--replay-device",
+                "--exit-after-replay",
+            ]
             if let misplaced = replayOnly.first(where: arguments.contains) {
                 throw UsageError("\(misplaced) needs --replay RECORDING")
             }

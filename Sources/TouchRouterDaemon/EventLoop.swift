@@ -6,9 +6,12 @@ import Glibc
 /// What a registered descriptor is ready for, mapped onto EPOLL bits.
 public struct IOEvents: OptionSet, Sendable {
     public let rawValue: UInt32
+    /// The events of these EPOLL bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// EPOLLIN: data (or a connection, or EOF) to read.
     public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
+    /// EPOLLOUT: the socket takes more bytes.
     public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
     /// The peer closed its end (EPOLLRDHUP); always reported, never requested.
     public static let peerClosed = IOEvents(rawValue: EPOLLRDHUP.rawValue)
@@ -19,6 +22,7 @@ public struct IOEvents: OptionSet, Sendable {
 /// One epoll instance and the handler of each registered descriptor. `run()` blocks in
 /// `epoll_wait` with no timeout: with nothing ready the process does not wake up at all.
 public final class EventLoop {
+    /// Called on the loop's thread with what the descriptor is ready for.
     public typealias Handler = (IOEvents) -> Void
 
     private let epoll: FileDescriptor
@@ -27,9 +31,10 @@ public final class EventLoop {
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     public init() throws {
-        epoll = FileDescriptor(rawValue: try checked("epoll_create1") {
-            epoll_create1(Int32(EPOLL_CLOEXEC))
-        })
+        epoll = FileDescriptor(
+            rawValue: try checked("epoll_create1") {
+                epoll_create1(Int32(EPOLL_CLOEXEC))
+            })
     }
 
     deinit { epoll.close() }
@@ -83,6 +88,7 @@ public final class EventLoop {
 /// A signalfd for a fixed set of signals, which are blocked for normal delivery so they arrive
 /// only here, as readable data, inside the event loop.
 public final class SignalChannel {
+    /// Readable when a signal is pending.
     public let fd: FileDescriptor
 
     /// Blocks `signals` (`pthread_sigmask`) and opens `signalfd(SFD_NONBLOCK | SFD_CLOEXEC)` for them.
@@ -92,9 +98,10 @@ public final class SignalChannel {
         for signal in signals { sigaddset(&mask, signal) }
         let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
         if status != 0 { throw SystemError(call: "pthread_sigmask", errno: status) }
-        fd = FileDescriptor(rawValue: try checked("signalfd") {
-            signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        })
+        fd = FileDescriptor(
+            rawValue: try checked("signalfd") {
+                signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+            })
     }
 
     /// Reads every pending signal number (`read` of `signalfd_siginfo` records).
@@ -111,13 +118,15 @@ public final class SignalChannel {
 
 /// A CLOCK_MONOTONIC timerfd. Disarmed, it costs nothing; the loop only wakes when it fires.
 public final class MonotonicTimer {
+    /// Readable when the timer has fired.
     public let fd: FileDescriptor
 
     /// `timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)`.
     public init() throws {
-        fd = FileDescriptor(rawValue: try checked("timerfd_create") {
-            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        })
+        fd = FileDescriptor(
+            rawValue: try checked("timerfd_create") {
+                timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            })
     }
 
     /// `timerfd_settime(TFD_TIMER_ABSTIME)`: fire once at `deadlineMicros` on CLOCK_MONOTONIC

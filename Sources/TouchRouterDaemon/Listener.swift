@@ -29,12 +29,14 @@ public enum ListenerError: Error, Equatable, CustomStringConvertible {
 
 /// How to create the listening socket.
 public struct ListenerOptions: Equatable, Sendable {
+    /// The socket file's path.
     public var path: String
     /// Permission bits for the socket file (default 0660).
     public var mode: mode_t = 0o660
     /// Group name or number owning the socket file; nil keeps the daemon's group.
     public var group: String?
 
+    /// Options for a socket at `path`.
     public init(path: String, mode: mode_t = 0o660, group: String? = nil) {
         self.path = path
         self.mode = mode
@@ -44,7 +46,9 @@ public struct ListenerOptions: Equatable, Sendable {
 
 /// A listening, nonblocking Unix stream socket.
 public final class Listener {
+    /// The listening socket (nonblocking).
     public let fd: FileDescriptor
+    /// The path clients connect to.
     public let path: String
     /// The socket came from systemd (LISTEN_FDS); systemd owns the file, we never unlink it.
     public let isSocketActivated: Bool
@@ -66,7 +70,8 @@ public final class Listener {
 
     /// `accept4`-equivalent: the next pending connection, nonblocking and close-on-exec, or nil.
     public func accept() throws -> FileDescriptor? {
-        guard let raw = try systemCall("accept", wouldBlockIsNil: true, { Glibc.accept(fd.rawValue, nil, nil) })
+        guard
+            let raw = try systemCall("accept", wouldBlockIsNil: true, { Glibc.accept(fd.rawValue, nil, nil) })
         else { return nil }
         let client = FileDescriptor(rawValue: raw)
         do {
@@ -109,10 +114,13 @@ public final class Listener {
 
         let fd: FileDescriptor
         do {
-            fd = FileDescriptor(rawValue: try checked("socket") {
-                socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-                    | Int32(SOCK_CLOEXEC.rawValue), 0)
-            })
+            fd = FileDescriptor(
+                rawValue: try checked("socket") {
+                    socket(
+                        AF_UNIX,
+                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                            | Int32(SOCK_CLOEXEC.rawValue), 0)
+                })
         } catch let error as SystemError { throw fail(error) }
 
         do {

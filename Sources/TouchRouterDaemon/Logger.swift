@@ -4,7 +4,11 @@ import Glibc
 
 /// Severity, numbered as syslog/journald priorities.
 public enum LogLevel: Int, Sendable, CaseIterable {
-    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
 
     /// Parses the names accepted by `--log-level`.
     public init?(name: String) {
@@ -18,6 +22,7 @@ public enum LogLevel: Int, Sendable, CaseIterable {
         }
     }
 
+    /// The name `--log-level` and non-journal lines use.
     public var name: String {
         switch self {
         case .error: "error"
@@ -36,6 +41,7 @@ public final class Logger {
     /// Prefix lines with `<N>` instead of a level word (stderr is the journal).
     public let usesJournalPrefixes: Bool
 
+    /// A logger; journal prefixes are on when stderr is the journal.
     public init(minimumLevel: LogLevel = .info, usesJournalPrefixes: Bool = Logger.stderrIsJournal()) {
         self.minimumLevel = minimumLevel
         self.usesJournalPrefixes = usesJournalPrefixes
@@ -51,6 +57,7 @@ public final class Logger {
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
 
+    /// Logs at `error`, `warning`, `notice`, `info` or `debug`.
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }

@@ -8,7 +8,8 @@ enum ReplaySource {
     /// `devicePath`) and decodes it into frames. Contacts still down at the end are cancelled in
     /// a last frame, so the recording can loop.
     static func frames(path: String, devicePath: String?, config: Config) throws -> [InputFrame] {
-        let recording = try devicePath.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
+        let recording =
+            try devicePath.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
             ?? Recording.load(path: path)
         let device = InputDevice(id: 1, name: recording.device.name)
         guard

@@ -8,12 +8,15 @@ public typealias ClientID = Int
 
 /// Every view id of a layout and the ids of its subtree (itself first).
 public struct LayoutIndex: Sendable {
+    /// View id → the ids of its subtree, itself first.
     public private(set) var subtreeIDs: [String: [String]] = [:]
 
+    /// Indexes every view of `layout`.
     public init(_ layout: Layout) {
         for screen in layout.screens { _ = collect(screen.root) }
     }
 
+    /// The layout has a view with this id.
     public func contains(_ viewID: String) -> Bool { subtreeIDs[viewID] != nil }
 
     private mutating func collect(_ view: View) -> [String] {
@@ -38,6 +41,7 @@ public struct SubscriptionTable: Sendable {
     public private(set) var subscribersByView: [String: [ClientID]] = [:]
     private var index: LayoutIndex
 
+    /// An empty table for `layout`.
     public init(layout: Layout) {
         index = LayoutIndex(layout)
     }
@@ -47,11 +51,6 @@ public struct SubscriptionTable: Sendable {
 
     /// How many clients have at least one subscription (whether or not the layout has its view).
     public var subscribedClientCount: Int { requested.values.filter { !$0.isEmpty }.count }
-
-    /// The views `client` currently receives.
-    public func views(of client: ClientID) -> [String] {
-        subscribersByView.filter { $0.value.contains(client) }.keys.sorted()
-    }
 
     /// Adds `viewIDs` (and their subtrees when `subtree`) for `client`. Returns the ids the
     /// current layout does not have; those are not subscribed, the others are.

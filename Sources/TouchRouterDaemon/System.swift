@@ -6,8 +6,10 @@ import Glibc
 public struct SystemError: Error, Equatable, CustomStringConvertible {
     /// The C function, e.g. `"bind"`.
     public var call: String
+    /// The errno the call left.
     public var errno: Int32
 
+    /// The failure of `call` with `errno`.
     public init(call: String, errno: Int32) {
         self.call = call
         self.errno = errno
@@ -42,6 +44,7 @@ func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws
 public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     public let rawValue: Int32
 
+    /// Wraps an open descriptor number.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// `read(2)`: the byte count (0 at end of file), or nil when a nonblocking fd has nothing.
@@ -81,6 +84,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
 
 /// The identity of a socket peer as the kernel saw it at connect time (SO_PEERCRED).
 public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
+    /// The peer's process, user and group at connect time.
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32

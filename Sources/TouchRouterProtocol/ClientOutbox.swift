@@ -21,8 +21,9 @@ public struct ClientOutbox: Sendable {
         /// Over budget, coalescing brought the queue back within it.
         case coalesced
         /// Still over budget after coalescing: the client cannot keep up. The outbox has already
-        /// dropped everything pending and queued a final `queue-overflow` error line; write what
-        /// `bytesToWrite` gives once if the socket takes it, then disconnect.
+        /// dropped every message not yet on the wire and queued a final `queue-overflow` error
+        /// line right behind the rest of a partly written line: one write of `bytesToWrite()`
+        /// (if the socket takes it) tells the client why; then disconnect.
         case overflow
     }
 
@@ -126,7 +127,8 @@ public struct ClientOutbox: Sendable {
 
     /// Records that the socket accepted the first `byteCount` bytes of `bytesToWrite()`.
     public mutating func didWrite(_ byteCount: Int) {
-        precondition(byteCount >= 0 && committedOffset + byteCount <= committed.count, "wrote more than offered")
+        precondition(
+            byteCount >= 0 && committedOffset + byteCount <= committed.count, "wrote more than offered")
         committedOffset += byteCount
     }
 
@@ -138,16 +140,23 @@ public struct ClientOutbox: Sendable {
         return .overflow
     }
 
-    /// Drops every pending message, queues the final `queue-overflow` error and accepts no more.
+    /// Drops everything not yet on the wire except the rest of a line the socket already took
+    /// part of, puts the final `queue-overflow` error right after it (so a single write can still
+    /// tell the client why) and accepts no more.
     private mutating func overflow() {
         hasOverflowed = true
+        let newline = UInt8(ascii: "\n")
+        if committedOffset == 0 || committed[committedOffset - 1] == newline {
+            committed.removeSubrange(committedOffset...)
+        } else if let lineEnd = committed[committedOffset...].firstIndex(of: newline) {
+            committed.removeSubrange((lineEnd + 1)...)
+        }
         pending.removeAll(keepingCapacity: false)
         entries.removeAll(keepingCapacity: false)
         let error = ProtocolError(
             code: .queueOverflow,
             message: "the client read too slowly: more than \(byteBudget) bytes queued; disconnecting")
-        DaemonMessage.error(error).appendLine(to: &pending)
-        entries.append(Entry(kind: .line, byteCount: pending.count))
+        DaemonMessage.error(error).appendLine(to: &committed)
     }
 
     /// Removes every pending `touches` message whose touches are all `moved`/`stationary` and each

@@ -98,7 +98,8 @@ public enum RequestDecoder {
         fields.seq = try fields.optionalInteger("seq", in: ClientRequest.seqRange)
         let seq = fields.seq
         guard case .string(let type) = object["type"] else {
-            throw fields.fail(fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")
+            throw fields.fail(
+                fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")
         }
         let message: RequestMessage
         switch type {
@@ -118,7 +119,8 @@ public enum RequestDecoder {
             case (false, false): throw fields.fail("missing field \"views\" (or \"all\":true)")
             }
         case "hitTest":
-            message = .hitTest(screen: try fields.optionalString("screen"), screenPoint: try fields.point("point"))
+            message = .hitTest(
+                screen: try fields.optionalString("screen"), screenPoint: try fields.point("point"))
         case "layout": message = .layout
         case "status": message = .status
         case "reload": message = .reload
@@ -140,25 +142,25 @@ extension ClientRequest {
     /// Appends the request as one wire line, `\n` included.
     public func appendLine(to buffer: inout [UInt8]) {
         JSONObjectWriter.appendLine(to: &buffer) { object in
-        object.field("type", string: message.typeName)
-        switch message {
-        case .hello(let version, let client):
-            object.field("version", integer: version)
-            if let client { object.field("client", string: client) }
-        case .subscribe(let views, let subtree):
-            object.field("views", strings: views)
-            object.field("subtree", bool: subtree)
-        case .unsubscribe(.views(let views)):
-            object.field("views", strings: views)
-        case .unsubscribe(.all):
-            object.field("all", bool: true)
-        case .hitTest(let screen, let screenPoint):
-            if let screen { object.field("screen", string: screen) }
-            object.field("point", point: screenPoint)
-        case .layout, .status, .reload:
-            break
-        }
-        if let seq { object.field("seq", integer: seq) }
+            object.field("type", string: message.typeName)
+            switch message {
+            case .hello(let version, let client):
+                object.field("version", integer: version)
+                if let client { object.field("client", string: client) }
+            case .subscribe(let views, let subtree):
+                object.field("views", strings: views)
+                object.field("subtree", bool: subtree)
+            case .unsubscribe(.views(let views)):
+                object.field("views", strings: views)
+            case .unsubscribe(.all):
+                object.field("all", bool: true)
+            case .hitTest(let screen, let screenPoint):
+                if let screen { object.field("screen", string: screen) }
+                object.field("point", point: screenPoint)
+            case .layout, .status, .reload:
+                break
+            }
+            if let seq { object.field("seq", integer: seq) }
         }
     }
 }

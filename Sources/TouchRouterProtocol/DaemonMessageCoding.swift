@@ -140,7 +140,8 @@ public enum DaemonMessageDecoder {
         case "subscribed":
             return .subscribed(
                 Subscribed(
-                    views: try fields.stringArray("views"), subtree: try fields.optionalBool("subtree") ?? false,
+                    views: try fields.stringArray("views"),
+                    subtree: try fields.optionalBool("subtree") ?? false,
                     seq: seq))
         case "unsubscribed":
             return .unsubscribed(Unsubscribed(views: try fields.stringArray("views"), seq: seq))
@@ -166,7 +167,8 @@ public enum DaemonMessageDecoder {
             let code = ErrorCode(rawValue: codeText) ?? .internalError
             return .error(
                 ProtocolError(
-                    code: code, message: ErrorCode(rawValue: codeText) == nil ? "\(codeText): \(message)" : message,
+                    code: code,
+                    message: ErrorCode(rawValue: codeText) == nil ? "\(codeText): \(message)" : message,
                     seq: seq, views: fields.has("views") ? try fields.stringArray("views") : []))
         default:
             throw ProtocolError(code: .unknownType, message: "unknown message type \"\(type)\"", seq: seq)

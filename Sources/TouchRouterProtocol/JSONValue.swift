@@ -21,7 +21,11 @@ public enum JSONValue: Hashable, Sendable {
         switch self {
         case .null: JSONWriter.appendRaw("null", to: &buffer)
         case .bool(let flag):
-            if flag { JSONWriter.appendRaw("true", to: &buffer) } else { JSONWriter.appendRaw("false", to: &buffer) }
+            if flag {
+                JSONWriter.appendRaw("true", to: &buffer)
+            } else {
+                JSONWriter.appendRaw("false", to: &buffer)
+            }
         case .integer(let value): JSONWriter.appendInteger(value, to: &buffer)
         case .double(let value): JSONWriter.appendDouble(value, to: &buffer)
         case .string(let value): JSONWriter.appendString(value, to: &buffer)
@@ -71,7 +75,9 @@ extension JSONValue: Decodable {
         } else if let string = try? container.decode(String.self) {
             self = .string(string)
         } else if let double = try? container.decode(Double.self) {
-            if double.rounded() == double, abs(double) < 0x1p63, let integer = try? container.decode(Int64.self) {
+            if double.rounded() == double, abs(double) < 0x1p63,
+                let integer = try? container.decode(Int64.self)
+            {
                 self = .integer(integer)
             } else {
                 self = .double(double)

@@ -145,4 +145,12 @@ struct ByteSink: TextOutputStream {
         var string = string
         string.withUTF8 { buffer.append(contentsOf: $0) }
     }
+
+    /// TextOutputStream's ASCII customization point: `Double.write(to:)` hands its digits here
+    /// straight from its stack buffer, so no `String` is built (half the time, and no heap
+    /// allocation for 16–17 digit values). Were the hook ever gone, `write(_:)` still does the job.
+    @usableFromInline
+    mutating func _writeASCII(_ ascii: UnsafeBufferPointer<UInt8>) {
+        buffer.append(contentsOf: ascii)
+    }
 }

@@ -110,7 +110,8 @@ enum LayoutJSON {
         var children: [View] = []
         if fields.has("children") {
             for (index, element) in try fields.array("children").enumerated() {
-                children.append(try view(try fields.nested(element, context: "\(fields.context)children[\(index)]")))
+                children.append(
+                    try view(try fields.nested(element, context: "\(fields.context)children[\(index)]")))
             }
         }
         return View(

@@ -9,8 +9,8 @@ import TouchRouterCore
 public enum TouchesEncoder {
     /// Appends `viewTouches` as one `touches` line, `\n` included, to `buffer`. The daemon encodes
     /// each view's message once per frame and appends the same bytes to every subscriber's queue.
-    /// Appending never allocates once `buffer` has the capacity (except for a coordinate whose
-    /// shortest text is longer than 15 bytes, which Swift's `Double.write(to:)` builds on the heap).
+    /// Appending never allocates once `buffer` has the capacity. A touch without a cancel reason
+    /// in phase `cancelled` is sent with reason `input-cancelled`.
     public static func appendLine(_ viewTouches: ViewTouches, to buffer: inout [UInt8]) {
         JSONWriter.appendRaw(#"{"type":"touches","view":"#, to: &buffer)
         JSONWriter.appendString(viewTouches.viewID, to: &buffer)

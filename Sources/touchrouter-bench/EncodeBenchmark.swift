@@ -2,6 +2,12 @@ import Foundation
 import TouchRouterCore
 import TouchRouterProtocol
 
+/// `touchrouter-bench encode [SEED]`.
+let encodeBenchmark = Benchmark(
+    name: "encode",
+    summary: "touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches",
+    run: { arguments in runEncodeBenchmark(seed: arguments.first.flatMap { UInt64($0) } ?? 0xBE4C_0005) })
+
 /// Encoding a `touches` line: the byte-level `TouchesEncoder` against Foundation's JSONEncoder
 /// (with the conversion to Codable structs the daemon would need), for 1, 2 and 10 touches.
 /// Prints median and p99 nanoseconds per message and the ratio.
@@ -40,9 +46,9 @@ private func measureNanosPerOperation(
     for index in 0..<operationsPerSample { operation(index) }  // warm-up
     var samples: [Double] = []
     for _ in 0..<101 {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = monotonicNanoseconds()
         for index in 0..<operationsPerSample { operation(index) }
-        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        let elapsed = monotonicNanoseconds() - start
         samples.append(Double(elapsed) / Double(operationsPerSample))
     }
     samples.sort()
@@ -75,7 +81,8 @@ private struct CodableTouches: Encodable {
         time = message.timestampMicros
         touches = message.touches.map { touch in
             Touch(
-                id: touch.id, phase: touch.phase.rawValue, location: [touch.localPoint.x, touch.localPoint.y],
+                id: touch.id, phase: touch.phase.rawValue,
+                location: [touch.localPoint.x, touch.localPoint.y],
                 screenLocation: [touch.screenPoint.x, touch.screenPoint.y],
                 previousLocation: [touch.previousLocalPoint.x, touch.previousLocalPoint.y],
                 timestamp: touch.timestampMicros, tapCount: touch.tapCount, device: touch.device.name,
@@ -91,7 +98,8 @@ private enum EncodeBenchmarkData {
     static func viewTouches(_ random: inout SeededRandom, touchCount: Int) -> ViewTouches {
         let time = UInt64.random(in: 1_000_000_000...9_000_000_000, using: &random)
         let touches = (0..<touchCount).map { index in
-            let screen = Point(Double.random(in: 0..<1920, using: &random), Double.random(in: 0..<1080, using: &random))
+            let screen = Point(
+                Double.random(in: 0..<1920, using: &random), Double.random(in: 0..<1080, using: &random))
             let local = Point(screen.x - 300, screen.y - 200)
             return RoutedTouch(
                 id: UInt64(100 + index), phase: index == 0 ? .moved : .stationary, localPoint: local,

@@ -6,7 +6,8 @@ import TouchRouterProtocol
 
 /// The `--socket` option every command that talks to the running daemon takes.
 let socketOption = OptionSpec(
-    name: "socket", valueName: "PATH", help: "The daemon's socket (default \(TouchRouterClient.defaultSocketPath)).")
+    name: "socket", valueName: "PATH",
+    help: "The daemon's socket (default \(TouchRouterClient.defaultSocketPath)).")
 
 /// Runs an async body to completion from a synchronous command (the tool has no other work).
 func runBlocking(_ body: @escaping @Sendable () async -> ExitCode) -> ExitCode {
@@ -38,9 +39,12 @@ enum MonitorCommand: Command {
         name: "monitor",
         abstract: "Show the touches the running daemon routes, live.",
         options: [
-            OptionSpec(name: "view", valueName: "IDS", help: "Views to watch, comma-separated (or give them as arguments)."),
+            OptionSpec(
+                name: "view", valueName: "IDS",
+                help: "Views to watch, comma-separated (or give them as arguments)."),
             OptionSpec(name: "subtree", help: "Also every descendant of those views."),
-            OptionSpec(name: "json", help: "Print each touches message as the daemon sent it (one JSON line)."),
+            OptionSpec(
+                name: "json", help: "Print each touches message as the daemon sent it (one JSON line)."),
             socketOption,
         ],
         arguments: [ArgumentSpec(name: "VIEW", help: "A view id to watch.", repeats: true, isOptional: true)],
@@ -53,7 +57,9 @@ enum MonitorCommand: Command {
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        let listed = (arguments.value("view") ?? "").split(separator: ",").map(String.init) + arguments.arguments("VIEW")
+        let listed =
+            (arguments.value("view") ?? "").split(separator: ",").map(String.init)
+            + arguments.arguments("VIEW")
         let json = arguments.flag("json")
         let explicitSubtree = arguments.flag("subtree")
         return runBlocking {
@@ -68,21 +74,26 @@ enum MonitorCommand: Command {
             do {
                 let result = try await client.subscribe(views, subtree: subtree)
                 if !result.unknown.isEmpty {
-                    StandardError.print("touchrouterctl monitor: no such view: \(result.unknown.joined(separator: ", "))")
+                    StandardError.print(
+                        "touchrouterctl monitor: no such view: \(result.unknown.joined(separator: ", "))")
                 }
             } catch {
                 StandardError.print("touchrouterctl monitor: \(error)")
                 return .failure
             }
             if !json {
-                LineOutput.print("watching \(views.joined(separator: ", "))\(subtree ? " and their subtrees" : "")"
-                    + " (layout generation \(client.welcome.generation)); Ctrl-C to stop")
+                LineOutput.print(
+                    "watching \(views.joined(separator: ", "))\(subtree ? " and their subtrees" : "")"
+                        + " (layout generation \(client.welcome.generation)); Ctrl-C to stop")
             }
             for await event in client.events {
                 switch event {
                 case .touches(let message):
                     if json {
-                        LineOutput.print(String(decoding: DaemonMessage.touches(message).encodedLine().dropLast(), as: UTF8.self))
+                        LineOutput.print(
+                            String(
+                                decoding: DaemonMessage.touches(message).encodedLine().dropLast(),
+                                as: UTF8.self))
                     } else {
                         for touch in message.touches { LineOutput.print(describe(touch, in: message)) }
                     }
@@ -104,7 +115,8 @@ enum MonitorCommand: Command {
     static func describe(_ touch: WireTouch, in message: TouchesMessage) -> String {
         func point(_ p: Point) -> String { "(\(HitTestCommand.number(p.x)), \(HitTestCommand.number(p.y)))" }
         let phase = touch.phase.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
-        var line = "\(message.viewID)  touch \(touch.id) \(phase) local \(point(touch.localPoint))"
+        var line =
+            "\(message.viewID)  touch \(touch.id) \(phase) local \(point(touch.localPoint))"
             + "  screen \(point(touch.screenPoint))  taps \(touch.tapCount)  \(touch.deviceName)"
         if let reason = touch.reason { line += "  (\(reason))" }
         return line
@@ -125,7 +137,9 @@ enum StatusCommand: Command {
             do {
                 let status = try await client.status()
                 if json {
-                    LineOutput.print(String(decoding: DaemonMessage.status(status).encodedLine().dropLast(), as: UTF8.self))
+                    LineOutput.print(
+                        String(decoding: DaemonMessage.status(status).encodedLine().dropLast(), as: UTF8.self)
+                    )
                 } else {
                     for (name, value) in status.counters.sorted(by: { $0.key < $1.key }) {
                         var text: [UInt8] = []
@@ -156,12 +170,14 @@ enum LayoutCommand: Command {
             do {
                 let reply = try await client.layout()
                 if json {
-                    LineOutput.print(String(decoding: DaemonMessage.layout(reply).encodedLine().dropLast(), as: UTF8.self))
+                    LineOutput.print(
+                        String(decoding: DaemonMessage.layout(reply).encodedLine().dropLast(), as: UTF8.self))
                     return .success
                 }
                 LineOutput.print("layout generation \(reply.generation)")
                 for screen in reply.layout.screens {
-                    LineOutput.print("screen \(screen.name) \(HitTestCommand.number(screen.width))×\(HitTestCommand.number(screen.height))")
+                    let size = [screen.width, screen.height].map(HitTestCommand.number)
+                    LineOutput.print("screen \(screen.name) \(size.joined(separator: "×"))")
                     printTree(screen.root, depth: 1)
                 }
                 return .success
@@ -175,7 +191,8 @@ enum LayoutCommand: Command {
     private static func printTree(_ view: View, depth: Int) {
         let frame = view.frame
         let numbers = [frame.x, frame.y, frame.width, frame.height].map(HitTestCommand.number)
-        LineOutput.print(String(repeating: "  ", count: depth) + "\(view.id)  [\(numbers.joined(separator: ", "))]")
+        LineOutput.print(
+            String(repeating: "  ", count: depth) + "\(view.id)  [\(numbers.joined(separator: ", "))]")
         for child in view.children { printTree(child, depth: depth + 1) }
     }
 }

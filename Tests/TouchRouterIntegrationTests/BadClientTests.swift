@@ -68,7 +68,8 @@ struct BadClientTests {
     func maxClients() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments() + ["--max-clients", "2"])
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--max-clients", "2"])
         defer { daemon.stop() }
         let first = try LineClient(socketPath: daemon.socketPath)
         let second = try LineClient(socketPath: daemon.socketPath)
@@ -87,7 +88,39 @@ struct BadClientTests {
         }
     }
 
-    @Test("hitTest, layout and status answer with the request's seq")
+    @Test("out of file descriptors, the daemon stops accepting until a client leaves, then resumes")
+    func outOfDescriptors() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { return }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(),
+            launcher: ["/usr/bin/prlimit", "--nofile=16"])
+        defer { daemon.stop() }
+        var clients: [LineClient] = []
+        for index in 0..<16 {
+            let client = try LineClient(socketPath: daemon.socketPath)
+            try client.send(ClientRequest(.hello(version: 1, client: "fd-\(index)")))
+            clients.append(client)
+        }
+        try daemon.waitForLog("not accepting until a client disconnects")
+        let accepted = daemon.log.components(separatedBy: " connected\n").count - 1
+        #expect(accepted > 0 && accepted < 16)
+        for client in clients.prefix(accepted) {
+            guard case .welcome = try client.readReply() else {
+                Issue.record("an accepted client got no welcome")
+                return
+            }
+        }
+        shutdown(clients[0].fd, Int32(SHUT_RDWR))
+        guard case .welcome = try clients[accepted].readReply() else {
+            Issue.record("the first waiting client was not accepted after a place freed up")
+            return
+        }
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test("hitTest, status and reload answer with the request's seq")
     func requests() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -110,5 +143,8 @@ struct BadClientTests {
         }
         #expect(status.seq == 4)
         #expect(status.counters["clients"] == .integer(1))
+        // This test runs as the daemon's own user, so it may ask for a reload (the file is unchanged).
+        try client.send(ClientRequest(.reload, seq: 5))
+        #expect(try client.readReply() == .reloaded(generation: 1, seq: 5))
     }
 }

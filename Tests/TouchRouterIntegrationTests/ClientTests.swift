@@ -5,7 +5,7 @@ import TouchRouterCore
 import TouchRouterProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The Swift client library against a real Unix socket served by `SocketServer`.
@@ -62,11 +62,14 @@ struct ClientTests {
                     connection.send(
                         .error(
                             ProtocolError(
-                                code: .unknownViews, message: "unknown view ids: \(unknown)", seq: seq, views: unknown)))
+                                code: .unknownViews, message: "unknown view ids: \(unknown)", seq: seq,
+                                views: unknown)))
                 }
                 for view in subscribed {
                     connection.sendBytes(TouchesEncoder.encodedLine(touches(view, time: 10)))
-                    for byte in TouchesEncoder.encodedLine(touches(view, time: 11)) { connection.sendBytes([byte]) }
+                    for byte in TouchesEncoder.encodedLine(touches(view, time: 11)) {
+                        connection.sendBytes([byte])
+                    }
                 }
                 connection.send(.layoutChanged(generation: 2))
             case .unsubscribe(let target):
@@ -79,13 +82,16 @@ struct ClientTests {
                 connection.send(.unsubscribed(Unsubscribed(views: removed, seq: seq)))
             case .hitTest(let screen, let point):
                 let result = PlainHitTest.hitTest(layout.screens[0].root, screenPoint: point)
-                connection.send(.hitTestResult(HitTestReply(screen: screen ?? "main", screenPoint: point, result: result, seq: seq)))
+                connection.send(
+                    .hitTestResult(
+                        HitTestReply(screen: screen ?? "main", screenPoint: point, result: result, seq: seq)))
             case .layout:
                 connection.send(.layout(LayoutReply(generation: 1, layout: layout, seq: seq)))
             case .status:
                 connection.send(.status(StatusReply(counters: ["clients": .integer(1)], seq: seq)))
             case .reload:
-                connection.send(.error(ProtocolError(code: .permissionDenied, message: "not admin", seq: seq)))
+                connection.send(
+                    .error(ProtocolError(code: .permissionDenied, message: "not admin", seq: seq)))
             }
         }
     }
@@ -122,7 +128,9 @@ struct ClientTests {
         #expect(try await client.layout().layout == Self.layout)
         #expect(try await client.status().counters == ["clients": .integer(1)])
         #expect(try await client.unsubscribe(["keypad", "key-7"]) == ["keypad"])
-        await #expect(throws: ClientError.daemon(ProtocolError(code: .permissionDenied, message: "not admin", seq: 7))) {
+        await #expect(
+            throws: ClientError.daemon(ProtocolError(code: .permissionDenied, message: "not admin", seq: 7))
+        ) {
             try await client.reload()
         }
         client.close()
@@ -135,11 +143,15 @@ struct ClientTests {
         let server = try SocketServer()
         server.serveOne { connection in
             guard let hello = connection.nextClientRequest() else { return }
-            connection.send(.welcome(Welcome(daemonVersion: "test", generation: 1, screens: [], seq: hello.seq)))
-            guard let first = connection.nextClientRequest(), let second = connection.nextClientRequest() else { return }
+            connection.send(
+                .welcome(Welcome(daemonVersion: "test", generation: 1, screens: [], seq: hello.seq)))
+            guard let first = connection.nextClientRequest(), let second = connection.nextClientRequest()
+            else { return }
             for request in [second, first] {
                 switch request.message {
-                case .status: connection.send(.status(StatusReply(counters: ["n": .integer(request.seq!)], seq: request.seq)))
+                case .status:
+                    connection.send(
+                        .status(StatusReply(counters: ["n": .integer(request.seq!)], seq: request.seq)))
                 default: connection.send(.reloaded(generation: UInt64(request.seq!), seq: request.seq))
                 }
             }
@@ -160,7 +172,9 @@ struct ClientTests {
         server.serveOne { connection in
             connection.send(.error(ProtocolError(code: .tooManyClients, message: "64 clients already")))
         }
-        await #expect(throws: ClientError.daemon(ProtocolError(code: .tooManyClients, message: "64 clients already"))) {
+        await #expect(
+            throws: ClientError.daemon(ProtocolError(code: .tooManyClients, message: "64 clients already"))
+        ) {
             _ = try await TouchRouterClient.connect(socketPath: server.path)
         }
     }
@@ -170,7 +184,8 @@ struct ClientTests {
         let server = try SocketServer()
         server.serveOne { connection in
             guard let hello = connection.nextClientRequest() else { return }
-            connection.send(.welcome(Welcome(daemonVersion: "test", generation: 1, screens: [], seq: hello.seq)))
+            connection.send(
+                .welcome(Welcome(daemonVersion: "test", generation: 1, screens: [], seq: hello.seq)))
             _ = connection.nextClientRequest()  // a status request, never answered
             connection.sendBytes(Array(#"{"type":"touches","view":"#.utf8))  // half a line, then gone
         }

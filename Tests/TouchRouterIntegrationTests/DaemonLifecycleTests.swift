@@ -94,7 +94,9 @@ struct DaemonLifecycleTests {
         let touchID = try #require(began)
         daemon.signal(SIGTERM)
         let rest = try client.readUntilEOF()
-        let cancelled = rest.compactMap(\.touches).flatMap(\.touches).filter { $0.id == touchID && $0.phase == .cancelled }
+        let cancelled = rest.compactMap(\.touches).flatMap(\.touches).filter {
+            $0.id == touchID && $0.phase == .cancelled
+        }
         #expect(cancelled.count == 1)
         #expect(cancelled.first?.cancelReason == .shutdown)
         #expect(rest.last?.errorCode == .shuttingDown)
@@ -113,7 +115,8 @@ struct DaemonLifecycleTests {
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.hello("reload")
 
-        try "{ screens: [ { name: \"main\", width: -5 } ] }".write(toFile: config, atomically: false, encoding: .utf8)
+        try "{ screens: [ { name: \"main\", width: -5 } ] }".write(
+            toFile: config, atomically: false, encoding: .utf8)
         daemon.signal(SIGHUP)
         try daemon.waitForLog("failed; keeping layout generation 1")
         try client.send(ClientRequest(.layout, seq: 7))
@@ -143,6 +146,67 @@ struct DaemonLifecycleTests {
         }
         #expect(swapped.generation == 2)
         #expect(!LayoutIndexProbe.ids(swapped.layout).contains("right-edge"))
+    }
+
+    @Test("a reload that removes a view cancels its touch; the subscription resumes when it returns")
+    func reloadRemovesAndRestoresAView() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("layout.json5")
+        let original = try String(contentsOfFile: Scenario.layoutPath, encoding: .utf8)
+        try original.write(toFile: config, atomically: true, encoding: .utf8)
+        // The one-finger drag starts at (605, 136): inside "left". Slowed 20× to reload mid-touch.
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(recording: Scenario.oneFingerDrag, config: config, speed: "0.05"))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("reload-mid-touch")
+        try client.send(ClientRequest(.subscribe(views: ["left"], subtree: false)))
+        var began: UInt64?
+        while began == nil, let message = try client.readMessage() {
+            began = message.touches?.touches.first { $0.phase == .began }?.id
+        }
+        let touchID = try #require(began)
+
+        let withoutLeft = """
+            { screens: [ { name: "main", width: 1280, height: 768,
+              root: { id: "panel", children: [ { id: "right", frame: [640, 0, 640, 768] } ] } } ] }
+            """
+        try withoutLeft.write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        var cancelReason: CancelReason?
+        var generation: UInt64?
+        while generation == nil, let message = try client.readMessage() {
+            if let touch = message.touches?.touches.first(where: {
+                $0.id == touchID && $0.phase == .cancelled
+            }) {
+                cancelReason = touch.cancelReason
+            }
+            if case .layoutChanged(let number) = message { generation = number }
+        }
+        #expect(cancelReason == .viewRemoved, "the cancel comes before layoutChanged")
+        #expect(generation == 2)
+        try client.send(ClientRequest(.status))
+        guard case .status(let afterRemoval) = try client.readReply() else {
+            Issue.record("no status")
+            return
+        }
+        #expect(afterRemoval.counters["subscribedViews"] == .array([]))
+
+        try original.write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        generation = nil
+        while generation == nil, let message = try client.readMessage() {
+            if case .layoutChanged(let number) = message { generation = number }
+        }
+        #expect(generation == 3)
+        try client.send(ClientRequest(.status))
+        guard case .status(let afterReturn) = try client.readReply() else {
+            Issue.record("no status")
+            return
+        }
+        #expect(afterReturn.counters["subscribedViews"] == .array([.string("left")]), "resumed by id")
     }
 
     @Test("an editor's rename-on-save of the config reloads it (inotify on the directory)")

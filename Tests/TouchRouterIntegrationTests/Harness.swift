@@ -60,13 +60,16 @@ final class DaemonProcess {
     /// listens (or has exited, for tests of refusals).
     init(
         directory: TemporaryDirectory, arguments: [String], socketName: String = "run/touchrouter.sock",
-        waitUntilListening: Bool = true
+        waitUntilListening: Bool = true, launcher: [String] = []
     ) throws {
         socketPath = directory.file(socketName)
         logPath = directory.file("daemon-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Paths.product("touchrouterd"))
-        process.arguments = arguments + ["--socket", socketPath, "--log-level", "debug"]
+        // `launcher` runs the daemon through another program, e.g. `prlimit --nofile=16`.
+        let command = launcher + [Paths.product("touchrouterd")]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments =
+            command.dropFirst() + arguments + ["--socket", socketPath, "--log-level", "debug"]
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -82,7 +85,8 @@ final class DaemonProcess {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while !log.contains(text) {
             if !process.isRunning && !log.contains(text) {
-                throw HarnessError("daemon exited (status \(process.terminationStatus)) before logging \"\(text)\":\n\(log)")
+                throw HarnessError(
+                    "daemon exited (status \(process.terminationStatus)) before logging \"\(text)\":\n\(log)")
             }
             if Date() > deadline { throw HarnessError("daemon never logged \"\(text)\":\n\(log)") }
             usleep(10_000)
@@ -126,7 +130,9 @@ final class LineClient {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 {
+                raw[index] = byte
+            }
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -151,7 +157,9 @@ final class LineClient {
     func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw HarnessError("send: \(String(cString: strerror(errno)))")
@@ -179,7 +187,10 @@ final class LineClient {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno == ECONNRESET { isAtEOF = true; continue }
+                if errno == ECONNRESET {
+                    isAtEOF = true
+                    continue
+                }
                 throw HarnessError("recv: \(String(cString: strerror(errno)))")
             }
             if count == 0 { isAtEOF = true } else { buffer += chunk[..<count] }

@@ -4,7 +4,7 @@ import TouchRouterCore
 import TouchRouterProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A tiny real Unix-socket server for client tests: real socket, real bytes, scripted replies

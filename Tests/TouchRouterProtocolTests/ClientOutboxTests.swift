@@ -1,12 +1,14 @@
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterProtocol
 
 @Suite("Client outbox")
 struct ClientOutboxTests {
     static let device = InputDevice(id: 1, name: "panel")
 
-    static func touch(_ id: UInt64, _ phase: TouchPhase, at x: Double, from previousX: Double) -> RoutedTouch {
+    static func touch(_ id: UInt64, _ phase: TouchPhase, at x: Double, from previousX: Double) -> RoutedTouch
+    {
         RoutedTouch(
             id: id, phase: phase, localPoint: Point(x, 0), screenPoint: Point(x, 0),
             previousLocalPoint: Point(previousX, 0), timestampMicros: UInt64(x), tapCount: 1, device: device,
@@ -56,7 +58,8 @@ struct ClientOutboxTests {
         #expect(outbox.pendingMessageCount == 5)
         #expect(
             try Self.drain(&outbox) == [
-                .touches(TouchesMessage(first)), .layoutChanged(generation: 2), .touches(TouchesMessage(second)),
+                .touches(TouchesMessage(first)), .layoutChanged(generation: 2),
+                .touches(TouchesMessage(second)),
                 .status(StatusReply(counters: [:], seq: 1)), .touches(TouchesMessage(first)),
             ])
         #expect(outbox.pendingMessageCount == 0)
@@ -70,7 +73,10 @@ struct ClientOutboxTests {
         #expect(outbox.enqueue(Self.message("a", 0, [Self.touch(7, .began, at: 0, from: 0)])) == .queued)
         var results: [ClientOutbox.EnqueueResult] = []
         for x in 1...30 {
-            results.append(outbox.enqueue(Self.message("a", UInt64(x), [Self.touch(7, .moved, at: Double(x), from: Double(x - 1))])))
+            results.append(
+                outbox.enqueue(
+                    Self.message("a", UInt64(x), [Self.touch(7, .moved, at: Double(x), from: Double(x - 1))]))
+            )
         }
         results.append(outbox.enqueue(Self.message("a", 31, [Self.touch(7, .ended, at: 31, from: 30)])))
         #expect(results.contains(.coalesced))
@@ -84,7 +90,8 @@ struct ClientOutboxTests {
         #expect(delivered.last?.phase == .ended)
         #expect(delivered.count < 32)
         for (earlier, later) in zip(delivered, delivered.dropFirst()) {
-            #expect(later.previousLocalPoint == earlier.localPoint, "each delivery starts where the last ended")
+            #expect(
+                later.previousLocalPoint == earlier.localPoint, "each delivery starts where the last ended")
         }
     }
 
@@ -96,12 +103,39 @@ struct ClientOutboxTests {
         let firstChunk = Array(outbox.bytesToWrite())
         outbox.didWrite(10)  // half a line on the wire
         for x in 2...40 {
-            #expect(outbox.enqueue(Self.message("a", UInt64(x), [Self.touch(7, .moved, at: Double(x), from: Double(x - 1))])) != .overflow)
+            #expect(
+                outbox.enqueue(
+                    Self.message("a", UInt64(x), [Self.touch(7, .moved, at: Double(x), from: Double(x - 1))]))
+                    != .overflow)
         }
         let rest = Array(outbox.bytesToWrite())
         #expect(rest == Array(firstChunk.dropFirst(10)))
         let messages = try Self.lines(firstChunk + (try Self.drainBytes(&outbox)))
         #expect(messages.count >= 3)
+    }
+
+    @Test("on overflow, one write finishes the half-written line and carries the final error")
+    func overflowAfterPartialWrite() throws {
+        var outbox = ClientOutbox(byteBudget: 3000)
+        _ = outbox.enqueue(Self.message("a", 0, [Self.touch(1, .began, at: 0, from: 0)]))
+        _ = outbox.enqueue(Self.message("a", 1, [Self.touch(2, .began, at: 0, from: 0)]))
+        let firstLines = Array(outbox.bytesToWrite())
+        outbox.didWrite(25)  // part of the first line is on the wire
+        var id: UInt64 = 2
+        while !outbox.hasOverflowed {
+            id += 1
+            _ = outbox.enqueue(Self.message("a", id, [Self.touch(id, .began, at: 1, from: 1)]))
+        }
+        let finalWrite = Array(outbox.bytesToWrite())
+        let firstLineEnd = firstLines.firstIndex(of: UInt8(ascii: "\n"))!
+        #expect(Array(finalWrite.prefix(firstLineEnd + 1 - 25)) == Array(firstLines[25...firstLineEnd]))
+        let messages = try Self.lines(Array(firstLines.prefix(25)) + finalWrite)
+        #expect(messages.count == 2)
+        guard case .error(let error) = messages.last else {
+            Issue.record("no final error: \(messages)")
+            return
+        }
+        #expect(error.code == .queueOverflow)
     }
 
     static func drainBytes(_ outbox: inout ClientOutbox) throws -> [UInt8] {
@@ -124,7 +158,8 @@ struct ClientOutboxTests {
         var id: UInt64 = 0
         while result != .overflow {
             id += 1
-            result = outbox.enqueue(Self.message("a", id, [Self.touch(id, id % 2 == 0 ? .ended : .began, at: 1, from: 1)]))
+            result = outbox.enqueue(
+                Self.message("a", id, [Self.touch(id, id % 2 == 0 ? .ended : .began, at: 1, from: 1)]))
             #expect(id < 1000)
         }
         #expect(outbox.hasOverflowed)
@@ -142,13 +177,16 @@ struct ClientOutboxTests {
     func property() throws {
         let seed: UInt64 = 0x0B0_5EED
         var random = SeededRandom(seed: seed)
-        var overflowRounds = 0, coalescedMessages = 0
+        var overflowRounds = 0
+        var coalescedMessages = 0
+        let rounds = 30
         defer {
             // The stream must exercise both outcomes, or the test proves little.
-            #expect(overflowRounds > 0 && overflowRounds < 30, "seed \(seed): \(overflowRounds) overflowed")
+            #expect(
+                overflowRounds > 0 && overflowRounds < rounds, "seed \(seed): \(overflowRounds) overflowed")
             #expect(coalescedMessages > 100, "seed \(seed)")
         }
-        for round in 0..<40 {
+        for round in 0..<rounds {
             var outbox = ClientOutbox(byteBudget: Int.random(in: 3000...20000, using: &random))
             var wire: [UInt8] = []
             // The tracker's truth: per touch, its view and every update sent.
@@ -171,7 +209,8 @@ struct ClientOutboxTests {
                     if lastSent[id] == nil {
                         phase = .began
                     } else {
-                        phase = [.moved, .moved, .moved, .stationary, .ended, .cancelled].randomElement(using: &random)!
+                        phase = [.moved, .moved, .moved, .stationary, .ended, .cancelled].randomElement(
+                            using: &random)!
                     }
                     let previous = lastSent[id]?.x ?? state.x
                     let x = phase == .moved ? previous + Double.random(in: 0.5...3, using: &random) : previous
@@ -190,7 +229,8 @@ struct ClientOutboxTests {
                 }
                 if Int.random(in: 0..<20, using: &random) == 0 {
                     replies += 1
-                    _ = outbox.enqueue(line: DaemonMessage.reloaded(generation: UInt64(replies), seq: nil).encodedLine())
+                    _ = outbox.enqueue(
+                        line: DaemonMessage.reloaded(generation: UInt64(replies), seq: nil).encodedLine())
                 }
                 // A slow, irregular reader.
                 if Int.random(in: 0..<3, using: &random) == 0 {
@@ -236,10 +276,13 @@ struct ClientOutboxTests {
                 if terminalIDs.contains(id) {
                     #expect(updates.last?.phase == truth.phase, "seed \(seed) round \(round) touch \(id)")
                 }
-                #expect(updates.filter { $0.phase.isTerminal || $0.phase == .began }.count
-                    == (terminalIDs.contains(id) ? 2 : 1), "seed \(seed) round \(round) touch \(id)")
+                #expect(
+                    updates.filter { $0.phase.isTerminal || $0.phase == .began }.count
+                        == (terminalIDs.contains(id) ? 2 : 1), "seed \(seed) round \(round) touch \(id)")
                 for (earlier, later) in zip(updates, updates.dropFirst()) {
-                    #expect(later.previousLocalPoint == earlier.localPoint, "seed \(seed) round \(round) touch \(id)")
+                    #expect(
+                        later.previousLocalPoint == earlier.localPoint,
+                        "seed \(seed) round \(round) touch \(id)")
                 }
             }
         }

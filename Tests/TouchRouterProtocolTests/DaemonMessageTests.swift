@@ -1,5 +1,6 @@
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterProtocol
 
 @Suite("Daemon messages")
@@ -17,7 +18,9 @@ struct DaemonMessageTests {
                                 id: "keypad/7", frame: Rect(x: 0, y: 0, width: 100, height: 100),
                                 touchMargin: EdgeMargin(top: 1, left: 2, bottom: 3, right: 4.5),
                                 shape: .roundedRect(radius: 12)),
-                            View(id: "dial", frame: Rect(x: 0, y: 100, width: 90, height: 90), shape: .ellipse),
+                            View(
+                                id: "dial", frame: Rect(x: 0, y: 100, width: 90, height: 90),
+                                shape: .ellipse),
                         ], multipleTouch: true),
                     View(
                         id: "tri \"quoted\"", frame: Rect(x: 10, y: 10, width: 50, height: 50), hidden: true,
@@ -26,7 +29,9 @@ struct DaemonMessageTests {
                         transform: ViewTransform(rotationDegrees: 90, scaleX: 2, scaleY: 0.5),
                         exclusiveTouch: true),
                 ])),
-        Screen(name: "side", width: 800, height: 480, root: View(id: "side-root", frame: Rect(x: 0, y: 0, width: 800, height: 480))),
+        Screen(
+            name: "side", width: 800, height: 480,
+            root: View(id: "side-root", frame: Rect(x: 0, y: 0, width: 800, height: 480))),
     ])
 
     static let messages: [DaemonMessage] = [
@@ -40,7 +45,8 @@ struct DaemonMessageTests {
         .unsubscribed(Unsubscribed(views: [], seq: nil)),
         .hitTestResult(
             HitTestReply(
-                screen: "main", screenPoint: Point(150, 250.5), viewID: "keypad/7", path: ["root", "keypad", "keypad/7"],
+                screen: "main", screenPoint: Point(150, 250.5), viewID: "keypad/7",
+                path: ["root", "keypad", "keypad/7"],
                 localPoint: Point(50, 50.5), seq: 9)),
         .hitTestResult(HitTestReply(screen: "main", screenPoint: Point(-1, -1), result: nil, seq: 10)),
         .layout(LayoutReply(generation: 2, layout: layout, seq: 11)),
@@ -77,15 +83,21 @@ struct DaemonMessageTests {
 
     @Test("exact lines for the documented examples")
     func exactLines() {
-        func text(_ message: DaemonMessage) -> String { String(decoding: message.encodedLine(), as: UTF8.self) }
+        func text(_ message: DaemonMessage) -> String {
+            String(decoding: message.encodedLine(), as: UTF8.self)
+        }
         #expect(text(.layoutChanged(generation: 4)) == #"{"type":"layoutChanged","generation":4}"# + "\n")
         #expect(
-            text(.error(ProtocolError(code: .unknownViews, message: "unknown view ids: nope", seq: 2, views: ["nope"])))
-                == #"{"type":"error","code":"unknown-views","message":"unknown view ids: nope","views":["nope"],"seq":2}"#
-                + "\n")
+            text(
+                .error(
+                    ProtocolError(
+                        code: .unknownViews, message: "unknown view ids: nope", seq: 2, views: ["nope"])))
+                == #"{"type":"error","code":"unknown-views","message":"unknown view ids: nope","#
+                + #""views":["nope"],"seq":2}"# + "\n")
         #expect(
             text(.hitTestResult(HitTestReply(screen: "main", screenPoint: Point(5, 5), result: nil)))
-                == #"{"type":"hitTestResult","screen":"main","point":[5.0,5.0],"view":null,"path":[],"local":null}"#
+                == #"{"type":"hitTestResult","screen":"main","point":[5.0,5.0],"#
+                + #""view":null,"path":[],"local":null}"#
                 + "\n")
         let view = View(id: "b", frame: Rect(x: 1, y: 2, width: 3, height: 4), hidden: true, shape: .ellipse)
         var buffer: [UInt8] = []

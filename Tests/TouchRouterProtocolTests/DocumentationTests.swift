@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import TouchRouterProtocol
 
 /// Every JSON line in docs/protocol.md decodes, and re-encodes to exactly the documented bytes, so
 /// the documentation cannot drift from the codec.
 @Suite("Protocol documentation")
 struct DocumentationTests {
-    static let requestTypes: Set<String> = ["hello", "subscribe", "unsubscribe", "hitTest", "layout", "status", "reload"]
+    static let requestTypes: Set<String> = [
+        "hello", "subscribe", "unsubscribe", "hitTest", "layout", "status", "reload",
+    ]
 
     static func documentedLines() throws -> [String] {
         let docs = URL(fileURLWithPath: #filePath)
@@ -14,7 +17,9 @@ struct DocumentationTests {
             .appendingPathComponent("docs/protocol.md")
         var lines: [String] = []
         var inJSONBlock = false
-        for line in try String(contentsOf: docs, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in try String(contentsOf: docs, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        {
             if line.hasPrefix("```") {
                 inJSONBlock = line == "```json"
                 continue
@@ -28,11 +33,13 @@ struct DocumentationTests {
     func documentedExamples() throws {
         let lines = try Self.documentedLines()
         #expect(lines.count >= 20)
-        var requestLines = 0, daemonLines = 0
+        var requestLines = 0
+        var daemonLines = 0
         for line in lines {
             let bytes = Array(line.utf8)
             // A layout request and a layout reply share the type "layout": a reply has a generation.
-            let isRequest = Self.requestTypes.contains(Self.type(of: line)) && !line.contains("\"generation\"")
+            let isRequest =
+                Self.requestTypes.contains(Self.type(of: line)) && !line.contains("\"generation\"")
                 && !line.contains("\"counters\"")
             if isRequest {
                 guard case .request(let request) = RequestDecoder.decode(line: bytes) else {

@@ -1,5 +1,6 @@
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterProtocol
 
 @Suite("Line framing")
@@ -24,7 +25,10 @@ struct LineFramerTests {
         #expect(framer.nextLine() == .needMoreData)
         #expect(framer.bufferedByteCount == 12)
         framer.append(Array("tus\"}\n{\"type\":\"layout\"}\r\n\n{\"ty".utf8))
-        #expect(Self.drain(&framer) == [Self.line(#"{"type":"status"}"#), Self.line("{\"type\":\"layout\"}\r"), Self.line("")])
+        #expect(
+            Self.drain(&framer) == [
+                Self.line(#"{"type":"status"}"#), Self.line("{\"type\":\"layout\"}\r"), Self.line(""),
+            ])
         #expect(framer.bufferedByteCount == 4)
         framer.append(Array("pe\":\"x\"}\n".utf8))
         #expect(Self.drain(&framer) == [Self.line(#"{"type":"x"}"#)])

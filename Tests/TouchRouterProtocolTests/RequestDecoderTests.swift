@@ -1,12 +1,16 @@
 import Foundation
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterProtocol
 
 @Suite("Request decoding")
 struct RequestDecoderTests {
     static let goodLines: [(String, ClientRequest)] = [
-        (#"{"type":"hello","version":1,"client":"kiosk-ui"}"#, ClientRequest(.hello(version: 1, client: "kiosk-ui"))),
+        (
+            #"{"type":"hello","version":1,"client":"kiosk-ui"}"#,
+            ClientRequest(.hello(version: 1, client: "kiosk-ui"))
+        ),
         (#"{"type":"hello","version":1}"#, ClientRequest(.hello(version: 1, client: nil))),
         (#"{"type":"hello","version":2,"seq":0}"#, ClientRequest(.hello(version: 2, client: nil), seq: 0)),
         (
@@ -20,13 +24,19 @@ struct RequestDecoderTests {
             #"{"type":"hitTest","screen":"main","point":[10,20.5]}"#,
             ClientRequest(.hitTest(screen: "main", screenPoint: Point(10, 20.5)))
         ),
-        (#"{"type":"hitTest","point":[-1e3,0]}"#, ClientRequest(.hitTest(screen: nil, screenPoint: Point(-1000, 0)))),
+        (
+            #"{"type":"hitTest","point":[-1e3,0]}"#,
+            ClientRequest(.hitTest(screen: nil, screenPoint: Point(-1000, 0)))
+        ),
         (#"{"type":"layout"}"#, ClientRequest(.layout)),
         (
             #"{"type":"hitTest","point":[1,2],"screen":null,"seq":8}"#,
             ClientRequest(.hitTest(screen: nil, screenPoint: Point(1, 2)), seq: 8)
         ),
-        (#"  {"seq":9007199254740991,"type":"status"}  "#, ClientRequest(.status, seq: 9_007_199_254_740_991)),
+        (
+            #"  {"seq":9007199254740991,"type":"status"}  "#,
+            ClientRequest(.status, seq: 9_007_199_254_740_991)
+        ),
         (#"{"type":"status","seq":4.0}"#, ClientRequest(.status, seq: 4)),
         ("{\"type\":\"reload\"}\r", ClientRequest(.reload)),
         (#"{"type":"layout","extra":{"ignored":[1,2]}}"#, ClientRequest(.layout)),
@@ -120,9 +130,21 @@ struct RequestDecoderTests {
         #expect(error.code == .malformedJSON)
     }
 
+    @Test("deep nesting within the line limit is an error, not a stack overflow", arguments: [100, 600, 30000])
+    func deepNesting(depth: Int) {
+        let line = Array(#"{"type":"status","x":"#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: depth)
+            + [UInt8](repeating: UInt8(ascii: "]"), count: depth) + Array("}".utf8)
+        switch RequestDecoder.decode(line: line) {
+        case .request(let request): #expect(depth < 512 && request.message == .status)
+        case .error(let error): #expect(error.code == .malformedJSON)
+        case .emptyLine: Issue.record("not empty")
+        }
+    }
+
     @Test("a \\u escaped lone surrogate is rejected")
     func loneSurrogate() {
-        let decoded = RequestDecoder.decode(line: Array(#"{"type":"hello","version":1,"client":"\ud800"}"#.utf8))
+        let decoded = RequestDecoder.decode(
+            line: Array(#"{"type":"hello","version":1,"client":"\ud800"}"#.utf8))
         guard case .error(let error) = decoded else {
             Issue.record("accepted a lone surrogate: \(decoded)")
             return
@@ -149,7 +171,8 @@ struct RequestDecoderTests {
                 switch Int.random(in: 0..<3, using: &random) {
                 case 0: bytes.insert(alphabet.randomElement(using: &random)!, at: position)
                 case 1 where position < bytes.count: bytes.remove(at: position)
-                default: if position < bytes.count { bytes[position] = UInt8.random(in: 0...255, using: &random) }
+                default:
+                    if position < bytes.count { bytes[position] = UInt8.random(in: 0...255, using: &random) }
                 }
             }
             switch RequestDecoder.decode(line: bytes) {

@@ -15,7 +15,8 @@ enum TestData {
         let scalars = (0..<length).map { _ -> Character in
             let value = [
                 UInt32.random(in: 0...0x7F, using: &random), UInt32.random(in: 0x80...0x7FF, using: &random),
-                UInt32.random(in: 0x800...0xD7FF, using: &random), UInt32.random(in: 0x1F300...0x1F6FF, using: &random),
+                UInt32.random(in: 0x800...0xD7FF, using: &random),
+                UInt32.random(in: 0x1F300...0x1F6FF, using: &random),
             ].randomElement(using: &random)!
             return Character(Unicode.Scalar(value)!)
         }
@@ -28,8 +29,12 @@ enum TestData {
         case 1: return Double.random(in: 0..<1920, using: &random)
         case 2: return Double.random(in: -1e-3...1e-3, using: &random)
         case 3: return Double.random(in: -1e22...1e22, using: &random)
-        case 4: return [0.0, -0.0, 0.1, 1e-7, 1e16, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude, -1.5].randomElement(
-            using: &random)!
+        case 4:
+            return [
+                0.0, -0.0, 0.1, 1e-7, 1e16, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude,
+                -1.5,
+            ].randomElement(
+                using: &random)!
         case 5: return Double(Int.random(in: 0...1920, using: &random)) + 0.5
         case 6: return Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random)).finiteOrZero
         default: return Double.random(in: -100...100, using: &random)
@@ -40,7 +45,9 @@ enum TestData {
         Point(coordinate(&random), coordinate(&random))
     }
 
-    static func touch(_ random: inout SeededRandom, id: UInt64? = nil, phase: TouchPhase? = nil) -> RoutedTouch {
+    static func touch(_ random: inout SeededRandom, id: UInt64? = nil, phase: TouchPhase? = nil)
+        -> RoutedTouch
+    {
         let phase = phase ?? TouchPhase.allCases.randomElement(using: &random)!
         return RoutedTouch(
             id: id ?? UInt64.random(in: 0...(1 << 53 - 1), using: &random), phase: phase,

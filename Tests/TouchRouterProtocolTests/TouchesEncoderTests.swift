@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterProtocol
 
 @Suite("Touches encoding")
@@ -14,10 +15,12 @@ struct TouchesEncoderTests {
             touches: [
                 RoutedTouch(
                     id: 42, phase: .moved, localPoint: Point(12, 7.5), screenPoint: Point(412, 307.5),
-                    previousLocalPoint: Point(11.25, 7), timestampMicros: 1_234_567, tapCount: 1, device: Self.device),
+                    previousLocalPoint: Point(11.25, 7), timestampMicros: 1_234_567, tapCount: 1,
+                    device: Self.device),
                 RoutedTouch(
                     id: 43, phase: .cancelled, localPoint: Point(0.1, -3), screenPoint: Point(400.1, 297),
-                    previousLocalPoint: Point(0.1, -3), timestampMicros: 1_234_000, tapCount: 0, device: Self.device,
+                    previousLocalPoint: Point(0.1, -3), timestampMicros: 1_234_000, tapCount: 0,
+                    device: Self.device,
                     cancelReason: .viewRemoved),
             ])
         let expected =
@@ -36,7 +39,8 @@ struct TouchesEncoderTests {
         let message = ViewTouches(viewID: "a", screen: "b", timestampMicros: UInt64.max, touches: [])
         #expect(
             String(decoding: TouchesEncoder.encodedLine(message), as: UTF8.self)
-                == #"{"type":"touches","view":"a","screen":"b","time":18446744073709551615,"touches":[]}"# + "\n")
+                == #"{"type":"touches","view":"a","screen":"b","time":18446744073709551615,"touches":[]}"#
+                + "\n")
         var buffer: [UInt8] = []
         for value: Int64 in [0, 9, 10, -1, -10, Int64.min, Int64.max] {
             buffer.removeAll()
@@ -45,20 +49,24 @@ struct TouchesEncoderTests {
         }
     }
 
-    @Test("string escapes", arguments: [
-        ("plain", #""plain""#), ("q\"b\\s", #""q\"b\\s""#), ("\n\r\t\u{8}\u{c}", #""\n\r\t\b\f""#),
-        ("\u{0}\u{1f}", #""\u0000\u001f""#), ("\u{7f}/ü👆", "\"\u{7f}/ü👆\""),
-    ])
+    @Test(
+        "string escapes",
+        arguments: [
+            ("plain", #""plain""#), ("q\"b\\s", #""q\"b\\s""#), ("\n\r\t\u{8}\u{c}", #""\n\r\t\b\f""#),
+            ("\u{0}\u{1f}", #""\u0000\u001f""#), ("\u{7f}/ü👆", "\"\u{7f}/ü👆\""),
+        ])
     func escapes(value: String, expected: String) {
         var buffer: [UInt8] = []
         JSONWriter.appendString(value, to: &buffer)
         #expect(String(decoding: buffer, as: UTF8.self) == expected)
     }
 
-    @Test("doubles print shortest round-trip, always with a fraction or exponent", arguments: [
-        (12.0, "12.0"), (0.1, "0.1"), (-3.0, "-3.0"), (0.0, "0.0"), (-0.0, "0.0"), (1e-7, "1e-07"),
-        (1e16, "1e+16"), (123456.789, "123456.789"), (Double.nan, "0.0"), (-Double.infinity, "0.0"),
-    ])
+    @Test(
+        "doubles print shortest round-trip, always with a fraction or exponent",
+        arguments: [
+            (12.0, "12.0"), (0.1, "0.1"), (-3.0, "-3.0"), (0.0, "0.0"), (-0.0, "0.0"), (1e-7, "1e-07"),
+            (1e16, "1e+16"), (123456.789, "123456.789"), (Double.nan, "0.0"), (-Double.infinity, "0.0"),
+        ])
     func doubles(value: Double, expected: String) {
         var buffer: [UInt8] = []
         JSONWriter.appendDouble(value, to: &buffer)
@@ -95,18 +103,24 @@ struct TouchesEncoderTests {
             guard let other = decoded as? [String: Any], Set(other.keys) == Set(dictionary.keys) else {
                 return "\(path): keys differ"
             }
-            return dictionary.keys.sorted().lazy.compactMap { mismatch(other[$0]!, dictionary[$0]!, at: path + "." + $0) }
-                .first
+            return dictionary.keys.sorted().lazy.compactMap {
+                mismatch(other[$0]!, dictionary[$0]!, at: path + "." + $0)
+            }
+            .first
         case let array as [Any]:
             guard let other = decoded as? [Any], other.count == array.count else { return "\(path): count" }
-            return zip(other, array).enumerated().lazy.compactMap { mismatch($1.0, $1.1, at: path + "[\($0)]") }.first
+            return zip(other, array).enumerated().lazy.compactMap {
+                mismatch($1.0, $1.1, at: path + "[\($0)]")
+            }.first
         case let integer as Int:
-            return (decoded as? NSNumber)?.int64Value == Int64(integer) ? nil : "\(path): \(decoded) != \(integer)"
+            return (decoded as? NSNumber)?.int64Value == Int64(integer)
+                ? nil : "\(path): \(decoded) != \(integer)"
         case let integer as UInt64:
             return (decoded as? NSNumber)?.uint64Value == integer ? nil : "\(path): \(decoded) != \(integer)"
         case let double as Double:
             guard let other = (decoded as? NSNumber)?.doubleValue else { return "\(path): not a number" }
-            return other == double || abs(other - double) <= abs(double) * 1e-14 ? nil : "\(path): \(other) != \(double)"
+            return other == double || abs(other - double) <= abs(double) * 1e-14
+                ? nil : "\(path): \(other) != \(double)"
         default: return "\(path): unexpected \(type(of: expected))"
         }
     }
@@ -121,9 +135,12 @@ struct TouchesEncoderTests {
             buffer.removeAll(keepingCapacity: true)
             TouchesEncoder.appendLine(message, to: &buffer)
             #expect(buffer.last == UInt8(ascii: "\n"))
-            #expect(buffer.dropLast().firstIndex(of: UInt8(ascii: "\n")) == nil, "seed \(seed) round \(round)")
+            #expect(
+                buffer.dropLast().firstIndex(of: UInt8(ascii: "\n")) == nil, "seed \(seed) round \(round)")
             let decoded = try JSONSerialization.jsonObject(with: Data(buffer.dropLast()))
-            #expect(Self.mismatch(decoded, Self.expectedDictionary(message)) == nil, "seed \(seed) round \(round): \(message)")
+            #expect(
+                Self.mismatch(decoded, Self.expectedDictionary(message)) == nil,
+                "seed \(seed) round \(round): \(message)")
             // And exactly, through the client's decoder, into the wire form.
             let wire = try DaemonMessageDecoder.decode(line: buffer.dropLast()).get()
             #expect(wire == .touches(TouchesMessage(message)), "seed \(seed) round \(round)")
@@ -133,7 +150,8 @@ struct TouchesEncoderTests {
     @Test("appending reuses the buffer")
     func appendsAfterExistingBytes() {
         var random = SeededRandom(seed: 11)
-        let first = TestData.viewTouches(&random), second = TestData.viewTouches(&random)
+        let first = TestData.viewTouches(&random)
+        let second = TestData.viewTouches(&random)
         var buffer: [UInt8] = []
         TouchesEncoder.appendLine(first, to: &buffer)
         TouchesEncoder.appendLine(second, to: &buffer)

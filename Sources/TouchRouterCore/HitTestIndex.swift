@@ -1,0 +1,342 @@
+/// The accelerated hit-test engine: the same answers as `PlainHitTest`, fast on large layouts.
+///
+/// The layout is flattened once into arrays (pre-order) and every container with many children
+/// gets a uniform grid over its children's conservative touch boxes. A query walks the same way as
+/// the plain recursion (children topmost first, the first hit wins) but only looks at the children
+/// whose box can contain the point. The boxes and grid only ever *skip* a child that the plain
+/// recursion would have rejected; every local point and every point-inside decision is computed with
+/// the same floating-point operations as `View.convertFromParent` and `View.containsLocal`, so the
+/// results are bit-identical (see docs/performance.md).
+
+/// A hit-test index over one screen, built once per layout and queried for every touch-down.
+///
+/// Immutable and `Sendable`: build it when a layout is loaded, swap it with the layout.
+public struct HitTestIndex: Sendable {
+    /// The screen the index was built from.
+    public let screen: Screen
+    private let storage: HitTestIndexStorage
+
+    /// The default number of children from which a container gets a spatial grid.
+    public static let defaultGridThreshold = 8
+
+    /// Builds the index for a screen.
+    /// - Parameter gridThreshold: containers with at least this many touchable children get a grid;
+    ///   the others are scanned child by child (tests lower it to exercise the grid everywhere).
+    public init(screen: Screen, gridThreshold: Int = HitTestIndex.defaultGridThreshold) {
+        self.screen = screen
+        self.storage = HitTestIndexBuilder(gridThreshold: max(1, gridThreshold)).build(screen.root)
+    }
+
+    /// The number of views the index holds: the touchable ones (views that ignore touches, their
+    /// subtrees and views whose touch area is empty are left out, as they can never be hit).
+    public var indexedViewCount: Int { storage.nodes.count }
+
+    /// The number of containers that got a spatial grid.
+    public var gridCount: Int { storage.grids.count }
+
+    /// Exactly what `PlainHitTest.hitTest(screen.root, screenPoint:)` returns: the same path,
+    /// index path and bit-identical local point. A non-finite point (NaN or infinite) returns nil,
+    /// as the plain recursion does for every layout with finite geometry.
+    public func hitTest(_ screenPoint: Point) -> HitResult? {
+        guard screenPoint.isFinite else { return nil }
+        return storage.hitTest(screenPoint)
+    }
+
+    /// The point in the view at `indexPath` (child indices from the root, as in `HitResult`), for a
+    /// point given in screen space: the same conversions as the hit-test, so a touch bound to a view
+    /// keeps bit-identical local points as it moves. Nil when the index path names no view.
+    /// Works for every view, hidden or not.
+    public func localPoint(of indexPath: [Int], screenPoint: Point) -> Point? {
+        screen.root.localPoint(ofDescendantAt: indexPath, parentPoint: screenPoint)
+    }
+}
+
+extension View {
+    /// Converts a point from this view's parent space into the space of the descendant at
+    /// `indexPath` (child indices; empty means this view), one `convertFromParent` per level.
+    /// Nil when an index is out of range.
+    public func localPoint(ofDescendantAt indexPath: [Int], parentPoint: Point) -> Point? {
+        var point = convertFromParent(parentPoint)
+        var view = self
+        for index in indexPath {
+            guard view.children.indices.contains(index) else { return nil }
+            view = view.children[index]
+            point = view.convertFromParent(point)
+        }
+        return point
+    }
+}
+
+extension Screen {
+    /// Builds the accelerated hit-test index for this screen.
+    public func makeHitTestIndex() -> HitTestIndex {
+        HitTestIndex(screen: self)
+    }
+}
+
+// MARK: - Storage
+
+/// How a node decides point-inside.
+enum IndexedShape: UInt8 {
+    case rect, roundedRect, ellipse, polygon
+}
+
+/// One touchable view, flattened: the hot part a query reads at every level (64 bytes). The values
+/// are the very sub-expressions `convertFromParent` and `containsLocal` compute, in the same order.
+struct IndexedNode {
+    /// `frame.x`, or the centre `frame.x + frame.width / 2` when the view has a transform.
+    var originX: Double
+    var originY: Double
+    /// Rectangles: `bounds.grown(by: touchMargin)`'s min and max edges (min in, max out).
+    var insideMinX: Double
+    var insideMinY: Double
+    var insideMaxX: Double
+    var insideMaxY: Double
+    /// The node's touchable children: `children[childStart ..< childStart + childCount]`.
+    var childStart: Int32
+    var childCount: Int32
+    /// Index into `grids`, or -1.
+    var grid: Int32
+    /// Index into `details` for a transformed or shaped view; -1 for a plain rectangle.
+    var detail: Int32
+}
+
+/// What a transformed or shaped view needs beyond `IndexedNode`.
+struct IndexedDetail {
+    var hasTransform: Bool
+    var shape: IndexedShape
+    /// `parentToLocal`'s linear part and the half size, as `convertFromParent` uses them.
+    var a: Double, b: Double, c: Double, d: Double
+    var halfWidth: Double
+    var halfHeight: Double
+    var width: Double
+    var height: Double
+    var radius: Double
+    var marginTop: Double
+    var polygon: Int32
+    /// Conservative touch box in the parent's space: a point outside can never be inside.
+    var boxMinX: Double
+    var boxMinY: Double
+    var boxMaxX: Double
+    var boxMaxY: Double
+
+    @inline(__always)
+    func boxContains(_ p: Point) -> Bool {
+        p.x >= boxMinX && p.x <= boxMaxX && p.y >= boxMinY && p.y <= boxMaxY
+    }
+}
+
+/// A uniform grid over a container's children's boxes, in the container's own space.
+struct ChildGrid {
+    var minX: Double
+    var minY: Double
+    var maxX: Double
+    var maxY: Double
+    var cellsPerUnitX: Double
+    var cellsPerUnitY: Double
+    var columns: Int32
+    var rows: Int32
+    /// Start of this grid's `rows * columns + 1` offsets in `cellOffsets`.
+    var offsetsStart: Int32
+    /// Children too large for cells (or unbounded): checked for every point, in `entries`.
+    var largeStart: Int32
+    var largeCount: Int32
+
+    /// The cell of a point, or nil when the point is outside the grid (NaN included).
+    @inline(__always)
+    func cell(of p: Point) -> Int? {
+        guard p.x >= minX, p.x <= maxX, p.y >= minY, p.y <= maxY else { return nil }
+        let column = min(Int((p.x - minX) * cellsPerUnitX), Int(columns) - 1)
+        let row = min(Int((p.y - minY) * cellsPerUnitY), Int(rows) - 1)
+        return row * Int(columns) + column
+    }
+}
+
+final class HitTestIndexStorage: Sendable {
+    let nodes: ContiguousArray<IndexedNode>
+    let details: ContiguousArray<IndexedDetail>
+    /// Per node: its parent's node index (-1 for the root) and its index among the view's children.
+    let parents: ContiguousArray<Int32>
+    let indexInParent: ContiguousArray<Int32>
+    let ids: ContiguousArray<String>
+    let polygons: ContiguousArray<[Point]>
+    /// Node indices of each node's touchable children, in child order (back to front).
+    let children: ContiguousArray<Int32>
+    let grids: ContiguousArray<ChildGrid>
+    let cellOffsets: ContiguousArray<Int32>
+    /// Node indices per cell and per large list, each run in descending order (topmost first).
+    let entries: ContiguousArray<Int32>
+
+    init(
+        nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
+        parents: ContiguousArray<Int32>, indexInParent: ContiguousArray<Int32>,
+        ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
+        children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
+        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>
+    ) {
+        self.nodes = nodes
+        self.details = details
+        self.parents = parents
+        self.indexInParent = indexInParent
+        self.ids = ids
+        self.polygons = polygons
+        self.children = children
+        self.grids = grids
+        self.cellOffsets = cellOffsets
+        self.entries = entries
+    }
+
+    func hitTest(_ screenPoint: Point) -> HitResult? {
+        guard !nodes.isEmpty else { return nil }
+        let found: (node: Int32, local: Point)? = nodes.withUnsafeBufferPointer { nodes in
+            details.withUnsafeBufferPointer { details in
+                children.withUnsafeBufferPointer { children in
+                    grids.withUnsafeBufferPointer { grids in
+                        cellOffsets.withUnsafeBufferPointer { cellOffsets in
+                            entries.withUnsafeBufferPointer { entries in
+                                let query = Query(
+                                    nodes: nodes, details: details, children: children, grids: grids,
+                                    cellOffsets: cellOffsets, entries: entries, polygons: polygons)
+                                var hitNode: Int32 = -1
+                                guard let local = query.hit(0, parentPoint: screenPoint, hitNode: &hitNode)
+                                else { return nil }
+                                return (hitNode, local)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard let found else { return nil }
+        // The way down, from the parent links.
+        var depth = 0
+        var node = found.node
+        while node != 0 {
+            depth += 1
+            node = parents[Int(node)]
+        }
+        var path = [String](repeating: "", count: depth + 1)
+        var indexPath = [Int](repeating: 0, count: depth)
+        node = found.node
+        var level = depth
+        while true {
+            path[level] = ids[Int(node)]
+            if node == 0 { break }
+            level -= 1
+            indexPath[level] = Int(indexInParent[Int(node)])
+            node = parents[Int(node)]
+        }
+        return HitResult(path: path, indexPath: indexPath, localPoint: found.local)
+    }
+}
+
+/// One query's view of the storage (unsafe buffers, valid for the query only).
+struct Query {
+    let nodes: UnsafeBufferPointer<IndexedNode>
+    let details: UnsafeBufferPointer<IndexedDetail>
+    let children: UnsafeBufferPointer<Int32>
+    let grids: UnsafeBufferPointer<ChildGrid>
+    let cellOffsets: UnsafeBufferPointer<Int32>
+    let entries: UnsafeBufferPointer<Int32>
+    let polygons: ContiguousArray<[Point]>
+
+    /// `View.convertFromParent` then `View.containsLocal`, operation for operation (the shaped cases
+    /// call the same functions); nil when the point is not inside.
+    @inline(__always)
+    func localPointIfInside(_ index: Int, _ p: Point) -> Point? {
+        let node = nodes.baseAddress! + index
+        let detailIndex = Int(node.pointee.detail)
+        if detailIndex < 0 {
+            let local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
+            guard local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
+                && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
+            else { return nil }
+            return local
+        }
+        let detail = details.baseAddress! + detailIndex
+        let local: Point
+        if detail.pointee.hasTransform {
+            let dx = p.x - node.pointee.originX, dy = p.y - node.pointee.originY
+            let m = detail.pointee
+            local = Point(m.a * dx + m.c * dy + m.halfWidth, m.b * dx + m.d * dy + m.halfHeight)
+        } else {
+            local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
+        }
+        let inside: Bool
+        switch detail.pointee.shape {
+        case .rect:
+            inside = local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
+                && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
+        case .roundedRect:
+            inside = ShapeGeometry.roundedRectContains(
+                local, width: detail.pointee.width, height: detail.pointee.height,
+                radius: detail.pointee.radius, margin: detail.pointee.marginTop)
+        case .ellipse:
+            inside = ShapeGeometry.ellipseContains(
+                local, width: detail.pointee.width, height: detail.pointee.height,
+                margin: detail.pointee.marginTop)
+        case .polygon:
+            inside = ShapeGeometry.polygonContains(
+                local, vertices: polygons[Int(detail.pointee.polygon)], margin: detail.pointee.marginTop)
+        }
+        return inside ? local : nil
+    }
+
+    /// Whether a child can be inside at all: its conservative box (plain rectangles skip this, their
+    /// exact test is as cheap).
+    @inline(__always)
+    func mayContain(_ child: Int32, _ p: Point) -> Bool {
+        let detailIndex = Int(nodes[Int(child)].detail)
+        return detailIndex < 0 || details[detailIndex].boxContains(p)
+    }
+
+    /// The plain recursion's steps 2–4 for one touchable node (step 1 was applied at build time).
+    func hit(_ index: Int32, parentPoint: Point, hitNode: inout Int32) -> Point? {
+        guard let local = localPointIfInside(Int(index), parentPoint) else { return nil }
+        let node = nodes.baseAddress! + Int(index)
+        let gridIndex = Int(node.pointee.grid)
+        if gridIndex < 0 {
+            var k = Int(node.pointee.childStart + node.pointee.childCount)
+            let start = Int(node.pointee.childStart)
+            while k > start {
+                k -= 1
+                let child = children[k]
+                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
+                    return found
+                }
+            }
+        } else {
+            let grid = grids.baseAddress! + gridIndex
+            var i = 0, cellEnd = 0
+            if let cell = grid.pointee.cell(of: local) {
+                i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
+                cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
+            }
+            var j = Int(grid.pointee.largeStart)
+            let largeEnd = j + Int(grid.pointee.largeCount)
+            // Merge the cell's run and the large run, both descending: topmost child first.
+            while true {
+                let child: Int32
+                if i < cellEnd {
+                    if j < largeEnd && entries[j] > entries[i] {
+                        child = entries[j]
+                        j += 1
+                    } else {
+                        child = entries[i]
+                        i += 1
+                    }
+                } else if j < largeEnd {
+                    child = entries[j]
+                    j += 1
+                } else {
+                    break
+                }
+                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
+                    return found
+                }
+            }
+        }
+        hitNode = index
+        return local
+    }
+}

@@ -1,0 +1,324 @@
+/// Building a `HitTestIndex`: flattening the view tree and gridding wide containers.
+
+/// Flattens a view tree into a `HitTestIndexStorage`.
+struct HitTestIndexBuilder {
+    let gridThreshold: Int
+    private var nodes = ContiguousArray<IndexedNode>()
+    private var details = ContiguousArray<IndexedDetail>()
+    private var parents = ContiguousArray<Int32>()
+    private var indexInParent = ContiguousArray<Int32>()
+    private var ids = ContiguousArray<String>()
+    private var polygons = ContiguousArray<[Point]>()
+    private var children = ContiguousArray<Int32>()
+    private var grids = ContiguousArray<ChildGrid>()
+    private var cellOffsets = ContiguousArray<Int32>()
+    private var entries = ContiguousArray<Int32>()
+    /// Scratch for the counting sort of a grid's cells.
+    private var cellFill = [Int32]()
+    private var childBoxes = [(minX: Double, minY: Double, maxX: Double, maxY: Double)?]()
+
+    /// Relative tolerance by which every pruning box is grown: far above the few ulps of rounding
+    /// that `convertFromParent` can differ from the exact inverse mapping.
+    static let relativeTolerance = 1e-9
+    /// Transforms this ill-conditioned get no box (they are always tried).
+    static let maximumCondition = 1e6
+    /// A child whose box covers more cells than this goes to the grid's large list.
+    static let maximumCellsPerChild = 16
+
+    init(gridThreshold: Int) {
+        self.gridThreshold = gridThreshold
+    }
+
+    consuming func build(_ root: View) -> HitTestIndexStorage {
+        _ = add(root, parent: -1, indexInParent: 0)
+        return HitTestIndexStorage(
+            nodes: nodes, details: details, parents: parents, indexInParent: indexInParent, ids: ids,
+            polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
+            entries: entries)
+    }
+
+    /// Adds a view and its touchable subtree; nil when the view can never be hit (it ignores touches,
+    /// or its touch area is empty, or its transform is singular), so neither can its subtree.
+    private mutating func add(_ view: borrowing View, parent: Int32, indexInParent childIndex: Int) -> Int32? {
+        if view.ignoresTouches { return nil }
+        let index = Int32(nodes.count)
+        guard let node = makeNode(view) else { return nil }
+        let childCount = view.children.count
+        let childStart = children.count
+        children.append(contentsOf: repeatElement(-1, count: childCount))
+        nodes.append(node)
+        parents.append(parent)
+        indexInParent.append(Int32(childIndex))
+        ids.append(view.id)
+        var liveCount = 0
+        view.children.withUnsafeBufferPointer { childViews in
+            for k in 0..<childCount {
+                if let child = add(childViews[k], parent: index, indexInParent: k) {
+                    children[childStart + liveCount] = child
+                    liveCount += 1
+                }
+            }
+        }
+        nodes[Int(index)].childStart = Int32(childStart)
+        nodes[Int(index)].childCount = Int32(liveCount)
+        if liveCount >= gridThreshold {
+            nodes[Int(index)].grid = Int32(grids.count)
+            grids.append(makeGrid(childStart: childStart, count: liveCount))
+        }
+        return index
+    }
+
+    /// The node's conversion and point-inside values (and, for transformed or shaped views, a detail
+    /// record with the box); nil when nothing can be inside.
+    private mutating func makeNode(_ view: borrowing View) -> IndexedNode? {
+        let frame = view.frame
+        let width = frame.width, height = frame.height
+        let margin = view.touchMargin
+        var node = IndexedNode(
+            originX: frame.x, originY: frame.y, insideMinX: 0, insideMinY: 0, insideMaxX: 0, insideMaxY: 0,
+            childStart: 0, childCount: 0, grid: -1, detail: -1)
+        // bounds.grown(by: touchMargin), then CGRect.contains: min edges in, max edges out.
+        node.insideMinX = 0 - margin.left
+        node.insideMinY = 0 - margin.top
+        node.insideMaxX = node.insideMinX + (width + margin.left + margin.right)
+        node.insideMaxY = node.insideMinY + (height + margin.top + margin.bottom)
+
+        let parentToLocal = view.parentToLocal
+        if parentToLocal == nil, case .rect = view.shape {
+            // The common case: a plain rectangle, no detail, no box (its exact test is as cheap).
+            guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
+            return node
+        }
+
+        var detail = IndexedDetail(
+            hasTransform: false, shape: .rect, a: 1, b: 0, c: 0, d: 1,
+            halfWidth: width / 2, halfHeight: height / 2, width: width, height: height, radius: 0,
+            marginTop: margin.top, polygon: -1,
+            boxMinX: -.infinity, boxMinY: -.infinity, boxMaxX: .infinity, boxMaxY: .infinity)
+        if let m = parentToLocal {
+            // A singular transform is all NaN: no point is ever inside.
+            if m.a.isNaN && m.b.isNaN && m.c.isNaN && m.d.isNaN { return nil }
+            detail.hasTransform = true
+            (detail.a, detail.b, detail.c, detail.d) = (m.a, m.b, m.c, m.d)
+            node.originX = frame.x + detail.halfWidth
+            node.originY = frame.y + detail.halfHeight
+        }
+
+        // The touch area's bounding box in local space (as containsLocal computes its edges).
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)
+        var bounded = true
+        switch view.shape {
+        case .rect:
+            guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
+            box = (node.insideMinX, node.insideMinY, node.insideMaxX, node.insideMaxY)
+        case .roundedRect(let radius):
+            detail.shape = .roundedRect
+            detail.radius = radius
+            let m = margin.top
+            let minX = -m, maxX = -m + (width + 2 * m)
+            let minY = -m, maxY = -m + (height + 2 * m)
+            guard minX < maxX, minY < maxY else { return nil }
+            box = (minX, minY, maxX, maxY)
+        case .ellipse:
+            detail.shape = .ellipse
+            let rx = width / 2 + margin.top, ry = height / 2 + margin.top
+            guard rx > 0, ry > 0 else { return nil }
+            box = (width / 2 - rx, height / 2 - ry, width / 2 + rx, height / 2 + ry)
+        case .polygon(let vertices):
+            detail.shape = .polygon
+            guard vertices.count >= 3 else { return nil }
+            detail.polygon = Int32(polygons.count)
+            polygons.append(vertices)
+            box = (.infinity, .infinity, -.infinity, -.infinity)
+            for vertex in vertices {
+                // A non-finite vertex: no box can be trusted, so the view is always tried.
+                if !vertex.isFinite { bounded = false }
+                box.minX = min(box.minX, vertex.x)
+                box.minY = min(box.minY, vertex.y)
+                box.maxX = max(box.maxX, vertex.x)
+                box.maxY = max(box.maxY, vertex.y)
+            }
+            let reach = max(margin.top, 0)
+            box = (box.minX - reach, box.minY - reach, box.maxX + reach, box.maxY + reach)
+        }
+        node.detail = Int32(details.count)
+        if bounded, let parentBox = Self.parentBox(of: box, frame: frame, detail: detail, view: view) {
+            (detail.boxMinX, detail.boxMinY, detail.boxMaxX, detail.boxMaxY) = parentBox
+        }
+        details.append(detail)
+        return node
+    }
+
+    /// A local box mapped into the parent's space and grown by the tolerance; nil when it cannot be
+    /// trusted (non-finite, or a transform too ill-conditioned), so the view is always tried.
+    private static func parentBox(
+        of localBox: (minX: Double, minY: Double, maxX: Double, maxY: Double), frame: Rect,
+        detail: IndexedDetail, view: borrowing View
+    ) -> (Double, Double, Double, Double)? {
+        var box = localBox
+        guard box.minX.isFinite, box.minY.isFinite, box.maxX.isFinite, box.maxY.isFinite else { return nil }
+        let tolerance = relativeTolerance
+        let localSlack =
+            tolerance * (1 + max(max(abs(box.minX), abs(box.minY)), max(abs(box.maxX), abs(box.maxY))))
+        box = (box.minX - localSlack, box.minY - localSlack, box.maxX + localSlack, box.maxY + localSlack)
+        var parentBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)
+        var condition = 1.0
+        var stretch = 1.0
+        var magnitude = max(abs(frame.x), abs(frame.y))
+        if detail.hasTransform {
+            let forward = view.transform.matrix
+            stretch = (forward.a * forward.a + forward.b * forward.b + forward.c * forward.c
+                + forward.d * forward.d).squareRoot()
+            let inverseNorm =
+                (detail.a * detail.a + detail.b * detail.b + detail.c * detail.c + detail.d * detail.d)
+                .squareRoot()
+            condition = stretch * inverseNorm
+            guard condition.isFinite, condition <= maximumCondition else { return nil }
+            let centerX = frame.x + detail.halfWidth, centerY = frame.y + detail.halfHeight
+            magnitude = max(magnitude, max(abs(centerX), abs(centerY)))
+            parentBox = (.infinity, .infinity, -.infinity, -.infinity)
+            for corner in 0..<4 {
+                let localX = corner & 1 == 0 ? box.minX : box.maxX
+                let localY = corner & 2 == 0 ? box.minY : box.maxY
+                let dx = localX - detail.halfWidth, dy = localY - detail.halfHeight
+                let x = centerX + forward.a * dx + forward.c * dy
+                let y = centerY + forward.b * dx + forward.d * dy
+                parentBox = (
+                    min(parentBox.minX, x), min(parentBox.minY, y),
+                    max(parentBox.maxX, x), max(parentBox.maxY, y)
+                )
+            }
+        } else {
+            parentBox = (box.minX + frame.x, box.minY + frame.y, box.maxX + frame.x, box.maxY + frame.y)
+        }
+        magnitude = max(
+            magnitude,
+            max(max(abs(parentBox.minX), abs(parentBox.minY)), max(abs(parentBox.maxX), abs(parentBox.maxY))))
+        let slack = tolerance * max(condition, 1) * (1 + magnitude) + localSlack * stretch
+        guard slack.isFinite, magnitude.isFinite else { return nil }
+        return (parentBox.minX - slack, parentBox.minY - slack, parentBox.maxX + slack, parentBox.maxY + slack)
+    }
+
+    /// The box of a node in its parent's space (for grid cells); nil when unbounded.
+    private func box(of nodeIndex: Int32) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        let node = nodes[Int(nodeIndex)]
+        if node.detail >= 0 {
+            let detail = details[Int(node.detail)]
+            guard detail.boxMinX.isFinite, detail.boxMaxX.isFinite, detail.boxMinY.isFinite,
+                detail.boxMaxY.isFinite
+            else { return nil }
+            return (detail.boxMinX, detail.boxMinY, detail.boxMaxX, detail.boxMaxY)
+        }
+        // A plain rectangle: its exact edges moved by the frame origin, grown by the tolerance.
+        let minX = node.insideMinX + node.originX, maxX = node.insideMaxX + node.originX
+        let minY = node.insideMinY + node.originY, maxY = node.insideMaxY + node.originY
+        let magnitude = max(max(abs(minX), abs(maxX)), max(abs(minY), abs(maxY)))
+        let slack = Self.relativeTolerance * (1 + magnitude)
+        guard slack.isFinite else { return nil }
+        return (minX - slack, minY - slack, maxX + slack, maxY + slack)
+    }
+
+    /// A uniform grid over the boxes of `children[childStart ..< childStart + count]`, about one
+    /// cell per child, shaped like the children's extent.
+    private mutating func makeGrid(childStart: Int, count: Int) -> ChildGrid {
+        var minX = Double.infinity, minY = Double.infinity
+        var maxX = -Double.infinity, maxY = -Double.infinity
+        var boundedCount = 0
+        // Boxes of the children (nil: unbounded), computed once.
+        childBoxes.removeAll(keepingCapacity: true)
+        for k in childStart..<(childStart + count) {
+            let childBox = box(of: children[k])
+            childBoxes.append(childBox)
+            guard let childBox else { continue }
+            boundedCount += 1
+            minX = min(minX, childBox.minX)
+            minY = min(minY, childBox.minY)
+            maxX = max(maxX, childBox.maxX)
+            maxY = max(maxY, childBox.maxY)
+        }
+        var columns = 1, rows = 1
+        let extentX = maxX - minX, extentY = maxY - minY
+        if boundedCount > 0 {
+            let cells = Double(2 * boundedCount)
+            if extentX > 0 && extentY > 0 {
+                columns = Int(min(max((cells * extentX / extentY).squareRoot(), 1), cells))
+                rows = Int(min(max(cells / Double(columns), 1), cells))
+            } else if extentX > 0 {
+                columns = Int(cells)
+            } else if extentY > 0 {
+                rows = Int(cells)
+            }
+        }
+        var cellsPerUnitX = extentX > 0 ? Double(columns) / extentX : 0
+        var cellsPerUnitY = extentY > 0 ? Double(rows) / extentY : 0
+        if !cellsPerUnitX.isFinite {
+            cellsPerUnitX = 0
+            columns = 1
+        }
+        if !cellsPerUnitY.isFinite {
+            cellsPerUnitY = 0
+            rows = 1
+        }
+        var grid = ChildGrid(
+            minX: minX, minY: minY, maxX: maxX, maxY: maxY,
+            cellsPerUnitX: cellsPerUnitX, cellsPerUnitY: cellsPerUnitY,
+            columns: Int32(columns), rows: Int32(rows), offsetsStart: Int32(cellOffsets.count),
+            largeStart: 0, largeCount: 0)
+        let cellCount = columns * rows
+
+        // Cell ranges per child; nil for the large list.
+        func cellRange(_ childBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?)
+            -> (x0: Int, y0: Int, x1: Int, y1: Int)?
+        {
+            guard let childBox else { return nil }
+            let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
+            let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
+            let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
+            let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
+            if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild { return nil }
+            return (x0, y0, x1, y1)
+        }
+
+        // Counting sort: count, prefix sums, then fill from the topmost child down.
+        cellFill.removeAll(keepingCapacity: true)
+        cellFill.append(contentsOf: repeatElement(0, count: cellCount))
+        var largeCount = 0
+        for k in 0..<count {
+            guard let range = cellRange(childBoxes[k]) else {
+                largeCount += 1
+                continue
+            }
+            for y in range.y0...range.y1 {
+                for x in range.x0...range.x1 { cellFill[y * columns + x] += 1 }
+            }
+        }
+        var position = Int32(entries.count)
+        for cell in 0..<cellCount {
+            cellOffsets.append(position)
+            let countInCell = cellFill[cell]
+            cellFill[cell] = position
+            position += countInCell
+        }
+        cellOffsets.append(position)
+        grid.largeStart = position
+        grid.largeCount = Int32(largeCount)
+        let total = Int(position) + largeCount - entries.count
+        entries.append(contentsOf: repeatElement(-1, count: total))
+        var largeFill = Int(position)
+        for k in (0..<count).reversed() {
+            let child = children[childStart + k]
+            guard let range = cellRange(childBoxes[k]) else {
+                entries[largeFill] = child
+                largeFill += 1
+                continue
+            }
+            for y in range.y0...range.y1 {
+                for x in range.x0...range.x1 {
+                    entries[Int(cellFill[y * columns + x])] = child
+                    cellFill[y * columns + x] += 1
+                }
+            }
+        }
+        return grid
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A named benchmark: prints its figures to standard output.
+struct Benchmark: Sendable {
+    /// The name given on the command line (`touchrouter-bench NAME`).
+    var name: String
+    /// One line for `--help`.
+    var summary: String
+    /// Runs the benchmark with the arguments after its name.
+    var run: @Sendable ([String]) -> Void
+}
+
+/// Monotonic time in nanoseconds (CLOCK_MONOTONIC through the vDSO, 1 ns resolution on Linux).
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// The cost of one `monotonicNanoseconds()` pair with nothing between: subtracted from single timings.
+func timerOverheadNanoseconds() -> Double {
+    var samples: [Double] = []
+    samples.reserveCapacity(100_000)
+    for _ in 0..<100_000 {
+        let start = monotonicNanoseconds()
+        let end = monotonicNanoseconds()
+        samples.append(Double(end - start))
+    }
+    return percentile(samples, 0.5)
+}
+
+/// The `fraction` percentile (0…1) of the samples, nearest rank.
+func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+    guard !samples.isEmpty else { return .nan }
+    let sorted = samples.sorted()
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+}
+
+/// A duration in nanoseconds, printed with a unit that keeps it short.
+func formatNanoseconds(_ nanoseconds: Double) -> String {
+    if nanoseconds.isNaN { return "-" }
+    if nanoseconds < 1_000 { return String(format: "%.0f ns", nanoseconds) }
+    if nanoseconds < 1_000_000 { return String(format: "%.2f µs", nanoseconds / 1_000) }
+    if nanoseconds < 1_000_000_000 { return String(format: "%.2f ms", nanoseconds / 1_000_000) }
+    return String(format: "%.2f s", nanoseconds / 1_000_000_000)
+}
+
+/// Pads to a column width (right-aligned).
+func column(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+}

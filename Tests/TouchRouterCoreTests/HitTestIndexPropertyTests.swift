@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TouchRouterCore
+
+/// The accelerated index must answer exactly as the plain recursion: same path, same index path,
+/// bit-identical local point, on random trees and edge-biased random points.
+///
+/// Re-run one failing tree with `TOUCHROUTER_HITTEST_SEED=<seed> swift test --filter HitTestIndexProperty`.
+@Suite struct HitTestIndexPropertyTests {
+    static let blocks = Array(0..<8)
+    static let treesPerBlock = 150
+    static let pointsPerTree = 1_000
+
+    /// The seed given in the environment, if any: then only that tree runs (with more points).
+    static var replaySeed: UInt64? {
+        ProcessInfo.processInfo.environment["TOUCHROUTER_HITTEST_SEED"].flatMap { UInt64($0) }
+    }
+
+    @Test("index agrees with the plain recursion on random trees", arguments: blocks)
+    func indexAgreesWithPlainRecursion(block: Int) {
+        if let seed = Self.replaySeed {
+            if block == 0 { checkTree(seed: seed, pointCount: 20_000) }
+            return
+        }
+        for tree in 0..<Self.treesPerBlock {
+            let seed = 0x5EED_0000 + UInt64(block * Self.treesPerBlock + tree)
+            if !checkTree(seed: seed, pointCount: Self.pointsPerTree) { return }
+        }
+    }
+
+    /// Checks one tree; false (with the seed recorded) on the first disagreement.
+    @discardableResult
+    func checkTree(seed: UInt64, pointCount: Int) -> Bool {
+        var generator = LayoutGenerator(seed: seed)
+        let viewCount = Int(1 + generator.random.next() % 400)
+        let screen = generator.screen(viewCount: viewCount)
+        let points = generator.points(on: screen, count: pointCount)
+        // The default index, and one that puts a grid on every container with 2+ children.
+        let indexes = [HitTestIndex(screen: screen), HitTestIndex(screen: screen, gridThreshold: 2)]
+        for point in points {
+            let expected = PlainHitTest.hitTest(screen.root, screenPoint: point)
+            for index in indexes {
+                let actual = index.hitTest(point)
+                if !Self.identical(expected, actual) {
+                    Issue.record(
+                        """
+                        seed \(seed) (replay: TOUCHROUTER_HITTEST_SEED=\(seed)), point \
+                        (\(point.x.debugDescription), \(point.y.debugDescription)), \
+                        gridCount \(index.gridCount): plain \(String(describing: expected)) \
+                        index \(String(describing: actual))
+                        """)
+                    return false
+                }
+                if let actual,
+                    let local = index.localPoint(of: actual.indexPath, screenPoint: point),
+                    !Self.bitIdentical(local, actual.localPoint)
+                {
+                    Issue.record("seed \(seed): localPoint(of:) \(local) ≠ hit's \(actual.localPoint)")
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    @Test("non-finite points hit nothing in either engine")
+    func nonFinitePoints() {
+        var generator = LayoutGenerator(seed: 7)
+        for _ in 0..<50 {
+            let screen = generator.screen(viewCount: 60)
+            let index = HitTestIndex(screen: screen)
+            let values: [Double] = [.nan, .infinity, -.infinity, 5]
+            for x in values {
+                for y in values where !(x == 5 && y == 5) {
+                    let point = Point(x, y)
+                    #expect(index.hitTest(point) == nil)
+                    #expect(PlainHitTest.hitTest(screen.root, screenPoint: point) == nil)
+                }
+            }
+        }
+    }
+
+    @Test("the generator is deterministic and makes the requested number of views")
+    func generatorIsDeterministic() {
+        for viewCount in [1, 2, 10, 500, 3_000] {
+            var first = LayoutGenerator(seed: 99), second = LayoutGenerator(seed: 99)
+            let screen = first.screen(viewCount: viewCount)
+            // (String, not ==: a singular transform's NaN matrix never equals itself.)
+            let same = "\(screen)" == "\(second.screen(viewCount: viewCount))"
+            #expect(same)
+            #expect(screen.root.subtreeCount == viewCount)
+            #expect(first.points(on: screen, count: 100) == second.points(on: screen, count: 100))
+        }
+    }
+
+    @Test("a grid is really used on wide random trees")
+    func gridsAreBuilt() {
+        var generator = LayoutGenerator(seed: 3)
+        let screen = generator.screen(viewCount: 2_000)
+        #expect(HitTestIndex(screen: screen).gridCount > 0)
+    }
+
+    static func identical(_ a: HitResult?, _ b: HitResult?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a.path == b.path && a.indexPath == b.indexPath && bitIdentical(a.localPoint, b.localPoint)
+    }
+
+    static func bitIdentical(_ a: Point, _ b: Point) -> Bool {
+        a.x.bitPattern == b.x.bitPattern && a.y.bitPattern == b.y.bitPattern
+    }
+}
