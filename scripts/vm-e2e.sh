@@ -6,7 +6,8 @@
 #
 # Environment: TOUCHROUTER_VM_KVM=1 uses KVM (default: TCG, since KVM hangs on this machine class);
 # TOUCHROUTER_VM_KERNEL=/boot/vmlinuz-… picks the kernel; TOUCHROUTER_VM_KEEP=1 keeps the results
-# directory; TOUCHROUTER_VM_SKIP_BUILD=1 uses the existing debug build.
+# directory; TOUCHROUTER_VM_SKIP_BUILD=1 uses the existing debug build; TOUCHROUTER_VM_RESULTS=DIR
+# judges an earlier run's results directory again without booting.
 set -euo pipefail
 started=$SECONDS
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +28,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -q "${missing[@]}" > /dev/null 2>&1 \
         || { apt-get update -q > /dev/null && apt-get install -y -q "${missing[@]}" > /dev/null; }
 fi
+# pip's scripts directory (vng, virtme-run) may not be on a CI shell's PATH.
+PATH="$PATH:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null || true)"
 if ! command -v vng > /dev/null; then
     say "installing virtme-ng (pip)"
     python3 -m pip install -q virtme-ng > /dev/null 2>&1 || pip install -q virtme-ng > /dev/null
@@ -43,6 +46,11 @@ if [ "${TOUCHROUTER_VM_SKIP_BUILD:-0}" != 1 ]; then
 fi
 bin=$(swift build --show-bin-path)
 
+if [ -n "${TOUCHROUTER_VM_RESULTS:-}" ]; then
+    # Judge the results of an earlier guest run again, without booting (for debugging the checks).
+    out=$TOUCHROUTER_VM_RESULTS
+    rm -f "$out/recording-results.txt"
+else
 out=$(mktemp -d /tmp/touchrouter-vm.XXXXXX)
 chmod 777 "$out"
 kvm_flag=--disable-kvm
@@ -54,15 +62,24 @@ boot_started=$SECONDS
 timeout 900 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" \
     --exec "bash $repo/scripts/vm/guest.sh $out $bin $repo" < /dev/null > "$out/vng.log" 2>&1 || true
 say "guest ran $((SECONDS - boot_started)) s"
+fi
 
 passed=0
 failed=0
-# normalize FILE: a client's touch lines with touch ids renumbered by first appearance and without
-# tap counts and device names (ids and tap timing differ between runs; views, phases and positions
-# must not).
+# normalize FILE: a client's touches, one line per touch: the touch's events in order (view, phase,
+# local and screen position to 3 decimals), the touches sorted. Touch ids, tap counts and device names differ
+# between runs, and so may the order of different views' messages within one frame; what each
+# touch went through must not.
 normalize() {
     grep -E ' touch [0-9]+ ' "$1" | sed -E 's/  taps .*$//' \
-        | awk '{ for (i = 1; i <= NF; i++) if ($i == "touch") { id = $(i + 1); if (!(id in m)) m[id] = ++n; $(i + 1) = "#" m[id] } print }'
+        | awk '{ id = $3; $2 = ""; $3 = ""
+                 for (i = 4; i <= NF; i++) if (match($i, /-?[0-9][0-9.e+-]*/)) {
+                     # positions to 3 decimals: float noise (246.99999999999997) is no difference
+                     $i = substr($i, 1, RSTART - 1) sprintf("%.3f", substr($i, RSTART, RLENGTH) + 0) substr($i, RSTART + RLENGTH)
+                 }
+                 gsub(/  +/, " "); seq[id] = seq[id] " | " $0 }
+               END { for (id in seq) print substr(seq[id], 4) }' \
+        | LC_ALL=C sort
 }
 
 # expected_routing EVENTS DESC FILE: what the daemon's replay of the recording delivers to a client.
@@ -100,8 +117,9 @@ if [ -s "$out/recordings.tsv" ]; then
             echo "FAIL $name: client got other touches than the daemon's replay: $(echo "$routed_diff" | head -4 | tr '\n' ';')" \
                 >> "$out/recording-results.txt"
         else
-            routed=$(wc -l < "$out/$tag.routed.expected")
-            echo "PASS $name ($diff_out with the replay decoder; $routed per-view touch events at the client match the daemon's replay)" \
+            touches=$(wc -l < "$out/$tag.routed.expected")
+            routed=$(grep -Ec ' touch [0-9]+ ' "$out/$tag.routed")
+            echo "PASS $name ($diff_out with the replay decoder; $routed per-view events of $touches touch(es) at the client match the daemon's replay)" \
                 >> "$out/recording-results.txt"
         fi
     done < "$out/recordings.tsv"

@@ -19,7 +19,8 @@ extension Config {
         if let calibration = input?.calibration {
             matrix = ScreenMapping.libinputMatrix(rotation: rotation, calibration: calibration)
         } else if rotation != 0 {
-            let udevCalibration = defaultCalibration.count == 6
+            let udevCalibration =
+                defaultCalibration.count == 6
                 ? defaultCalibration.map(Double.init) : ScreenMapping.identityCalibration
             matrix = ScreenMapping.libinputMatrix(rotation: rotation, calibration: udevCalibration)
         }
@@ -29,6 +30,8 @@ extension Config {
 
     /// A `DeviceAssigner` for `LibinputReader` that follows this config.
     public var deviceAssigner: DeviceAssigner {
-        { device, defaultCalibration in self.screenAssignment(for: device, defaultCalibration: defaultCalibration) }
+        { device, defaultCalibration in
+            self.screenAssignment(for: device, defaultCalibration: defaultCalibration)
+        }
     }
 }

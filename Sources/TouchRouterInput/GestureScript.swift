@@ -35,9 +35,11 @@ public enum GestureScript {
     public static func events(
         scripts: [String], spec: VirtualDeviceSpec, screenSize: (width: Double, height: Double)? = nil
     ) throws(GestureScriptError) -> [InjectedEvent] {
-        guard let xAxis = spec.axis(LinuxInputCode.absMTPositionX), let yAxis = spec.axis(LinuxInputCode.absMTPositionY)
+        guard let xAxis = spec.axis(LinuxInputCode.absMTPositionX),
+            let yAxis = spec.axis(LinuxInputCode.absMTPositionY)
         else {
-            throw GestureScriptError(gesture: scripts.joined(separator: " | "), reason: "the device has no MT axes")
+            throw GestureScriptError(
+                gesture: scripts.joined(separator: " | "), reason: "the device has no MT axes")
         }
         let slotCount = Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
         var tracks: [FingerTrack] = []
@@ -55,12 +57,15 @@ public enum GestureScript {
         func axisValue(_ value: Double, _ axis: AbsoluteAxis, _ size: Double?) -> Int32 {
             let range = Double(axis.maximum) - Double(axis.minimum) + 1
             let scaled = size.map { value / $0 * range } ?? value
-            return Int32(min(max(Double(axis.minimum) + scaled.rounded(), Double(axis.minimum)), Double(axis.maximum)))
+            return Int32(
+                min(max(Double(axis.minimum) + scaled.rounded(), Double(axis.minimum)), Double(axis.maximum)))
         }
         // Every change at a time, as (slot, point or nil for up).
         var changesByTime: [UInt64: [(slot: Int32, point: Point?)]] = [:]
         for track in tracks {
-            for sample in track.samples { changesByTime[sample.timeMicros, default: []].append((track.slot, sample.point)) }
+            for sample in track.samples {
+                changesByTime[sample.timeMicros, default: []].append((track.slot, sample.point))
+            }
             changesByTime[track.upMicros, default: []].append((track.slot, nil))
         }
         var events: [InjectedEvent] = []
@@ -87,8 +92,12 @@ public enum GestureScript {
                     emit(LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID, nextTrackingID)
                     nextTrackingID = nextTrackingID % 65535 + 1
                 }
-                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX, axisValue(point.x, xAxis, screenSize?.width))
-                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY, axisValue(point.y, yAxis, screenSize?.height))
+                emit(
+                    LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX,
+                    axisValue(point.x, xAxis, screenSize?.width))
+                emit(
+                    LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY,
+                    axisValue(point.y, yAxis, screenSize?.height))
                 // Single-touch emulation follows the lowest slot, as the kernel's helpers do.
                 if change.slot == activeTrackingIDs.keys.min(), let x = spec.axis(LinuxInputCode.absX),
                     let y = spec.axis(LinuxInputCode.absY)
@@ -107,7 +116,8 @@ public enum GestureScript {
 
     /// Parses one `;`-separated script into finger tracks starting at time 0 on slots from
     /// `firstSlot`; returns the tracks and how many slots the script needs.
-    static func parse(_ script: String, firstSlot: Int32) throws(GestureScriptError) -> ([FingerTrack], Int32) {
+    static func parse(_ script: String, firstSlot: Int32) throws(GestureScriptError) -> ([FingerTrack], Int32)
+    {
         var tracks: [FingerTrack] = []
         var startMicros: UInt64 = 0
         var slotsUsed: Int32 = 0
@@ -128,7 +138,8 @@ public enum GestureScript {
             func micros(_ index: Int, default defaultMillis: Double) throws(GestureScriptError) -> UInt64 {
                 let millis = index < numbers.count ? numbers[index] : defaultMillis
                 guard millis >= 0, millis < 3_600_000 else {
-                    throw GestureScriptError(gesture: gesture, reason: "duration \(millis) ms is out of range")
+                    throw GestureScriptError(
+                        gesture: gesture, reason: "duration \(millis) ms is out of range")
                 }
                 return UInt64(millis * 1000)
             }
@@ -137,11 +148,14 @@ public enum GestureScript {
                 var samples: [(UInt64, Point)] = []
                 for step in 0...steps {
                     let t = Double(step) / Double(steps)
-                    samples.append((
-                        startMicros + step * duration / steps,
-                        Point(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t)))
+                    samples.append(
+                        (
+                            startMicros + step * duration / steps,
+                            Point(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t)
+                        ))
                 }
-                return FingerTrack(slot: slot, samples: samples, upMicros: startMicros + duration + stepMicros)
+                return FingerTrack(
+                    slot: slot, samples: samples, upMicros: startMicros + duration + stepMicros)
             }
             var duration: UInt64
             switch words.first.map(String.init) {
@@ -149,27 +163,35 @@ public enum GestureScript {
                 try require(2...2, "tap X Y")
                 duration = 60_000
                 let point = Point(numbers[0], numbers[1])
-                tracks.append(FingerTrack(slot: firstSlot, samples: [(startMicros, point)], upMicros: startMicros + duration))
+                tracks.append(
+                    FingerTrack(
+                        slot: firstSlot, samples: [(startMicros, point)], upMicros: startMicros + duration))
                 slotsUsed = max(slotsUsed, 1)
             case "hold":
                 try require(3...3, "hold X Y MS")
                 duration = try micros(2, default: 0)
                 let point = Point(numbers[0], numbers[1])
-                tracks.append(FingerTrack(slot: firstSlot, samples: [(startMicros, point)], upMicros: startMicros + duration))
+                tracks.append(
+                    FingerTrack(
+                        slot: firstSlot, samples: [(startMicros, point)], upMicros: startMicros + duration))
                 slotsUsed = max(slotsUsed, 1)
             case "drag":
                 try require(4...5, "drag X1 Y1 X2 Y2 [MS]")
                 duration = try micros(4, default: 300)
-                tracks.append(line(
-                    Point(numbers[0], numbers[1]), Point(numbers[2], numbers[3]), slot: firstSlot, duration: duration))
+                tracks.append(
+                    line(
+                        Point(numbers[0], numbers[1]), Point(numbers[2], numbers[3]), slot: firstSlot,
+                        duration: duration))
                 duration += stepMicros
                 slotsUsed = max(slotsUsed, 1)
             case "pinch":
                 try require(4...5, "pinch CX CY R1 R2 [MS]")
                 duration = try micros(4, default: 300)
                 let (cx, cy, r1, r2) = (numbers[0], numbers[1], numbers[2], numbers[3])
-                tracks.append(line(Point(cx - r1, cy), Point(cx - r2, cy), slot: firstSlot, duration: duration))
-                tracks.append(line(Point(cx + r1, cy), Point(cx + r2, cy), slot: firstSlot + 1, duration: duration))
+                tracks.append(
+                    line(Point(cx - r1, cy), Point(cx - r2, cy), slot: firstSlot, duration: duration))
+                tracks.append(
+                    line(Point(cx + r1, cy), Point(cx + r2, cy), slot: firstSlot + 1, duration: duration))
                 duration += stepMicros
                 slotsUsed = max(slotsUsed, 2)
             case "wait":

@@ -17,7 +17,8 @@ public enum InputTranscript {
             let contacts = frame.contacts.map { contact in
                 "\(contact.kind.word):\(contact.slot):\(format(contact.screenPoint.x)):\(format(contact.screenPoint.y))"
             }
-            return (["frame", frame.screen, String(frame.timestampMicros), "dev=\(frame.device.id)"] + contacts)
+            return
+                (["frame", frame.screen, String(frame.timestampMicros), "dev=\(frame.device.id)"] + contacts)
                 .joined(separator: " ")
         case .deviceRemoved(let device, let timestampMicros):
             return "removed dev=\(device.id) \(timestampMicros)"
@@ -39,7 +40,8 @@ public enum InputTranscript {
             guard words.count >= 4, words[0] == "frame" else { return nil }
             let contacts = words.dropFirst(4).compactMap { word -> Contact? in
                 let parts = word.split(separator: ":")
-                guard parts.count == 4, let slot = Int32(parts[1]), let x = Double(parts[2]), let y = Double(parts[3])
+                guard parts.count == 4, let slot = Int32(parts[1]), let x = Double(parts[2]),
+                    let y = Double(parts[3])
                 else { return nil }
                 return Contact(kind: String(parts[0]), slot: slot, x: x, y: y)
             }
@@ -74,21 +76,29 @@ public enum InputTranscript {
             // Within a frame the order of slots may differ: match each expected contact by slot.
             for gotContact in got.contacts {
                 if gotContact.kind == "down" {
-                    let candidates = wanted.contacts.filter { $0.kind == "down" && !slotPairs.values.contains($0.slot) }
-                    slotPairs[gotContact.slot] = candidates.min {
-                        hypot($0.x - gotContact.x, $0.y - gotContact.y) < hypot($1.x - gotContact.x, $1.y - gotContact.y)
-                    }?.slot
+                    let candidates = wanted.contacts.filter {
+                        $0.kind == "down" && !slotPairs.values.contains($0.slot)
+                    }
+                    slotPairs[gotContact.slot] =
+                        candidates.min {
+                            hypot($0.x - gotContact.x, $0.y - gotContact.y)
+                                < hypot($1.x - gotContact.x, $1.y - gotContact.y)
+                        }?.slot
                 }
                 guard let expectedSlot = slotPairs[gotContact.slot],
                     let wantedContact = wanted.contacts.first(where: { $0.slot == expectedSlot })
                 else {
-                    problems.append("\(label): slot \(gotContact.slot) (\(gotContact.kind)) has no expected contact")
+                    problems.append(
+                        "\(label): slot \(gotContact.slot) (\(gotContact.kind)) has no expected contact")
                     continue
                 }
                 if wantedContact.kind != gotContact.kind {
-                    problems.append("\(label): slot \(gotContact.slot) \(gotContact.kind), expected \(wantedContact.kind)")
+                    problems.append(
+                        "\(label): slot \(gotContact.slot) \(gotContact.kind), expected \(wantedContact.kind)"
+                    )
                 } else if gotContact.kind == "down" || gotContact.kind == "motion",
-                    abs(wantedContact.x - gotContact.x) > tolerance || abs(wantedContact.y - gotContact.y) > tolerance
+                    abs(wantedContact.x - gotContact.x) > tolerance
+                        || abs(wantedContact.y - gotContact.y) > tolerance
                 {
                     problems.append(
                         "\(label): slot \(gotContact.slot) at (\(gotContact.x), \(gotContact.y)), "

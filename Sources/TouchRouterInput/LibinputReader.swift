@@ -15,7 +15,8 @@ public struct InputReaderError: Error, Equatable, CustomStringConvertible {
     public var detail: String
 
     public var description: String {
-        errno == 0 ? "\(call) failed: \(detail)" : "\(call) failed: \(detail): \(String(cString: strerror(errno)))"
+        errno == 0
+            ? "\(call) failed: \(detail)" : "\(call) failed: \(detail): \(String(cString: strerror(errno)))"
     }
 }
 
@@ -71,7 +72,8 @@ public final class LibinputReader {
         self.framesCapacity = maxContactsPerFrame
         let callbacks = Unmanaged.passRetained(ReaderCallbacks(log: log))
         let interface = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
-        interface.initialize(to: libinput_interface(open_restricted: openRestricted, close_restricted: closeRestricted))
+        interface.initialize(
+            to: libinput_interface(open_restricted: openRestricted, close_restricted: closeRestricted))
 
         var udev: OpaquePointer?
         let context: OpaquePointer?
@@ -199,22 +201,33 @@ public final class LibinputReader {
         }
         var screenPoint = Point(0, 0)
         if kind == .down || kind == .motion {
-            // libinput scales linearly by the range it is given: ask for 0..<1 and scale by the
-            // screen's size ourselves, so fractional layout sizes keep full precision.
             screenPoint = Point(
-                libinput_event_touch_get_x_transformed(touch, 1) * state.assignment.width,
-                libinput_event_touch_get_y_transformed(touch, 1) * state.assignment.height)
+                Self.transformed(touch, libinput_event_touch_get_x_transformed, state.assignment.width),
+                Self.transformed(touch, libinput_event_touch_get_y_transformed, state.assignment.height))
         }
         let slot = libinput_event_touch_get_seat_slot(touch)
         let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint)
         if let early = state.accumulator.add(contact, timestampMicros: timestampMicros) {
-            log(.warning, "touch device \(describe(state)) sent \(early.contacts.count) contacts without a frame")
+            log(
+                .warning,
+                "touch device \(describe(state)) sent \(early.contacts.count) contacts without a frame")
             output.append(.frame(frame(state, early.timestampMicros, early.contacts)))
         }
         devices[pointer] = state
     }
 
-    private func frame(_ state: DeviceState, _ timestampMicros: UInt64, _ contacts: [ContactEvent]) -> InputFrame {
+    /// libinput's transformed coordinate for a screen `size` layout units across. libinput scales
+    /// linearly by the integer range it is given; a fractional size is scaled here from 0..<1.
+    private static func transformed(
+        _ touch: OpaquePointer, _ get: (OpaquePointer?, UInt32) -> Double, _ size: Double
+    ) -> Double {
+        if size == size.rounded(), size >= 1, size <= Double(UInt32.max) { return get(touch, UInt32(size)) }
+        return get(touch, 1) * size
+    }
+
+    private func frame(_ state: DeviceState, _ timestampMicros: UInt64, _ contacts: [ContactEvent])
+        -> InputFrame
+    {
         InputFrame(
             device: state.device, screen: state.assignment.screen, timestampMicros: timestampMicros,
             contacts: contacts)
@@ -226,14 +239,19 @@ public final class LibinputReader {
         let description = describeDevice(pointer)
         guard description.hasTouch else {
             if ignoredDevices.insert(pointer).inserted {
-                log(.info, "ignoring \(description.name) (\(description.node ?? description.sysname)): not a touch device")
+                log(
+                    .info,
+                    "ignoring \(description.name) (\(description.node ?? description.sysname)): not a touch device"
+                )
             }
             return
         }
         guard let assignment = assigner(description, defaultMatrix(pointer)) else {
             if ignoredDevices.insert(pointer).inserted {
-                log(.info, "ignoring touch device \(description.name) (\(description.node ?? description.sysname)): "
-                    + "it matches no screen")
+                log(
+                    .info,
+                    "ignoring touch device \(description.name) (\(description.node ?? description.sysname)): "
+                        + "it matches no screen")
             }
             return
         }
@@ -259,7 +277,10 @@ public final class LibinputReader {
     private func apply(_ assignment: ScreenAssignment, to pointer: OpaquePointer, _ device: InputDevice) {
         guard libinput_device_config_calibration_has_matrix(pointer) != 0 else {
             if assignment.calibrationMatrix != nil {
-                log(.warning, "device \(device.id) \(device.name) has no calibration support; rotation/calibration ignored")
+                log(
+                    .warning,
+                    "device \(device.id) \(device.name) has no calibration support; rotation/calibration ignored"
+                )
             }
             return
         }
@@ -290,7 +311,8 @@ public final class LibinputReader {
             var entry = udev_device_get_properties_list_entry(udevDevice)
             while let current = entry {
                 if let key = udev_list_entry_get_name(current) {
-                    properties[String(cString: key)] = udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
+                    properties[String(cString: key)] =
+                        udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
                 }
                 entry = udev_list_entry_get_next(current)
             }
@@ -321,7 +343,9 @@ private final class ReaderCallbacks {
 
 /// Opens a device node for libinput, close-on-exec and non-blocking; failures are logged with the
 /// path and errno and returned as a negative errno, as libinput expects.
-private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData: UnsafeMutableRawPointer?) -> Int32 {
+private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData: UnsafeMutableRawPointer?)
+    -> Int32
+{
     guard let path else { return -EINVAL }
     let fd = open(path, flags | O_CLOEXEC | O_NONBLOCK)
     if fd < 0 {
@@ -329,7 +353,8 @@ private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData:
         if let userData {
             let callbacks = Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue()
             callbacks.log(
-                .error, "cannot open \(String(cString: path)): \(String(cString: strerror(savedErrno))) "
+                .error,
+                "cannot open \(String(cString: path)): \(String(cString: strerror(savedErrno))) "
                     + "(errno \(savedErrno))")
         }
         return -savedErrno
@@ -346,7 +371,9 @@ private func libinputLogHandler(
     context: OpaquePointer?, priority: libinput_log_priority, format: UnsafePointer<CChar>?,
     arguments: CVaListPointer?
 ) {
-    guard let context, let format, let arguments, let userData = libinput_get_user_data(context) else { return }
+    guard let context, let format, let arguments, let userData = libinput_get_user_data(context) else {
+        return
+    }
     var buffer = [CChar](repeating: 0, count: 1024)
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     let length = buffer.firstIndex(of: 0) ?? buffer.count

@@ -36,15 +36,21 @@ public enum RecordingInjection {
             case "N:":
                 spec.name = String(line.dropFirst(2).drop { $0 == " " })
             case "I:":
-                guard fields.count == 5 else { throw InjectionFileError(path: path, line: number, reason: "I: needs 4 ids") }
+                guard fields.count == 5 else {
+                    throw InjectionFileError(path: path, line: number, reason: "I: needs 4 ids")
+                }
                 spec.bustype = UInt16(truncatingIfNeeded: try hex(fields[1]))
                 spec.vendor = UInt16(truncatingIfNeeded: try hex(fields[2]))
                 spec.product = UInt16(truncatingIfNeeded: try hex(fields[3]))
                 spec.version = UInt16(truncatingIfNeeded: try hex(fields[4]))
             case "P:":
-                for field in fields.dropFirst() { propertyBytes.append(UInt8(truncatingIfNeeded: try hex(field))) }
+                for field in fields.dropFirst() {
+                    propertyBytes.append(UInt8(truncatingIfNeeded: try hex(field)))
+                }
             case "B:":
-                guard fields.count >= 2 else { throw InjectionFileError(path: path, line: number, reason: "B: needs a type") }
+                guard fields.count >= 2 else {
+                    throw InjectionFileError(path: path, line: number, reason: "B: needs a type")
+                }
                 let type = UInt16(truncatingIfNeeded: try hex(fields[1]))
                 for field in fields.dropFirst(2) {
                     bitmaskBytes[type, default: []].append(UInt8(truncatingIfNeeded: try hex(field)))
@@ -52,16 +58,21 @@ public enum RecordingInjection {
             case "A:":
                 let numbers = fields.dropFirst(2).compactMap { Int32($0) }
                 guard fields.count == 7, numbers.count == 5 else {
-                    throw InjectionFileError(path: path, line: number, reason: "A: needs CODE MIN MAX FUZZ FLAT RES")
+                    throw InjectionFileError(
+                        path: path, line: number, reason: "A: needs CODE MIN MAX FUZZ FLAT RES")
                 }
-                spec.absoluteAxes.append(AbsoluteAxis(
-                    code: UInt16(truncatingIfNeeded: try hex(fields[1])), minimum: numbers[0], maximum: numbers[1],
-                    fuzz: numbers[2], flat: numbers[3], resolution: numbers[4]))
+                spec.absoluteAxes.append(
+                    AbsoluteAxis(
+                        code: UInt16(truncatingIfNeeded: try hex(fields[1])), minimum: numbers[0],
+                        maximum: numbers[1],
+                        fuzz: numbers[2], flat: numbers[3], resolution: numbers[4]))
             default:
                 continue
             }
         }
-        guard !spec.name.isEmpty else { throw InjectionFileError(path: path, line: 0, reason: "no 'N:' (device name) line") }
+        guard !spec.name.isEmpty else {
+            throw InjectionFileError(path: path, line: 0, reason: "no 'N:' (device name) line")
+        }
         spec.properties = setBits(propertyBytes)
         for (type, bytes) in bitmaskBytes where type != 0 && type != LinuxInputCode.evAbs {
             let codes = setBits(bytes)
@@ -72,7 +83,9 @@ public enum RecordingInjection {
 
     /// The events of a recording (libinput record YAML, or evemu `.events` with its `.desc` given
     /// or found beside it), with times relative to the first event.
-    public static func events(path: String, descriptionPath: String? = nil) throws(RecordingError) -> [InjectedEvent] {
+    public static func events(path: String, descriptionPath: String? = nil) throws(RecordingError)
+        -> [InjectedEvent]
+    {
         let recording: Recording
         if let descriptionPath {
             recording = try Recording.loadEvemu(descriptionPath: descriptionPath, eventsPath: path)
@@ -84,7 +97,8 @@ public enum RecordingInjection {
         }
         return recording.events.map { event in
             InjectedEvent(
-                timeMicros: event.timestampMicros >= start ? event.timestampMicros - start : 0, type: event.type,
+                timeMicros: event.timestampMicros >= start ? event.timestampMicros - start : 0,
+                type: event.type,
                 code: event.code, value: event.value)
         }
     }
@@ -97,7 +111,8 @@ public enum RecordingInjection {
             codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]],
             absoluteAxes: device.absinfo.sorted { $0.key < $1.key }.map { code, info in
                 AbsoluteAxis(
-                    code: code, minimum: info.minimum, maximum: info.maximum, fuzz: info.fuzz, flat: info.flat,
+                    code: code, minimum: info.minimum, maximum: info.maximum, fuzz: info.fuzz,
+                    flat: info.flat,
                     resolution: info.resolution)
             })
     }
@@ -109,8 +124,10 @@ public enum RecordingInjection {
         guard let text = String(data: data, encoding: .utf8) else {
             throw InjectionFileError(path: path, line: 0, reason: "not UTF-8 text")
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap {
+            index, line in
+            let content =
+                line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = content.trimmingCharacters(in: .whitespaces)
             return trimmed.isEmpty ? nil : (index + 1, trimmed)
         }

@@ -7,7 +7,8 @@ public struct InjectorError: Error, Equatable, CustomStringConvertible {
     public var errno: Int32
     public var description: String {
         "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
-            + (errno == EACCES || errno == ENOENT ? " — is the uinput module loaded and /dev/uinput writable?" : "")
+            + (errno == EACCES || errno == ENOENT
+                ? " — is the uinput module loaded and /dev/uinput writable?" : "")
     }
 }
 
@@ -71,7 +72,9 @@ public final class UinputInjector {
     /// Plays `events` with their timing divided by `speed` (0: as fast as possible). Returns false
     /// when a stop signal ended playback early (see `StopSignals`).
     @discardableResult
-    public func play(_ events: [InjectedEvent], speed: Double = 1, stop: StopSignals? = nil) throws(InjectorError) -> Bool {
+    public func play(_ events: [InjectedEvent], speed: Double = 1, stop: StopSignals? = nil)
+        throws(InjectorError) -> Bool
+    {
         let startMicros = StopSignals.monotonicMicros()
         for event in events {
             if speed > 0 {

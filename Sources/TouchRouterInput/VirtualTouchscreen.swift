@@ -13,7 +13,9 @@ public struct AbsoluteAxis: Hashable, Sendable {
     public var resolution: Int32
 
     /// Creates an axis description.
-    public init(code: UInt16, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+    public init(
+        code: UInt16, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0
+    ) {
         self.code = code
         self.minimum = minimum
         self.maximum = maximum
@@ -73,8 +75,10 @@ public struct VirtualDeviceSpec: Hashable, Sendable {
                 AbsoluteAxis(code: LinuxInputCode.absX, minimum: 0, maximum: width - 1, resolution: 10),
                 AbsoluteAxis(code: LinuxInputCode.absY, minimum: 0, maximum: height - 1, resolution: 10),
                 AbsoluteAxis(code: LinuxInputCode.absMTSlot, minimum: 0, maximum: slots - 1),
-                AbsoluteAxis(code: LinuxInputCode.absMTPositionX, minimum: 0, maximum: width - 1, resolution: 10),
-                AbsoluteAxis(code: LinuxInputCode.absMTPositionY, minimum: 0, maximum: height - 1, resolution: 10),
+                AbsoluteAxis(
+                    code: LinuxInputCode.absMTPositionX, minimum: 0, maximum: width - 1, resolution: 10),
+                AbsoluteAxis(
+                    code: LinuxInputCode.absMTPositionY, minimum: 0, maximum: height - 1, resolution: 10),
                 AbsoluteAxis(code: LinuxInputCode.absMTTrackingID, minimum: 0, maximum: 65535),
             ])
     }

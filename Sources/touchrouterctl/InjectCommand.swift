@@ -9,21 +9,41 @@ enum InjectCommand: Command {
         name: "inject",
         abstract: "Create a virtual touchscreen (uinput) and play a recording or gestures into it.",
         options: [
-            OptionSpec(name: "device-desc", valueName: "FILE", help: "Copy this device (evemu .desc or libinput record YAML)."),
+            OptionSpec(
+                name: "device-desc", valueName: "FILE",
+                help: "Copy this device (evemu .desc or libinput record YAML)."),
             OptionSpec(name: "default", help: "The default 10-slot direct touchscreen (the default)."),
-            OptionSpec(name: "recording", valueName: "FILE", help: "Play this recording (evemu .events or libinput record YAML)."),
-            OptionSpec(name: "gesture", valueName: "SCRIPT", help: "Play a gesture script (see below); '|' runs scripts at once."),
-            OptionSpec(name: "screen", valueName: "WxH", help: "Gesture coordinates are layout units of a WxH screen."),
-            OptionSpec(name: "size", valueName: "WxH", help: "Axis size of the default device (default 1920x1080)."),
-            OptionSpec(name: "speed", valueName: "X", help: "Playback speed factor (default 1; 0: as fast as possible)."),
-            OptionSpec(name: "start-delay", valueName: "MS", help: "Wait after creating the device (default 500)."),
-            OptionSpec(name: "wait-stdin", help: "After creating the device, wait for a line on stdin before playing."),
-            OptionSpec(name: "linger", valueName: "MS", help: "Keep the device this long after playing (default 1000)."),
+            OptionSpec(
+                name: "recording", valueName: "FILE",
+                help: "Play this recording (evemu .events or libinput record YAML)."),
+            OptionSpec(
+                name: "gesture", valueName: "SCRIPT",
+                help: "Play a gesture script (see below); '|' runs scripts at once."),
+            OptionSpec(
+                name: "screen", valueName: "WxH",
+                help: "Gesture coordinates are layout units of a WxH screen."),
+            OptionSpec(
+                name: "size", valueName: "WxH", help: "Axis size of the default device (default 1920x1080)."),
+            OptionSpec(
+                name: "speed", valueName: "X",
+                help: "Playback speed factor (default 1; 0: as fast as possible)."),
+            OptionSpec(
+                name: "start-delay", valueName: "MS", help: "Wait after creating the device (default 500)."),
+            OptionSpec(
+                name: "wait-stdin",
+                help: "After creating the device, wait for a line on stdin before playing."),
+            OptionSpec(
+                name: "linger", valueName: "MS",
+                help: "Keep the device this long after playing (default 1000)."),
             OptionSpec(name: "hold", help: "Keep the device until SIGINT/SIGTERM after playing."),
             OptionSpec(name: "name", valueName: "NAME", help: "The device's name."),
             OptionSpec(name: "keyboard", help: "Create a uinput keyboard instead (no touch; for tests)."),
         ],
-        arguments: [ArgumentSpec(name: "SCRIPT", help: "More gesture scripts, played at the same time.", repeats: true, isOptional: true)],
+        arguments: [
+            ArgumentSpec(
+                name: "SCRIPT", help: "More gesture scripts, played at the same time.", repeats: true,
+                isOptional: true)
+        ],
         discussion: """
             Gestures (separate with ';' to play one after another): 'tap X Y', 'drag X1 Y1 X2 Y2 [MS]',
             'pinch CX CY R1 R2 [MS]', 'hold X Y MS', 'wait MS'. Scripts given together (several
@@ -38,7 +58,8 @@ enum InjectCommand: Command {
         do {
             return try inject(arguments)
         } catch let error as UsageError {
-            StandardError.print("touchrouterctl inject: \(error.message)\nSee 'touchrouterctl inject --help'.")
+            StandardError.print(
+                "touchrouterctl inject: \(error.message)\nSee 'touchrouterctl inject --help'.")
             return .usage
         } catch {
             StandardError.print("touchrouterctl inject: \(error)")
@@ -58,9 +79,11 @@ enum InjectCommand: Command {
         }
         var spec: VirtualDeviceSpec
         var events: [InjectedEvent] = []
-        if let descPath = arguments.value("device-desc") ?? arguments.value("recording").flatMap({
-            $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil
-        }) {
+        if let descPath = arguments.value("device-desc")
+            ?? arguments.value("recording").flatMap({
+                $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil
+            })
+        {
             spec = try RecordingInjection.deviceSpec(path: descPath)
             if let name { spec.name = name }
         } else {
@@ -70,9 +93,12 @@ enum InjectCommand: Command {
         }
         let scripts = (arguments.value("gesture").map { [$0] } ?? []) + arguments.arguments("SCRIPT")
         if let recordingPath = arguments.value("recording") {
-            guard scripts.isEmpty else { throw UsageError(message: "give --recording or --gesture, not both") }
+            guard scripts.isEmpty else {
+                throw UsageError(message: "give --recording or --gesture, not both")
+            }
             events = try RecordingInjection.events(
-                path: recordingPath, descriptionPath: arguments.value("device-desc").flatMap { $0.hasSuffix(".desc") ? $0 : nil })
+                path: recordingPath,
+                descriptionPath: arguments.value("device-desc").flatMap { $0.hasSuffix(".desc") ? $0 : nil })
         } else if !scripts.isEmpty {
             let concurrent = scripts.flatMap { $0.split(separator: "|").map(String.init) }
             let screen = try arguments.value("screen").map(parseSize)
@@ -80,21 +106,28 @@ enum InjectCommand: Command {
         } else if !arguments.flag("hold") {
             throw UsageError(message: "nothing to play: give --recording FILE, --gesture SCRIPT or --hold")
         }
-        let speed = try arguments.value("speed").map { text throws(UsageError) -> Double in
-            guard let speed = Double(text), speed >= 0, speed.isFinite else {
-                throw UsageError(message: "--speed needs a number >= 0, got '\(text)'")
-            }
-            return speed
-        } ?? 1
-        let startDelay = try arguments.value("start-delay").map { text throws(UsageError) -> UInt64 in
-            guard let millis = UInt64(text) else { throw UsageError(message: "--start-delay needs milliseconds") }
-            return millis
-        } ?? 500
+        let speed =
+            try arguments.value("speed").map { text throws(UsageError) -> Double in
+                guard let speed = Double(text), speed >= 0, speed.isFinite else {
+                    throw UsageError(message: "--speed needs a number >= 0, got '\(text)'")
+                }
+                return speed
+            } ?? 1
+        let startDelay =
+            try arguments.value("start-delay").map { text throws(UsageError) -> UInt64 in
+                guard let millis = UInt64(text) else {
+                    throw UsageError(message: "--start-delay needs milliseconds")
+                }
+                return millis
+            } ?? 500
 
-        let lingerMillis = try arguments.value("linger").map { text throws(UsageError) -> UInt64 in
-            guard let millis = UInt64(text) else { throw UsageError(message: "--linger needs milliseconds") }
-            return millis
-        } ?? 1000
+        let lingerMillis =
+            try arguments.value("linger").map { text throws(UsageError) -> UInt64 in
+                guard let millis = UInt64(text) else {
+                    throw UsageError(message: "--linger needs milliseconds")
+                }
+                return millis
+            } ?? 1000
         let injector = try UinputInjector(spec: spec)
         defer { injector.destroy() }
         LineOutput.print("device \(injector.deviceNode ?? "?")")
@@ -118,7 +151,8 @@ enum InjectCommand: Command {
     /// `1920x1080` → (1920, 1080).
     static func parseSize(_ text: String) throws(UsageError) -> (Double, Double) {
         let parts = text.split(separator: "x")
-        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]), width > 0, height > 0
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]), width > 0,
+            height > 0
         else { throw UsageError(message: "a size is WIDTHxHEIGHT, e.g. 1920x1080; got '\(text)'") }
         return (width, height)
     }

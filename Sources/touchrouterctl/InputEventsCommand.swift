@@ -12,12 +12,21 @@ enum InputEventsCommand: Command {
         abstract: "(diagnostic) Print live touch frames from libinput, one line each.",
         options: [
             OptionSpec(name: "seat", valueName: "SEAT", help: "The udev seat to read (default seat0)."),
-            OptionSpec(name: "path", valueName: "NODE", help: "Read only this device node (libinput's path backend)."),
-            OptionSpec(name: "config", valueName: "FILE", help: "Map devices to screens as this config says."),
-            OptionSpec(name: "screen", valueName: "NAME:WxH", help: "Without --config: the one screen (default main:1920x1080)."),
+            OptionSpec(
+                name: "path", valueName: "NODE", help: "Read only this device node (libinput's path backend)."
+            ),
+            OptionSpec(
+                name: "config", valueName: "FILE", help: "Map devices to screens as this config says."),
+            OptionSpec(
+                name: "screen", valueName: "NAME:WxH",
+                help: "Without --config: the one screen (default main:1920x1080)."),
             OptionSpec(name: "verbose", help: "Also print libinput's debug messages."),
-            OptionSpec(name: "replay", valueName: "FILE", help: "Print the replay decoder's frames of this recording instead."),
-            OptionSpec(name: "device-desc", valueName: "FILE", help: "With --replay of evemu .events: the device's .desc."),
+            OptionSpec(
+                name: "replay", valueName: "FILE",
+                help: "Print the replay decoder's frames of this recording instead."),
+            OptionSpec(
+                name: "device-desc", valueName: "FILE",
+                help: "With --replay of evemu .events: the device's .desc."),
         ],
         discussion: """
             Lines on stdout: 'ready' once the devices present at start were read;
@@ -41,7 +50,8 @@ enum InputEventsCommand: Command {
             let text = arguments.value("screen") ?? "main:1920x1080"
             let parts = text.split(separator: ":")
             guard parts.count == 2, let size = try? InjectCommand.parseSize(String(parts[1])) else {
-                StandardError.print("touchrouterctl input-events: --screen is NAME:WIDTHxHEIGHT, got '\(text)'")
+                StandardError.print(
+                    "touchrouterctl input-events: --screen is NAME:WIDTHxHEIGHT, got '\(text)'")
                 return .usage
             }
             let assignment = ScreenAssignment(screen: String(parts[0]), width: size.0, height: size.1)
@@ -50,7 +60,8 @@ enum InputEventsCommand: Command {
         if let recordingPath = arguments.value("replay") {
             return replay(recordingPath, description: arguments.value("device-desc"), assigner: assigner)
         }
-        let backend: LibinputBackend = arguments.value("path").map { .paths([$0]) }
+        let backend: LibinputBackend =
+            arguments.value("path").map { .paths([$0]) }
             ?? .udev(seat: arguments.value("seat") ?? "seat0")
         let reader: LibinputReader
         do {
@@ -87,7 +98,8 @@ enum InputEventsCommand: Command {
     /// compares libinput's frames with.
     private static func replay(_ path: String, description: String?, assigner: DeviceAssigner) -> ExitCode {
         do {
-            let recording = try description.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
+            let recording =
+                try description.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
                 ?? Recording.load(path: path)
             let device = LiveDeviceDescription(
                 name: recording.device.name, sysname: "replay", node: nil,
@@ -100,7 +112,8 @@ enum InputEventsCommand: Command {
                 screenWidth: assignment.width, screenHeight: assignment.height,
                 calibration: assignment.calibrationMatrix?.map(Double.init))
             let frames = MultitouchDecoder.decode(
-                recording, inputDevice: InputDevice(id: 0, name: recording.device.name), screen: assignment.screen,
+                recording, inputDevice: InputDevice(id: 0, name: recording.device.name),
+                screen: assignment.screen,
                 mapping: mapping, cancelRemainingAtEnd: false)
             for frame in frames { LineOutput.print(InputTranscript.line(.frame(frame))) }
             return .success

@@ -8,7 +8,8 @@ enum TranscriptDiffCommand: Command {
         name: "transcript-diff",
         abstract: "(diagnostic) Compare two input-events transcripts contact by contact.",
         options: [
-            OptionSpec(name: "tolerance", valueName: "UNITS", help: "Allowed position difference (default 0.01)."),
+            OptionSpec(
+                name: "tolerance", valueName: "UNITS", help: "Allowed position difference (default 0.01).")
         ],
         arguments: [
             ArgumentSpec(name: "EXPECTED", help: "The reference transcript (e.g. from --replay)."),
@@ -22,14 +23,16 @@ enum TranscriptDiffCommand: Command {
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let tolerance = arguments.value("tolerance").flatMap(Double.init) ?? 0.01
-        guard let expectedPath = arguments.argument("EXPECTED"), let actualPath = arguments.argument("ACTUAL"),
+        guard let expectedPath = arguments.argument("EXPECTED"),
+            let actualPath = arguments.argument("ACTUAL"),
             let expected = try? String(contentsOfFile: expectedPath, encoding: .utf8),
             let actual = try? String(contentsOfFile: actualPath, encoding: .utf8)
         else {
             StandardError.print("touchrouterctl transcript-diff: cannot read the transcripts")
             return .failure
         }
-        let differences = InputTranscript.differences(expected: expected, actual: actual, tolerance: tolerance)
+        let differences = InputTranscript.differences(
+            expected: expected, actual: actual, tolerance: tolerance)
         guard differences.isEmpty else {
             differences.forEach { print($0) }
             return .failure

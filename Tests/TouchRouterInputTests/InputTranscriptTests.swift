@@ -1,5 +1,6 @@
 import Testing
 import TouchRouterCore
+
 @testable import TouchRouterInput
 
 @Suite("InputTranscript")
@@ -14,7 +15,9 @@ struct InputTranscriptTests {
                 ContactEvent(kind: .down, slot: 0, screenPoint: Point(1.5, 2)),
                 ContactEvent(kind: .up, slot: 1, screenPoint: Point(-0.25, 1000.0004)),
             ])
-        #expect(InputTranscript.line(.frame(frame)) == "frame main 42 dev=7 down:0:1.500:2.000 up:1:-0.250:1000.000")
+        #expect(
+            InputTranscript.line(.frame(frame))
+                == "frame main 42 dev=7 down:0:1.500:2.000 up:1:-0.250:1000.000")
         #expect(InputTranscript.line(.deviceRemoved(device, timestampMicros: 9)) == "removed dev=7 9")
     }
 
@@ -36,13 +39,19 @@ struct InputTranscriptTests {
         #expect(InputTranscript.differences(expected: expected, actual: actual, tolerance: 0.01).isEmpty)
     }
 
-    @Test("a moved position, a missing frame and a swapped contact are reported", arguments: [
-        ("frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000\nframe s 2 dev=0 motion:1:52.000:50.000\n"
-            + "frame s 3 dev=0 up:0:10.000:10.000 up:1:51.000:50.000", "at (52.0, 50.0)"),
-        ("frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000", "frame count"),
-        ("frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000\nframe s 2 dev=0 motion:0:51.000:50.000\n"
-            + "frame s 3 dev=0 up:0:10.000:10.000 up:1:51.000:50.000", "expected (10.0, 10.0)"),
-    ])
+    @Test(
+        "a moved position, a missing frame and a swapped contact are reported",
+        arguments: [
+            (
+                "frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000\nframe s 2 dev=0 motion:1:52.000:50.000\n"
+                    + "frame s 3 dev=0 up:0:10.000:10.000 up:1:51.000:50.000", "at (52.0, 50.0)"
+            ),
+            ("frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000", "frame count"),
+            (
+                "frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000\nframe s 2 dev=0 motion:0:51.000:50.000\n"
+                    + "frame s 3 dev=0 up:0:10.000:10.000 up:1:51.000:50.000", "no expected contact"
+            ),
+        ])
     func differences(actual: String, mentions: String) {
         let problems = InputTranscript.differences(expected: expected, actual: actual, tolerance: 0.01)
         #expect(problems.contains { $0.contains(mentions) }, "\(problems)")

@@ -12,8 +12,12 @@ CONFIG="$REPO/scripts/vm/config.json5"
 EVEMU="$REPO/Tests/Fixtures/recordings/evemu"
 RESULTS="$OUT/results.txt"
 : > "$RESULTS"
-# The results directory is shared with the host (9p): fifos live in the guest's own /run.
+# The results directory is shared with the host (9p): fifos, and the files the long-running
+# processes write line by line (9p writes are slow under TCG), live in the guest's own /run and
+# are copied out at the end.
 FIFOS=$(mktemp -d /run/touchrouter-vm.XXXXXX)
+WORK=$FIFOS
+trap 'cp "$WORK"/*.out "$WORK"/*.log "$OUT"/ 2>/dev/null' EXIT
 exec > "$OUT/guest.log" 2>&1
 set -x
 
@@ -39,8 +43,9 @@ wait_for() {
 }
 
 # The one live reader for the whole run: devices come and go under it with no restart.
-READER_OUT="$OUT/reader.out"
-"$CTL" input-events --config "$CONFIG" > "$READER_OUT" 2> "$OUT/reader.log" &
+READER_OUT="$WORK/reader.out"
+READER_LOG="$WORK/reader.log"
+"$CTL" input-events --config "$CONFIG" > "$READER_OUT" 2> "$READER_LOG" &
 READER_PID=$!
 
 added_pattern() { echo "^added dev=[0-9]+ screen=[^ ]+ name=$1\$"; }
@@ -80,11 +85,12 @@ wait_for "$READER_OUT" '^ready$' 1 60 || { fail reader "input-events never becam
 
 # The real daemon on the same seat, and a test client (touchrouterctl monitor) over its socket.
 SOCKET=/run/touchrouter-vm.sock
-MONITOR_OUT="$OUT/monitor.out"
-"$BIN/touchrouterd" --config "$CONFIG" --socket "$SOCKET" > "$OUT/daemon.out" 2> "$OUT/daemon.log" &
+MONITOR_OUT="$WORK/monitor.out"
+DAEMON_LOG="$WORK/daemon.log"
+"$BIN/touchrouterd" --config "$CONFIG" --socket "$SOCKET" > "$WORK/daemon.out" 2> "$DAEMON_LOG" &
 DAEMON_PID=$!
 for _ in $(seq 300); do [ -S "$SOCKET" ] && break; sleep 0.2; done
-"$CTL" monitor --socket "$SOCKET" > "$MONITOR_OUT" 2> "$OUT/monitor.log" &
+"$CTL" monitor --socket "$SOCKET" > "$MONITOR_OUT" 2> "$WORK/monitor.log" &
 MONITOR_PID=$!
 wait_for "$MONITOR_OUT" '^watching ' 1 60 || { fail daemon "the monitor client never subscribed"; exit 0; }
 
@@ -113,14 +119,14 @@ recording() {
     routed=$(monitor_lines)
     if [ "$route" = inject ]; then
         start_device "$tag" "$name" "$CTL" inject --device-desc "$desc" --recording "$events" --wait-stdin \
-            --start-delay 0 --linger 3000 || { echo "device never reached libinput"; return 1; }
+            --start-delay 0 --linger 1500 || { echo "device never reached libinput"; return 1; }
         go "$tag"
         finish "$tag" || { echo "injector failed or device not removed"; return 1; }
     else
         start_device "$tag" "$name" evemu-device "$desc" || { echo "device never reached libinput"; return 1; }
         node=$(grep -o '/dev/input/event[0-9]*' "$OUT/$tag.device" | head -1)
         evemu-play "$node" < "$events" || { echo "evemu-play failed"; return 1; }
-        sleep 3  # let libinput read the tail before the device goes
+        sleep 1.5  # let libinput read the tail before the device goes
         pid="PID_$tag"
         kill "${!pid}"
         wait "${!pid}"
@@ -189,12 +195,12 @@ keyboard() {
     before=$(count "$READER_OUT" '^added ')
     "$CTL" inject --keyboard --hold --name "$name" > "$OUT/keyboard.device" 2>&1 &
     pid=$!
-    wait_for "$OUT/reader.log" "ignoring $name .*not a touch device" 1 30 || { kill $pid; echo "no log line"; return 1; }
+    wait_for "$READER_LOG" "ignoring $name .*not a touch device" 1 30 || { kill $pid; echo "no log line"; return 1; }
     kill -TERM $pid
     wait $pid
     [ "$(count "$READER_OUT" '^added ')" -eq "$before" ] || { echo "the keyboard was added"; return 1; }
-    [ "$(count "$OUT/reader.log" "ignoring $name")" -eq 1 ] || { echo "logged more than once"; return 1; }
-    [ "$(count "$OUT/daemon.log" "ignoring $name")" -eq 1 ] || { echo "the daemon did not log it once"; return 1; }
+    [ "$(count "$READER_LOG" "ignoring $name")" -eq 1 ] || { echo "logged more than once"; return 1; }
+    [ "$(count "$DAEMON_LOG" "ignoring $name")" -eq 1 ] || { echo "the daemon did not log it once"; return 1; }
     echo "logged once by the reader and the daemon, not used"
 }
 scenario "keyboard ignored" keyboard
