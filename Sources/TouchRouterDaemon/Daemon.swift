@@ -19,6 +19,7 @@ public final class Daemon {
     private let timer: MonotonicTimer
     private var configWatch: ConfigWatch?
     private let systemd = SystemdNotifier()
+    private var watchdogTimer: MonotonicTimer?
 
     private var config: Config
     private var layout: Layout { config.layout }
@@ -123,12 +124,26 @@ public final class Daemon {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
         systemd?.notify(
             "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
+        if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
+            // The only periodic wake-up, and only when the unit sets WatchdogSec=.
+            let watchdog = try MonotonicTimer()
+            try watchdog.armPeriodic(intervalMicros: max(interval / 2, 1))
+            try loop.register(watchdog.fd, for: .readable) { _ in
+                watchdog.acknowledge()
+                systemd.notify("WATCHDOG=1")
+            }
+            watchdogTimer = watchdog
+        }
         try loop.run()
         for client in clients.values { disconnect(client, .daemonStopping) }
         configWatch?.close()
         if let liveInput { loop.deregister(FileDescriptor(rawValue: liveInput.fileDescriptor)) }
         liveInput = nil
         listener?.close()
+        if let watchdogTimer {
+            loop.deregister(watchdogTimer.fd)
+            watchdogTimer.fd.close()
+        }
         timer.fd.close()
         signals.fd.close()
         logger.notice("stopped")

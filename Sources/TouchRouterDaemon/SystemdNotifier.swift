@@ -27,6 +27,14 @@ final class SystemdNotifier {
 
     deinit { close(socketFD) }
 
+    /// The watchdog interval systemd expects keep-alives within (WATCHDOG_USEC, for this pid), or nil.
+    static func watchdogIntervalMicros() -> UInt64? {
+        guard let text = getenv("WATCHDOG_USEC"), let micros = UInt64(String(cString: text)), micros > 0
+        else { return nil }
+        if let pid = getenv("WATCHDOG_PID"), Int32(String(cString: pid)) != getpid() { return nil }
+        return micros
+    }
+
     /// Sends newline-separated `KEY=value` assignments (e.g. `READY=1\nSTATUS=…`); best effort.
     func notify(_ state: String) {
         var bytes = Array(state.utf8)
