@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // glibc's epoll, signalfd and timerfd headers, which the Glibc module leaves out.
+        .systemLibrary(name: "CLinuxEvents"),
 
         // Pure logic: geometry, layout model, config, hit-testing, touch tracking. No I/O.
         .target(name: "TouchRouterCore"),
@@ -25,7 +27,7 @@ let package = Package(
         // The daemon's glue: epoll loop, sockets, clients, reload, signals, systemd, logging.
         .target(
             name: "TouchRouterDaemon",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput"]),
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "CLinuxEvents"]),
         // The Swift client library.
         .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol"]),
 
@@ -45,6 +47,6 @@ let package = Package(
             dependencies: ["TouchRouterInput", "TouchRouterCore"]),
         .testTarget(
             name: "TouchRouterIntegrationTests",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient"]),
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput"]),
     ]
 )

@@ -267,8 +267,14 @@ struct HelpTests {
                 USAGE: touchrouterctl COMMAND [OPTIONS] [ARGUMENTS]
 
                 COMMANDS:
+                  inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
                   validate              Check config files and list every error.
                   hit-test              Find the view under a screen point.
+                  input-events          (diagnostic) Print live touch frames from libinput, one line each.
+                  transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
+                  monitor               Show the touches the running daemon routes, live.
+                  status                Show the running daemon's state and counters.
+                  layout                Show the layout the running daemon uses.
 
                 See 'touchrouterctl help COMMAND' or 'touchrouterctl COMMAND --help' for a command's options.
 

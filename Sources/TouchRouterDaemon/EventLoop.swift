@@ -1,0 +1,164 @@
+/// The daemon's single-threaded epoll loop, plus the two kernel objects it waits on besides
+/// sockets: a signalfd for SIGTERM/SIGINT/SIGHUP and a timerfd armed only while replay needs it.
+import CLinuxEvents
+import Glibc
+
+/// What a registered descriptor is ready for, mapped onto EPOLL bits.
+public struct IOEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    /// The events of these EPOLL bits.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// EPOLLIN: data (or a connection, or EOF) to read.
+    public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
+    /// EPOLLOUT: the socket takes more bytes.
+    public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
+    /// The peer closed its end (EPOLLRDHUP); always reported, never requested.
+    public static let peerClosed = IOEvents(rawValue: EPOLLRDHUP.rawValue)
+    /// EPOLLHUP or EPOLLERR; always reported, never requested.
+    public static let failed = IOEvents(rawValue: EPOLLHUP.rawValue | EPOLLERR.rawValue)
+}
+
+/// One epoll instance and the handler of each registered descriptor. `run()` blocks in
+/// `epoll_wait` with no timeout: with nothing ready the process does not wake up at all.
+public final class EventLoop {
+    /// Called on the loop's thread with what the descriptor is ready for.
+    public typealias Handler = (IOEvents) -> Void
+
+    private let epoll: FileDescriptor
+    private var handlers: [Int32: Handler] = [:]
+    private var isRunning = false
+
+    /// `epoll_create1(EPOLL_CLOEXEC)`.
+    public init() throws {
+        epoll = FileDescriptor(
+            rawValue: try checked("epoll_create1") {
+                epoll_create1(Int32(EPOLL_CLOEXEC))
+            })
+    }
+
+    deinit { epoll.close() }
+
+    /// `epoll_ctl(EPOLL_CTL_ADD)`: from now on `handler` is called when `fd` is ready for `events`.
+    public func register(_ fd: FileDescriptor, for events: IOEvents, handler: @escaping Handler) throws {
+        try control(EPOLL_CTL_ADD, fd, events)
+        handlers[fd.rawValue] = handler
+    }
+
+    /// `epoll_ctl(EPOLL_CTL_MOD)`: change what `fd` is watched for.
+    public func modify(_ fd: FileDescriptor, for events: IOEvents) throws {
+        try control(EPOLL_CTL_MOD, fd, events)
+    }
+
+    /// `epoll_ctl(EPOLL_CTL_DEL)`; call before closing `fd`. Events already fetched for it are dropped.
+    public func deregister(_ fd: FileDescriptor) {
+        _ = try? control(EPOLL_CTL_DEL, fd, [])
+        handlers[fd.rawValue] = nil
+    }
+
+    /// Dispatches ready descriptors until `stop()` is called from a handler.
+    public func run() throws {
+        isRunning = true
+        var ready = [epoll_event](repeating: epoll_event(), count: 64)
+        while isRunning {
+            let count = try checked("epoll_wait") {
+                epoll_wait(epoll.rawValue, &ready, Int32(ready.count), -1)
+            }
+            for index in 0..<Int(count) where isRunning {
+                let fd = ready[index].data.fd
+                // A handler earlier in this batch may have closed and deregistered this fd.
+                guard let handler = handlers[fd] else { continue }
+                handler(IOEvents(rawValue: ready[index].events))
+            }
+        }
+    }
+
+    /// Makes `run()` return after the current handler.
+    public func stop() { isRunning = false }
+
+    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents) throws {
+        var event = epoll_event()
+        // Peer half-close is worth hearing about only while reading (else it would stay ready).
+        event.events = events.rawValue | (events.contains(.readable) ? EPOLLRDHUP.rawValue : 0)
+        event.data.fd = fd.rawValue
+        try checked("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, fd.rawValue, &event) }
+    }
+}
+
+/// A signalfd for a fixed set of signals, which are blocked for normal delivery so they arrive
+/// only here, as readable data, inside the event loop.
+public final class SignalChannel {
+    /// Readable when a signal is pending.
+    public let fd: FileDescriptor
+
+    /// Blocks `signals` (`pthread_sigmask`) and opens `signalfd(SFD_NONBLOCK | SFD_CLOEXEC)` for them.
+    public init(signals: [Int32]) throws {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal) }
+        let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
+        if status != 0 { throw SystemError(call: "pthread_sigmask", errno: status) }
+        fd = FileDescriptor(
+            rawValue: try checked("signalfd") {
+                signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+            })
+    }
+
+    /// Reads every pending signal number (`read` of `signalfd_siginfo` records).
+    public func drain() throws -> [Int32] {
+        var received: [Int32] = []
+        var info = signalfd_siginfo()
+        while true {
+            let count = try withUnsafeMutableBytes(of: &info) { try fd.read(into: $0) }
+            guard let count, count == MemoryLayout<signalfd_siginfo>.size else { return received }
+            received.append(Int32(info.ssi_signo))
+        }
+    }
+}
+
+/// A CLOCK_MONOTONIC timerfd. Disarmed, it costs nothing; the loop only wakes when it fires.
+public final class MonotonicTimer {
+    /// Readable when the timer has fired.
+    public let fd: FileDescriptor
+
+    /// `timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)`.
+    public init() throws {
+        fd = FileDescriptor(
+            rawValue: try checked("timerfd_create") {
+                timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            })
+    }
+
+    /// `timerfd_settime(TFD_TIMER_ABSTIME)`: fire once at `deadlineMicros` on CLOCK_MONOTONIC
+    /// (at once if it has passed).
+    public func arm(atMonotonicMicros deadlineMicros: UInt64) throws {
+        // An all-zero it_value would disarm; the earliest real deadline is 1 ns.
+        let deadline = max(deadlineMicros, 1)
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int(deadline / 1_000_000)
+        spec.it_value.tv_nsec = Int(deadline % 1_000_000) * 1_000
+        if spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0 { spec.it_value.tv_nsec = 1 }
+        try checked("timerfd_settime") { timerfd_settime(fd.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil) }
+    }
+
+    /// `timerfd_settime`: fire every `intervalMicros`, the first time one interval from now.
+    public func armPeriodic(intervalMicros: UInt64) throws {
+        var spec = itimerspec()
+        spec.it_interval.tv_sec = Int(intervalMicros / 1_000_000)
+        spec.it_interval.tv_nsec = Int(intervalMicros % 1_000_000) * 1_000
+        spec.it_value = spec.it_interval
+        try checked("timerfd_settime") { timerfd_settime(fd.rawValue, 0, &spec, nil) }
+    }
+
+    /// `timerfd_settime` with a zero value: no more wake-ups.
+    public func disarm() throws {
+        var spec = itimerspec()
+        try checked("timerfd_settime") { timerfd_settime(fd.rawValue, 0, &spec, nil) }
+    }
+
+    /// Reads the expiration count so the fd stops being readable.
+    public func acknowledge() {
+        var expirations: UInt64 = 0
+        _ = try? withUnsafeMutableBytes(of: &expirations) { try fd.read(into: $0) }
+    }
+}

@@ -1,0 +1,211 @@
+/// The listening Unix socket: bound by the daemon (stale socket replaced, live one refused, mode
+/// and group applied) or inherited from systemd socket activation.
+import Glibc
+
+/// Why the listening socket could not be set up.
+public enum ListenerError: Error, Equatable, CustomStringConvertible {
+    /// Another process accepts connections on the path.
+    case alreadyInUse(path: String)
+    /// Something that is not a socket sits at the path; it is not ours to delete.
+    case notASocket(path: String)
+    /// The path does not fit in `sockaddr_un.sun_path`.
+    case pathTooLong(path: String)
+    /// `--socket-group` names no group.
+    case unknownGroup(String)
+    case system(path: String, SystemError)
+
+    public var description: String {
+        switch self {
+        case .alreadyInUse(let path):
+            "\(path): another touchrouterd is already listening on this socket (stop it first, "
+                + "or pass --socket with another path)"
+        case .notASocket(let path): "\(path): exists and is not a socket; refusing to replace it"
+        case .pathTooLong(let path): "\(path): socket path too long (max 107 bytes)"
+        case .unknownGroup(let group): "--socket-group \(group): no such group"
+        case .system(let path, let error): "\(path): \(error)"
+        }
+    }
+}
+
+/// How to create the listening socket.
+public struct ListenerOptions: Equatable, Sendable {
+    /// The socket file's path.
+    public var path: String
+    /// Permission bits for the socket file (default 0660).
+    public var mode: mode_t = 0o660
+    /// Group name or number owning the socket file; nil keeps the daemon's group.
+    public var group: String?
+
+    /// Options for a socket at `path`.
+    public init(path: String, mode: mode_t = 0o660, group: String? = nil) {
+        self.path = path
+        self.mode = mode
+        self.group = group
+    }
+}
+
+/// A listening, nonblocking Unix stream socket.
+public final class Listener {
+    /// The listening socket (nonblocking).
+    public let fd: FileDescriptor
+    /// The path clients connect to.
+    public let path: String
+    /// The socket came from systemd (LISTEN_FDS); systemd owns the file, we never unlink it.
+    public let isSocketActivated: Bool
+
+    private init(fd: FileDescriptor, path: String, isSocketActivated: Bool) {
+        self.fd = fd
+        self.path = path
+        self.isSocketActivated = isSocketActivated
+    }
+
+    /// Uses the socket systemd passed (fd 3, when LISTEN_PID is this process and LISTEN_FDS ≥ 1),
+    /// else binds `options.path`.
+    public static func open(_ options: ListenerOptions) throws -> Listener {
+        if let inherited = try socketFromSystemd() {
+            return Listener(fd: inherited, path: options.path, isSocketActivated: true)
+        }
+        return Listener(fd: try bind(options), path: options.path, isSocketActivated: false)
+    }
+
+    /// `accept4`-equivalent: the next pending connection, nonblocking and close-on-exec, or nil.
+    public func accept() throws -> FileDescriptor? {
+        guard
+            let raw = try systemCall("accept", wouldBlockIsNil: true, { Glibc.accept(fd.rawValue, nil, nil) })
+        else { return nil }
+        let client = FileDescriptor(rawValue: raw)
+        do {
+            try client.setNonblockingAndCloseOnExec()
+        } catch {
+            client.close()
+            throw error
+        }
+        return client
+    }
+
+    /// Closes the socket and, unless systemd owns it, removes the file.
+    public func close() {
+        fd.close()
+        if !isSocketActivated { unlink(path) }
+    }
+
+    private static func socketFromSystemd() throws -> FileDescriptor? {
+        guard let pidText = getenv("LISTEN_PID"), let countText = getenv("LISTEN_FDS"),
+            Int32(String(cString: pidText)) == getpid(), let count = Int(String(cString: countText)),
+            count >= 1
+        else { return nil }
+        // sd_listen_fds(unset_environment=1): children must not think the fds are theirs.
+        unsetenv("LISTEN_PID")
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_FDNAMES")
+        let fd = FileDescriptor(rawValue: 3)
+        try fd.setNonblockingAndCloseOnExec()
+        return fd
+    }
+
+    private static func bind(_ options: ListenerOptions) throws -> FileDescriptor {
+        let path = options.path
+        func fail(_ error: SystemError) -> ListenerError { .system(path: path, error) }
+        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            throw ListenerError.pathTooLong(path: path)
+        }
+        try makeDirectory(containing: path)
+        let gid = try options.group.map(groupID(named:))
+
+        let fd: FileDescriptor
+        do {
+            fd = FileDescriptor(
+                rawValue: try checked("socket") {
+                    socket(
+                        AF_UNIX,
+                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                            | Int32(SOCK_CLOEXEC.rawValue), 0)
+                })
+        } catch let error as SystemError { throw fail(error) }
+
+        do {
+            do {
+                try bindAddress(fd, path)
+            } catch let error as SystemError where error.errno == EADDRINUSE {
+                try replaceStaleSocket(at: path)
+                try bindAddress(fd, path)
+            }
+            try checked("chmod") { chmod(path, options.mode) }
+            if let gid { try checked("chown") { chown(path, uid_t.max, gid) } }
+            try checked("listen") { listen(fd.rawValue, 64) }
+        } catch let error as SystemError {
+            fd.close()
+            throw fail(error)
+        } catch {
+            fd.close()
+            throw error
+        }
+        return fd
+    }
+
+    /// A socket file left by a crashed run refuses connections: delete it. One that accepts is
+    /// a live daemon: refuse.
+    private static func replaceStaleSocket(at path: String) throws {
+        var status = stat()
+        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFSOCK {
+            throw ListenerError.notASocket(path: path)
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw SystemError(call: "socket", errno: errno) }
+        defer { Glibc.close(probe) }
+        var address = socketAddress(path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result == 0 { throw ListenerError.alreadyInUse(path: path) }
+        let code = errno
+        guard code == ECONNREFUSED || code == ENOENT else {
+            throw SystemError(call: "connect", errno: code)
+        }
+        try checked("unlink") { unlink(path) }
+    }
+
+    private static func bindAddress(_ fd: FileDescriptor, _ path: String) throws {
+        var address = socketAddress(path)
+        try checked("bind") {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+    }
+
+    /// Creates the socket's directory (and its parents) with mode 0755 if missing.
+    private static func makeDirectory(containing path: String) throws {
+        var directories: [String] = []
+        var directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        while !directory.isEmpty && access(directory, F_OK) != 0 {
+            directories.append(directory)
+            directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
+        }
+        for directory in directories.reversed() {
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                throw ListenerError.system(path: directory, SystemError(call: "mkdir", errno: errno))
+            }
+        }
+    }
+
+    private static func groupID(named group: String) throws -> gid_t {
+        if let number = gid_t(group) { return number }
+        guard let entry = getgrnam(group) else { throw ListenerError.unknownGroup(group) }
+        return entry.pointee.gr_gid
+    }
+}
+
+/// A `sockaddr_un` for `path` (the caller has checked its length).
+func socketAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+    }
+    return address
+}

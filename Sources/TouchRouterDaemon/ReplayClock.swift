@@ -1,0 +1,36 @@
+/// Plays a recording's `ReplaySchedule` against CLOCK_MONOTONIC, for the daemon's timerfd.
+import TouchRouterCore
+import TouchRouterInput
+
+/// The schedule plus the moment the replay started: frame due at `start + dueOffset`.
+struct ReplayClock {
+    private var schedule: ReplaySchedule
+    private var upcoming: ReplaySchedule.Entry?
+    private var startMonotonicMicros: UInt64?
+
+    /// Frames as the decoder gives them; `speed` 0 = as fast as possible (one frame per loop turn).
+    init(frames: [InputFrame], speed: Double, loops: Bool) throws {
+        schedule = try ReplaySchedule(frames: frames, speed: speed, loop: loops)
+        upcoming = schedule.next()
+    }
+
+    var speed: Double { schedule.speed }
+    /// No frame is left (never, when looping a non-empty recording).
+    var isFinished: Bool { upcoming == nil }
+    var hasStarted: Bool { startMonotonicMicros != nil }
+
+    mutating func start(atMonotonicMicros now: UInt64) { startMonotonicMicros = now }
+
+    /// When the next frame is due on CLOCK_MONOTONIC; nil when finished or not started.
+    var nextDueMicros: UInt64? {
+        guard let start = startMonotonicMicros, let upcoming else { return nil }
+        return start + upcoming.dueOffsetMicros
+    }
+
+    /// The next frame if it is due at `now`.
+    mutating func nextDueFrame(atMonotonicMicros now: UInt64) -> InputFrame? {
+        guard let due = nextDueMicros, due <= now, let entry = upcoming else { return nil }
+        upcoming = schedule.next()
+        return entry.frame
+    }
+}

@@ -1,0 +1,107 @@
+/// Who subscribed to which view. Subscriptions are kept by view id, as the client asked for
+/// them; what they cover (a subtree's descendants) is recomputed against every new layout, so a
+/// view removed by a reload resumes its subscribers when it comes back.
+import TouchRouterCore
+
+/// A connected client, as the subscription table knows it.
+public typealias ClientID = Int
+
+/// Every view id of a layout and the ids of its subtree (itself first).
+public struct LayoutIndex: Sendable {
+    /// View id → the ids of its subtree, itself first.
+    public private(set) var subtreeIDs: [String: [String]] = [:]
+
+    /// Indexes every view of `layout`.
+    public init(_ layout: Layout) {
+        for screen in layout.screens { _ = collect(screen.root) }
+    }
+
+    /// The layout has a view with this id.
+    public func contains(_ viewID: String) -> Bool { subtreeIDs[viewID] != nil }
+
+    private mutating func collect(_ view: View) -> [String] {
+        var ids = [view.id]
+        for child in view.children { ids += collect(child) }
+        subtreeIDs[view.id] = ids
+        return ids
+    }
+}
+
+extension SubscriptionTable: SubscribedViews {
+    /// Somebody receives this view's touches (the tracker's responder-chain question).
+    public func hasSubscribers(_ viewID: String) -> Bool { subscribersByView[viewID] != nil }
+}
+
+/// The subscription table: requested subscriptions per client and, derived from them and the
+/// current layout, the subscribers of every view.
+public struct SubscriptionTable: Sendable {
+    /// Per client: requested view id → whether the subscription includes its subtree.
+    private var requested: [ClientID: [String: Bool]] = [:]
+    /// Per view id: the clients receiving its touches under the current layout.
+    public private(set) var subscribersByView: [String: [ClientID]] = [:]
+    private var index: LayoutIndex
+
+    /// An empty table for `layout`.
+    public init(layout: Layout) {
+        index = LayoutIndex(layout)
+    }
+
+    /// Every view somebody receives; the tracker delivers to the nearest of these on the chain.
+    public var subscribedViews: Set<String> { Set(subscribersByView.keys) }
+
+    /// How many clients have at least one subscription (whether or not the layout has its view).
+    public var subscribedClientCount: Int { requested.values.filter { !$0.isEmpty }.count }
+
+    /// Adds `viewIDs` (and their subtrees when `subtree`) for `client`. Returns the ids the
+    /// current layout does not have; those are not subscribed, the others are.
+    public mutating func subscribe(_ client: ClientID, to viewIDs: [String], subtree: Bool) -> [String] {
+        var unknown: [String] = []
+        for viewID in viewIDs {
+            guard index.contains(viewID) else {
+                unknown.append(viewID)
+                continue
+            }
+            requested[client, default: [:]][viewID] = subtree || (requested[client]?[viewID] ?? false)
+        }
+        rebuild()
+        return unknown
+    }
+
+    /// Removes `viewIDs` from `client`'s subscriptions, or all of them when nil. Returns the
+    /// requested ids that were removed.
+    public mutating func unsubscribe(_ client: ClientID, from viewIDs: [String]?) -> [String] {
+        let before = requested[client] ?? [:]
+        if let viewIDs {
+            for viewID in viewIDs { requested[client]?[viewID] = nil }
+        } else {
+            requested[client] = nil
+        }
+        rebuild()
+        return before.keys.filter { requested[client]?[$0] == nil }.sorted()
+    }
+
+    /// Forgets a disconnected client.
+    public mutating func remove(_ client: ClientID) {
+        requested[client] = nil
+        rebuild()
+    }
+
+    /// Recomputes coverage against a new layout; requested ids missing from it stay requested.
+    public mutating func relayout(_ layout: Layout) {
+        index = LayoutIndex(layout)
+        rebuild()
+    }
+
+    private mutating func rebuild() {
+        var subscribers: [String: [ClientID]] = [:]
+        for (client, views) in requested.sorted(by: { $0.key < $1.key }) {
+            var covered = Set<String>()
+            for (viewID, subtree) in views {
+                guard let ids = index.subtreeIDs[viewID] else { continue }
+                if subtree { covered.formUnion(ids) } else { covered.insert(viewID) }
+            }
+            for viewID in covered { subscribers[viewID, default: []].append(client) }
+        }
+        subscribersByView = subscribers
+    }
+}

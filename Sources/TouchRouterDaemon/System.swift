@@ -1,0 +1,113 @@
+/// Thin wrappers over the Linux calls the daemon makes: one handle type, one error type, and
+/// EINTR retried in exactly one place (`systemCall`).
+import Glibc
+
+/// A failed system call: which C function failed and the errno it left.
+public struct SystemError: Error, Equatable, CustomStringConvertible {
+    /// The C function, e.g. `"bind"`.
+    public var call: String
+    /// The errno the call left.
+    public var errno: Int32
+
+    /// The failure of `call` with `errno`.
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+}
+
+/// Calls `body` until it does not fail with EINTR. A negative result throws `SystemError` naming
+/// `call`; `EAGAIN`/`EWOULDBLOCK` is reported as `nil` when `wouldBlockIsNil` is set.
+@discardableResult
+func systemCall<Result: BinaryInteger>(
+    _ call: String, wouldBlockIsNil: Bool = false, _ body: () -> Result
+) throws -> Result? {
+    while true {
+        let result = body()
+        if result >= 0 { return result }
+        let code = Glibc.errno
+        if code == EINTR { continue }
+        if wouldBlockIsNil && (code == EAGAIN || code == EWOULDBLOCK) { return nil }
+        throw SystemError(call: call, errno: code)
+    }
+}
+
+/// `systemCall` for calls that cannot report "would block".
+@discardableResult
+func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws -> Result {
+    try systemCall(call, body)!
+}
+
+/// An open file descriptor. A plain value: closing is explicit, as with swift-system.
+public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
+    public let rawValue: Int32
+
+    /// Wraps an open descriptor number.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `read(2)`: the byte count (0 at end of file), or nil when a nonblocking fd has nothing.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        try systemCall("read", wouldBlockIsNil: true) {
+            Glibc.read(rawValue, buffer.baseAddress, buffer.count)
+        }
+    }
+
+    /// `write(2)`: the bytes written, or nil when a nonblocking fd cannot take any now.
+    public func write(_ buffer: UnsafeRawBufferPointer) throws -> Int? {
+        try systemCall("write", wouldBlockIsNil: true) {
+            Glibc.write(rawValue, buffer.baseAddress, buffer.count)
+        }
+    }
+
+    /// `send(2)` with MSG_NOSIGNAL, so a vanished peer is an EPIPE error, never a SIGPIPE.
+    public func send(_ buffer: UnsafeRawBufferPointer) throws -> Int? {
+        try systemCall("send", wouldBlockIsNil: true) {
+            Glibc.send(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+        }
+    }
+
+    /// `close(2)`. EINTR is not retried: on Linux the descriptor is gone either way.
+    public func close() {
+        _ = Glibc.close(rawValue)
+    }
+
+    /// `fcntl(F_SETFL, O_NONBLOCK)` and `fcntl(F_SETFD, FD_CLOEXEC)`.
+    public func setNonblockingAndCloseOnExec() throws {
+        let flags = try checked("fcntl") { fcntl(rawValue, F_GETFL) }
+        try checked("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
+        let fdFlags = try checked("fcntl") { fcntl(rawValue, F_GETFD) }
+        try checked("fcntl") { fcntl(rawValue, F_SETFD, fdFlags | FD_CLOEXEC) }
+    }
+}
+
+/// The identity of a socket peer as the kernel saw it at connect time (SO_PEERCRED).
+public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
+    /// The peer's process, user and group at connect time.
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public var description: String { "pid=\(pid) uid=\(uid) gid=\(gid)" }
+
+    /// `getsockopt(SOL_SOCKET, SO_PEERCRED)` on a connected Unix socket.
+    public init(socket: FileDescriptor) throws {
+        // struct ucred is pid_t, uid_t, gid_t; Glibc hides it behind _GNU_SOURCE.
+        var raw: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: raw))
+        try checked("getsockopt") {
+            getsockopt(socket.rawValue, SOL_SOCKET, SO_PEERCRED, &raw, &length)
+        }
+        pid = raw.0
+        uid = raw.1
+        gid = raw.2
+    }
+}
+
+/// CLOCK_MONOTONIC in microseconds, the clock libinput and the recordings' timeline use.
+public func monotonicMicros() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+}

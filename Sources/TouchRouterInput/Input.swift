@@ -1,2 +1,0 @@
-/// Placeholder until the input issue lands its reader.
-import TouchRouterCore

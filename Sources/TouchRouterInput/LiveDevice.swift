@@ -1,0 +1,55 @@
+/// What the live reader knows about a device when it appears, and what the caller decides for it.
+
+/// A device as udev and libinput describe it when it is added: the facts a config matcher
+/// (`name` glob, `udev` properties, `node` path) looks at.
+public struct LiveDeviceDescription: Hashable, Sendable {
+    /// libinput's device name (the kernel's name, e.g. "Atmel maXTouch Touchscreen").
+    public var name: String
+    /// The kernel's sysname, e.g. "event5".
+    public var sysname: String
+    /// The device node, e.g. "/dev/input/event5"; nil when udev does not know it.
+    public var node: String?
+    /// Every udev property of the device (ID_PATH, ID_INPUT_TOUCHSCREEN, LIBINPUT_CALIBRATION_MATRIX, …).
+    public var udevProperties: [String: String]
+    /// Whether libinput sees touch capability (LIBINPUT_DEVICE_CAP_TOUCH).
+    public var hasTouch: Bool
+
+    /// Creates a description (the reader builds these; tests may too).
+    public init(
+        name: String, sysname: String, node: String?, udevProperties: [String: String], hasTouch: Bool
+    ) {
+        self.name = name
+        self.sysname = sysname
+        self.node = node
+        self.udevProperties = udevProperties
+        self.hasTouch = hasTouch
+    }
+}
+
+/// Where a touch device's contacts go: the screen it drives, that screen's size in layout units
+/// and the libinput calibration matrix that maps the device onto it.
+public struct ScreenAssignment: Hashable, Sendable {
+    /// The screen's name in the layout.
+    public var screen: String
+    /// The screen's width in layout units: libinput's transformed x runs over 0..<width.
+    public var width: Double
+    /// The screen's height in layout units: libinput's transformed y runs over 0..<height.
+    public var height: Double
+    /// The 6-number libinput calibration matrix (rotation and calibration composed) to set on the
+    /// device; nil keeps the device's default (the udev LIBINPUT_CALIBRATION_MATRIX property).
+    public var calibrationMatrix: [Float]?
+
+    /// Creates an assignment.
+    public init(screen: String, width: Double, height: Double, calibrationMatrix: [Float]? = nil) {
+        self.screen = screen
+        self.width = width
+        self.height = height
+        self.calibrationMatrix = calibrationMatrix
+    }
+}
+
+/// Decides, when a touch device is added, which screen it drives (nil: ignore the device). The
+/// reader calls it on every (re)add, so a changed config applies to devices that come back.
+/// `defaultCalibration` is the device's udev-provided matrix, for composing with a rotation.
+public typealias DeviceAssigner =
+    (_ device: LiveDeviceDescription, _ defaultCalibration: [Float]) -> ScreenAssignment?

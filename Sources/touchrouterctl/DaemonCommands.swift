@@ -1,0 +1,198 @@
+import Dispatch
+import Foundation
+import TouchRouterClient
+import TouchRouterCore
+import TouchRouterProtocol
+
+/// The `--socket` option every command that talks to the running daemon takes.
+let socketOption = OptionSpec(
+    name: "socket", valueName: "PATH",
+    help: "The daemon's socket (default \(TouchRouterClient.defaultSocketPath)).")
+
+/// Runs an async body to completion from a synchronous command (the tool has no other work).
+func runBlocking(_ body: @escaping @Sendable () async -> ExitCode) -> ExitCode {
+    final class Box: @unchecked Sendable { var code = ExitCode.failure }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        box.code = await body()
+        done.signal()
+    }
+    done.wait()
+    return box.code
+}
+
+/// Connects as `touchrouterctl <command>`, printing why on failure.
+func connectToDaemon(_ arguments: ParsedArguments, command: String) async -> TouchRouterClient? {
+    let path = arguments.value("socket") ?? TouchRouterClient.defaultSocketPath
+    do {
+        return try await TouchRouterClient.connect(socketPath: path, clientName: "touchrouterctl \(command)")
+    } catch {
+        StandardError.print("touchrouterctl \(command): \(error)")
+        return nil
+    }
+}
+
+/// `touchrouterctl monitor [VIEW...] [--view IDS] [--subtree] [--json]`: routed touches, live.
+enum MonitorCommand: Command {
+    static let spec = CommandSpec(
+        name: "monitor",
+        abstract: "Show the touches the running daemon routes, live.",
+        options: [
+            OptionSpec(
+                name: "view", valueName: "IDS",
+                help: "Views to watch, comma-separated (or give them as arguments)."),
+            OptionSpec(name: "subtree", help: "Also every descendant of those views."),
+            OptionSpec(
+                name: "json", help: "Print each touches message as the daemon sent it (one JSON line)."),
+            socketOption,
+        ],
+        arguments: [ArgumentSpec(name: "VIEW", help: "A view id to watch.", repeats: true, isOptional: true)],
+        discussion: """
+            Without views, watches every screen's root with --subtree: every touch that reaches any
+            view. A monitor is a subscriber like any other: a touch goes to the nearest subscribed view
+            on its responder chain, so watching a parent can take touches from nobody else's views.
+            One line per touch: view, touch id, phase, the point in the view's own coordinates and on
+            the screen, the tap count and the device. Runs until interrupted or the daemon stops.
+            """)
+
+    static func run(_ arguments: ParsedArguments) -> ExitCode {
+        let listed =
+            (arguments.value("view") ?? "").split(separator: ",").map(String.init)
+            + arguments.arguments("VIEW")
+        let json = arguments.flag("json")
+        let explicitSubtree = arguments.flag("subtree")
+        return runBlocking {
+            guard let client = await connectToDaemon(arguments, command: "monitor") else { return .failure }
+            var views = listed
+            var subtree = explicitSubtree
+            if views.isEmpty {
+                guard let layout = try? await client.layout() else { return .failure }
+                views = layout.layout.screens.map(\.root.id)
+                subtree = true
+            }
+            do {
+                let result = try await client.subscribe(views, subtree: subtree)
+                if !result.unknown.isEmpty {
+                    StandardError.print(
+                        "touchrouterctl monitor: no such view: \(result.unknown.joined(separator: ", "))")
+                }
+            } catch {
+                StandardError.print("touchrouterctl monitor: \(error)")
+                return .failure
+            }
+            if !json {
+                LineOutput.print(
+                    "watching \(views.joined(separator: ", "))\(subtree ? " and their subtrees" : "")"
+                        + " (layout generation \(client.welcome.generation)); Ctrl-C to stop")
+            }
+            for await event in client.events {
+                switch event {
+                case .touches(let message):
+                    if json {
+                        LineOutput.print(
+                            String(
+                                decoding: DaemonMessage.touches(message).encodedLine().dropLast(),
+                                as: UTF8.self))
+                    } else {
+                        for touch in message.touches { LineOutput.print(describe(touch, in: message)) }
+                    }
+                case .layoutChanged(let generation):
+                    if json {
+                        LineOutput.print("{\"type\":\"layoutChanged\",\"generation\":\(generation)}")
+                    } else {
+                        LineOutput.print("layout changed: generation \(generation)")
+                    }
+                case .error(let error):
+                    StandardError.print("touchrouterctl monitor: daemon: \(error)")
+                }
+            }
+            return .success
+        }
+    }
+
+    /// `keypad/7  touch 12 began    local (40, 52.5)  screen (280, 1102.5)  taps 1  ILITEK …`
+    static func describe(_ touch: WireTouch, in message: TouchesMessage) -> String {
+        func point(_ p: Point) -> String { "(\(HitTestCommand.number(p.x)), \(HitTestCommand.number(p.y)))" }
+        let phase = touch.phase.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+        var line =
+            "\(message.viewID)  touch \(touch.id) \(phase) local \(point(touch.localPoint))"
+            + "  screen \(point(touch.screenPoint))  taps \(touch.tapCount)  \(touch.deviceName)"
+        if let reason = touch.reason { line += "  (\(reason))" }
+        return line
+    }
+}
+
+/// `touchrouterctl status [--json]`: the running daemon's counters.
+enum StatusCommand: Command {
+    static let spec = CommandSpec(
+        name: "status",
+        abstract: "Show the running daemon's state and counters.",
+        options: [OptionSpec(name: "json", help: "Print the status reply as one JSON line."), socketOption])
+
+    static func run(_ arguments: ParsedArguments) -> ExitCode {
+        let json = arguments.flag("json")
+        return runBlocking {
+            guard let client = await connectToDaemon(arguments, command: "status") else { return .failure }
+            do {
+                let status = try await client.status()
+                if json {
+                    LineOutput.print(
+                        String(decoding: DaemonMessage.status(status).encodedLine().dropLast(), as: UTF8.self)
+                    )
+                } else {
+                    for (name, value) in status.counters.sorted(by: { $0.key < $1.key }) {
+                        var text: [UInt8] = []
+                        value.append(to: &text)
+                        LineOutput.print("\(name): \(String(decoding: text, as: UTF8.self))")
+                    }
+                }
+                return .success
+            } catch {
+                StandardError.print("touchrouterctl status: \(error)")
+                return .failure
+            }
+        }
+    }
+}
+
+/// `touchrouterctl layout [--json]`: the layout the running daemon uses.
+enum LayoutCommand: Command {
+    static let spec = CommandSpec(
+        name: "layout",
+        abstract: "Show the layout the running daemon uses.",
+        options: [OptionSpec(name: "json", help: "Print the layout reply as one JSON line."), socketOption])
+
+    static func run(_ arguments: ParsedArguments) -> ExitCode {
+        let json = arguments.flag("json")
+        return runBlocking {
+            guard let client = await connectToDaemon(arguments, command: "layout") else { return .failure }
+            do {
+                let reply = try await client.layout()
+                if json {
+                    LineOutput.print(
+                        String(decoding: DaemonMessage.layout(reply).encodedLine().dropLast(), as: UTF8.self))
+                    return .success
+                }
+                LineOutput.print("layout generation \(reply.generation)")
+                for screen in reply.layout.screens {
+                    let size = [screen.width, screen.height].map(HitTestCommand.number)
+                    LineOutput.print("screen \(screen.name) \(size.joined(separator: "×"))")
+                    printTree(screen.root, depth: 1)
+                }
+                return .success
+            } catch {
+                StandardError.print("touchrouterctl layout: \(error)")
+                return .failure
+            }
+        }
+    }
+
+    private static func printTree(_ view: View, depth: Int) {
+        let frame = view.frame
+        let numbers = [frame.x, frame.y, frame.width, frame.height].map(HitTestCommand.number)
+        LineOutput.print(
+            String(repeating: "  ", count: depth) + "\(view.id)  [\(numbers.joined(separator: ", "))]")
+        for child in view.children { printTree(child, depth: depth + 1) }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import TouchRouterCore
+import TouchRouterInput
+
+/// `touchrouterctl input-events`: prints the live libinput frames the daemon would get, one line
+/// each (see `InputTranscript`), until SIGINT/SIGTERM. A diagnostic for integrators and the VM
+/// suite's libinput consumer.
+enum InputEventsCommand: Command {
+    static let spec = CommandSpec(
+        name: "input-events",
+        abstract: "(diagnostic) Print live touch frames from libinput, one line each.",
+        options: [
+            OptionSpec(name: "seat", valueName: "SEAT", help: "The udev seat to read (default seat0)."),
+            OptionSpec(
+                name: "path", valueName: "NODE", help: "Read only this device node (libinput's path backend)."
+            ),
+            OptionSpec(
+                name: "config", valueName: "FILE", help: "Map devices to screens as this config says."),
+            OptionSpec(
+                name: "screen", valueName: "NAME:WxH",
+                help: "Without --config: the one screen (default main:1920x1080)."),
+            OptionSpec(name: "verbose", help: "Also print libinput's debug messages."),
+            OptionSpec(
+                name: "replay", valueName: "FILE",
+                help: "Print the replay decoder's frames of this recording instead."),
+            OptionSpec(
+                name: "device-desc", valueName: "FILE",
+                help: "With --replay of evemu .events: the device's .desc."),
+        ],
+        discussion: """
+            Lines on stdout: 'ready' once the devices present at start were read;
+            'added dev=ID screen=NAME name=DEVICE' for each touch device taken;
+            'frame SCREEN TIME_US dev=ID KIND:SLOT:X:Y ...' per libinput TOUCH_FRAME (X, Y in the
+            screen's layout units); 'removed dev=ID TIME_US' when a device goes away.
+            Log messages go to stderr with <N> journald priority prefixes. Needs read access to
+            /dev/input/event* (root or the input group).
+            """)
+
+    static func run(_ arguments: ParsedArguments) -> ExitCode {
+        let assigner: DeviceAssigner
+        if let configPath = arguments.value("config") {
+            do {
+                assigner = try loadConfig(path: configPath).deviceAssigner
+            } catch {
+                StandardError.print(error.description)
+                return .failure
+            }
+        } else {
+            let text = arguments.value("screen") ?? "main:1920x1080"
+            let parts = text.split(separator: ":")
+            guard parts.count == 2, let size = try? InjectCommand.parseSize(String(parts[1])) else {
+                StandardError.print(
+                    "touchrouterctl input-events: --screen is NAME:WIDTHxHEIGHT, got '\(text)'")
+                return .usage
+            }
+            let assignment = ScreenAssignment(screen: String(parts[0]), width: size.0, height: size.1)
+            assigner = { _, _ in assignment }
+        }
+        if let recordingPath = arguments.value("replay") {
+            return replay(recordingPath, description: arguments.value("device-desc"), assigner: assigner)
+        }
+        let backend: LibinputBackend =
+            arguments.value("path").map { .paths([$0]) }
+            ?? .udev(seat: arguments.value("seat") ?? "seat0")
+        let reader: LibinputReader
+        do {
+            reader = try LibinputReader(
+                backend: backend, logLevel: arguments.flag("verbose") ? .debug : .info, assigner: assigner,
+                log: { level, message in StandardError.print("<\(level.syslogPriority)>\(message)") })
+        } catch {
+            StandardError.print("touchrouterctl input-events: \(error)")
+            return .failure
+        }
+        var known = Set<UInt32>()
+        func report(_ events: [InputEvent]) {
+            for (device, screen) in reader.activeDevices where known.insert(device.id).inserted {
+                LineOutput.print("added dev=\(device.id) screen=\(screen) name=\(device.name)")
+            }
+            for event in events { LineOutput.print(InputTranscript.line(event)) }
+        }
+        report(reader.dispatch())
+        LineOutput.print("ready")
+        // Runs until SIGINT/SIGTERM end the process (their default action): nothing to clean up.
+        var readable = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            if poll(&readable, 1, -1) < 0 {
+                if errno == EINTR { continue }
+                StandardError.print("touchrouterctl input-events: poll: \(String(cString: strerror(errno)))")
+                return .failure
+            }
+            report(reader.dispatch())
+        }
+    }
+
+    /// The transcript the replay decoder makes of a recording, with the screen and matrix the
+    /// live reader would use for a device of the recording's name: the reference the VM suite
+    /// compares libinput's frames with.
+    private static func replay(_ path: String, description: String?, assigner: DeviceAssigner) -> ExitCode {
+        do {
+            let recording =
+                try description.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
+                ?? Recording.load(path: path)
+            let device = LiveDeviceDescription(
+                name: recording.device.name, sysname: "replay", node: nil,
+                udevProperties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"], hasTouch: true)
+            guard let assignment = assigner(device, ScreenMapping.identityCalibration.map(Float.init)) else {
+                StandardError.print("touchrouterctl input-events: \(recording.device.name) matches no screen")
+                return .failure
+            }
+            let mapping = try ScreenMapping(
+                screenWidth: assignment.width, screenHeight: assignment.height,
+                calibration: assignment.calibrationMatrix?.map(Double.init))
+            let frames = MultitouchDecoder.decode(
+                recording, inputDevice: InputDevice(id: 0, name: recording.device.name),
+                screen: assignment.screen,
+                mapping: mapping, cancelRemainingAtEnd: false)
+            for frame in frames { LineOutput.print(InputTranscript.line(.frame(frame))) }
+            return .success
+        } catch {
+            StandardError.print("touchrouterctl input-events: \(error)")
+            return .failure
+        }
+    }
+}

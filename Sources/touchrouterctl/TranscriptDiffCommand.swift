@@ -1,0 +1,43 @@
+import Foundation
+import TouchRouterInput
+
+/// `touchrouterctl transcript-diff EXPECTED ACTUAL`: compares two `input-events` transcripts
+/// contact by contact (the VM suite's check that libinput and the replay decoder agree).
+enum TranscriptDiffCommand: Command {
+    static let spec = CommandSpec(
+        name: "transcript-diff",
+        abstract: "(diagnostic) Compare two input-events transcripts contact by contact.",
+        options: [
+            OptionSpec(
+                name: "tolerance", valueName: "UNITS", help: "Allowed position difference (default 0.01).")
+        ],
+        arguments: [
+            ArgumentSpec(name: "EXPECTED", help: "The reference transcript (e.g. from --replay)."),
+            ArgumentSpec(name: "ACTUAL", help: "The transcript to check (e.g. live libinput)."),
+        ],
+        discussion: """
+            Frames must match in number and order, each contact in kind and position (within the
+            tolerance, in layout units); slot numbers may differ as long as each contact keeps its
+            own. Prints 'N frames agree' or the first differences; exits 1 when they differ.
+            """)
+
+    static func run(_ arguments: ParsedArguments) -> ExitCode {
+        let tolerance = arguments.value("tolerance").flatMap(Double.init) ?? 0.01
+        guard let expectedPath = arguments.argument("EXPECTED"),
+            let actualPath = arguments.argument("ACTUAL"),
+            let expected = try? String(contentsOfFile: expectedPath, encoding: .utf8),
+            let actual = try? String(contentsOfFile: actualPath, encoding: .utf8)
+        else {
+            StandardError.print("touchrouterctl transcript-diff: cannot read the transcripts")
+            return .failure
+        }
+        let differences = InputTranscript.differences(
+            expected: expected, actual: actual, tolerance: tolerance)
+        guard differences.isEmpty else {
+            differences.forEach { print($0) }
+            return .failure
+        }
+        print("\(InputTranscript.frames(actual).count) frames agree")
+        return .success
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TouchRouterCore
+
+@testable import TouchRouterInput
+
+/// The live reader and the injector against the real libraries, as far as this machine allows (no
+/// /dev/input devices, no /dev/uinput here: the VM suite covers the rest, docs/vm-testing.md).
+@Suite("Live input and injection files")
+struct LiveInputTests {
+    static let evemuDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/recordings/evemu").path
+
+    final class LogLines: @unchecked Sendable {
+        var lines: [(InputLogLevel, String)] = []
+    }
+
+    @Test("a missing device node fails with the call's name, and libinput's own message is logged")
+    func pathBackendMissingNode() {
+        let log = LogLines()
+        #expect(
+            throws: InputReaderError(
+                call: "libinput_path_add_device", errno: 0, detail: "/nonexistent/event9")
+        ) {
+            _ = try LibinputReader(
+                backend: .paths(["/nonexistent/event9"]), assigner: { _, _ in nil },
+                log: { level, message in log.lines.append((level, message)) })
+        }
+        #expect(log.lines.contains { $0.1.hasPrefix("libinput: ") && $0.1.contains("/nonexistent/event9") })
+    }
+
+    @Test("a seat with no touch devices gives a pollable fd and no events")
+    func udevSeatWithoutDevices() throws {
+        let reader = try LibinputReader(
+            backend: .udev(seat: "seat-touchrouter-test"), assigner: { _, _ in nil }, log: { _, _ in })
+        #expect(reader.fileDescriptor >= 0)
+        #expect(reader.dispatch().isEmpty)
+        #expect(reader.activeDevices.isEmpty)
+    }
+
+    @Test("an evemu description becomes the same uinput device: ids, direct property, BTN_TOUCH, axes")
+    func evemuDescription() throws {
+        let spec = try RecordingInjection.deviceSpec(
+            path: "\(Self.evemuDirectory)/Atmel maXTouch Touchscreen.desc")
+        #expect(spec.name == "Atmel maXTouch Touchscreen")
+        #expect(spec.bustype == 0x18)
+        #expect(spec.properties == [LinuxInputCode.inputPropDirect])
+        #expect(spec.codes[LinuxInputCode.evKey] == [LinuxInputCode.btnTouch])
+        #expect(spec.axis(LinuxInputCode.absMTPositionX)?.maximum == 799)
+        #expect(spec.axis(LinuxInputCode.absMTSlot)?.maximum == 9)
+        #expect(spec.absoluteAxes.count == 8)
+    }
+
+    @Test("a recording's events start at time 0 and keep their order")
+    func recordingEvents() throws {
+        let events = try RecordingInjection.events(
+            path: "\(Self.evemuDirectory)/EP0430M09.2-fingers-touch-release.events",
+            descriptionPath: "\(Self.evemuDirectory)/EP0430M09.desc")
+        #expect(events.first?.timeMicros == 0)
+        #expect(events.map(\.timeMicros) == events.map(\.timeMicros).sorted())
+        #expect(
+            events.first
+                == InjectedEvent(
+                    timeMicros: 0, type: LinuxInputCode.evAbs, code: LinuxInputCode.absMTTrackingID, value: 1)
+        )
+    }
+
+    @Test("a broken description names the file and line")
+    func brokenDescription() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "touchrouter-bad-\(getpid()).desc"
+        ).path
+        try "N: x\nA: 35 0 zz 0 0 0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(
+            throws: InjectionFileError(path: path, line: 2, reason: "A: needs CODE MIN MAX FUZZ FLAT RES")
+        ) {
+            try RecordingInjection.deviceSpec(path: path)
+        }
+    }
+
+    @Test("the config's matchers, rotation and calibration decide a live device's screen and matrix")
+    func configAssignment() throws {
+        let config = try Config.parse(
+            Data(
+                """
+                { screens: [
+                    { name: "a", width: 100, height: 50, root: { id: "a", frame: [0, 0, 100, 50] },
+                      devices: [{ name: "panel A*" }] },
+                    { name: "b", width: 80, height: 60, root: { id: "b", frame: [0, 0, 80, 60] },
+                      rotation: 90, devices: [{ udev: { ID_PATH: "usb-2" } }] },
+                    { name: "c", width: 10, height: 10, root: { id: "c", frame: [0, 0, 10, 10] },
+                      calibration: [2, 0, 0, 0, 2, 0], devices: [{ node: "/dev/input/event9" }] },
+                  ], unmatchedDevices: "ignore" }
+                """.utf8), fileName: "t.json5")
+        func device(_ name: String, _ properties: [String: String] = [:], node: String? = nil)
+            -> LiveDeviceDescription
+        {
+            LiveDeviceDescription(
+                name: name, sysname: "event1", node: node, udevProperties: properties, hasTouch: true)
+        }
+        let identity: [Float] = [1, 0, 0, 0, 1, 0]
+        #expect(
+            config.screenAssignment(for: device("panel A v2"), defaultCalibration: identity)
+                == ScreenAssignment(screen: "a", width: 100, height: 50, calibrationMatrix: nil))
+        #expect(
+            config.screenAssignment(for: device("x", ["ID_PATH": "usb-2"]), defaultCalibration: identity)?
+                .calibrationMatrix
+                == ScreenMapping.libinputMatrix(rotation: 90, calibration: ScreenMapping.identityCalibration))
+        #expect(
+            config.screenAssignment(
+                for: device("y", node: "/dev/input/event9"), defaultCalibration: identity)?
+                .calibrationMatrix == [2, 0, 0, 0, 2, 0])
+        #expect(config.screenAssignment(for: device("z"), defaultCalibration: identity) == nil)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Glibc
+import Testing
+import TouchRouterProtocol
+
+@Suite("touchrouterd's command line, socket options, logging; touchrouterctl against the daemon", .serialized)
+struct CommandLineTests {
+    /// Runs a built product to its end; returns (status, stdout, stderr).
+    func run(_ product: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> (status: Int32, stdout: String, stderr: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.product(product))
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: out, as: UTF8.self),
+            String(decoding: err, as: UTF8.self)
+        )
+    }
+
+    @Test(
+        "a bad command line exits 2 and says what is wrong",
+        arguments: [
+            (["--replay", "x.events"], "--config FILE is required"),
+            (["--config", "c.json5", "--speed", "2"], "--speed needs --replay RECORDING"),
+            (
+                ["--config", "c.json5", "--socket-mode", "999"],
+                "--socket-mode 999: expected octal permissions"
+            ),
+            (
+                ["--config", "c.json5", "--seat", "seat1", "--device", "/dev/input/event3"],
+                "--seat and --device"
+            ),
+            (["--config", "c.json5", "--frobnicate"], "unknown option --frobnicate"),
+        ])
+    func badCommandLine(arguments: [String], message: String) throws {
+        let result = try run("touchrouterd", arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("--help prints the usage and exits 0")
+    func help() throws {
+        let result = try run("touchrouterd", ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stderr.hasPrefix("usage: touchrouterd --config FILE"))
+    }
+
+    @Test("a broken config at start: every error is logged and the exit status is 1")
+    func brokenConfigAtStart() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("bad.json5", "{ screens: [ { name: \"main\", width: -1, height: 0 } ] }")
+        let result = try run(
+            "touchrouterd", ["--config", directory.file("bad.json5"), "--socket", directory.file("s")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("bad.json5:1:"))
+        #expect(result.stderr.contains("cannot start: the config has errors"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("s")))
+    }
+
+    @Test("--socket-mode and --socket-group set the socket file's permissions and group")
+    func socketModeAndGroup() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments() + ["--socket-mode", "0600", "--socket-group", "\(getgid())"],
+            socketName: "deep/er/touchrouter.sock")
+        defer { daemon.stop() }
+        var status = stat()
+        #expect(stat(daemon.socketPath, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        #expect(status.st_gid == getgid())
+        #expect((status.st_mode & S_IFMT) == S_IFSOCK)
+    }
+
+    @Test("with JOURNAL_STREAM naming stderr, lines carry <N> priority prefixes")
+    func journalPrefixes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let logPath = directory.file("journal.log")
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        var status = stat()
+        stat(logPath, &status)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.product("touchrouterd"))
+        process.arguments = Scenario.arguments() + ["--socket", directory.file("j.sock")]
+        process.environment = ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino)"]
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        var log = ""
+        while !log.contains("listening on"), Date() < deadline {
+            usleep(10_000)
+            log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(log.contains("<5>listening on \(directory.file("j.sock"))"))
+        #expect(log.contains("<5>stopping: SIGTERM"))
+        #expect(!log.contains("touchrouterd: notice:"))
+    }
+
+    @Test("with NOTIFY_SOCKET, systemd hears READY, RELOADING and STOPPING")
+    func systemdNotify() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notify = try NotifySocket(path: directory.file("notify.sock"))
+        func nextDatagram() throws -> String { try notify.next() }
+        let config = directory.file("layout.json5")
+        try FileManager.default.copyItem(atPath: Scenario.layoutPath, toPath: config)
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: config),
+            environment: ["NOTIFY_SOCKET": notify.path])
+        defer { daemon.stop() }
+        #expect(try nextDatagram().hasPrefix("READY=1\nSTATUS=layout generation 1"))
+        let changed = try String(contentsOfFile: config, encoding: .utf8)
+            .replacingOccurrences(of: "left-edge", with: "left-margin")
+        try changed.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try nextDatagram().hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
+        #expect(try nextDatagram() == "READY=1\nSTATUS=layout generation 2")
+        daemon.signal(SIGTERM)
+        #expect(try nextDatagram() == "STOPPING=1\nSTATUS=stopping: SIGTERM")
+    }
+
+    @Test("with WATCHDOG_USEC, the daemon sends WATCHDOG=1 keep-alives")
+    func systemdWatchdog() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notify = try NotifySocket(path: directory.file("notify.sock"))
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(),
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"])
+        defer { daemon.stop() }
+        #expect(try notify.next().hasPrefix("READY=1"))
+        #expect(try notify.next() == "WATCHDOG=1")
+        #expect(try notify.next() == "WATCHDOG=1")
+    }
+
+    @Test("a socket passed by systemd socket activation (LISTEN_FDS) is used and left in place")
+    func socketActivation() throws {
+        let activator = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activator) else { return }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socketPath = directory.file("activated.sock")
+        let logPath = directory.file("activated.log")
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: activator)
+        process.arguments =
+            ["--listen", socketPath, Paths.product("touchrouterd")]
+            + Scenario.arguments() + ["--socket", directory.file("unused.sock")]
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: socketPath), Date() < deadline { usleep(10_000) }
+        // The first connection starts the daemon on the inherited socket.
+        let client = try LineClient(socketPath: socketPath)
+        guard case .welcome = try client.hello("activated") else {
+            Issue.record("no welcome on the activated socket")
+            return
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(log.contains("(socket activation)"), "\(log)")
+        #expect(process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: socketPath), "systemd's socket is not ours to remove")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("unused.sock")))
+    }
+
+    @Test("touchrouterctl status, layout and monitor talk to the running daemon")
+    func touchrouterctl() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
+        defer { daemon.stop() }
+        let layout = try run("touchrouterctl", ["layout", "--socket", daemon.socketPath])
+        #expect(layout.status == 0)
+        #expect(layout.stdout.contains("layout generation 1"))
+        #expect(layout.stdout.contains("      right-edge  [300, 0, 340, 768]"))
+        let status = try run("touchrouterctl", ["status", "--json", "--socket", daemon.socketPath])
+        #expect(status.status == 0)
+        #expect(status.stdout.hasPrefix("{\"type\":\"status\""))
+        // The monitor's subscription starts the replay; it ends when the daemon stops.
+        let monitor = try run(
+            "touchrouterctl", ["monitor", "--view", "left,right", "--socket", daemon.socketPath])
+        let lines = monitor.stdout.split(separator: "\n")
+        #expect(lines.first == "watching left, right (layout generation 1); Ctrl-C to stop")
+        #expect(lines.contains { $0.hasPrefix("left  touch ") && $0.contains(" began ") })
+        #expect(lines.contains { $0.hasPrefix("right  touch ") && $0.contains(" ended ") })
+        #expect(monitor.stderr.contains("shutting-down"))
+    }
+}
+
+/// A bound datagram socket standing in for systemd's NOTIFY_SOCKET.
+final class NotifySocket {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { throw HarnessError("bind \(path) failed") }
+    }
+
+    deinit { close(fd) }
+
+    /// The next datagram (waits; the limit only keeps a broken build from hanging).
+    func next() throws -> String {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 30_000) == 1 else { throw HarnessError("no sd_notify datagram") }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Glibc
+import Testing
+import TouchRouterCore
+import TouchRouterProtocol
+
+/// The layout and recordings the integration tests replay.
+enum Scenario {
+    static let layoutPath = Paths.fixtures.appendingPathComponent("layouts/ep0430m09-split.json5").path
+    static func recording(_ name: String) -> String {
+        Paths.recordings.appendingPathComponent("evemu/EP0430M09.\(name).events").path
+    }
+    static let fourFingerDrag = recording("4-finger-drag-down")
+    static let oneFingerDrag = recording("1-finger-drag-up-down")
+
+    /// The daemon replaying `recording` as fast as possible once `waitFor` clients subscribed.
+    static func arguments(
+        recording: String = fourFingerDrag, config: String = layoutPath, waitFor: Int = 1, speed: String = "0"
+    ) -> [String] {
+        ["--config", config, "--replay", recording, "--speed", speed, "--replay-wait-for", "\(waitFor)"]
+    }
+}
+
+@Suite("Daemon lifecycle: socket, signals, reload", .serialized)
+struct DaemonLifecycleTests {
+    @Test("a second daemon on a live socket is refused with a clear error and a non-zero exit")
+    func socketInUse() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = try DaemonProcess(directory: directory, arguments: Scenario.arguments())
+        defer { first.stop() }
+        let second = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(), waitUntilListening: false)
+        let status = try second.waitForExit()
+        #expect(status != 0)
+        #expect(second.log.contains("another touchrouterd is already listening"))
+        // The first one is untouched and still serves.
+        let client = try LineClient(socketPath: first.socketPath)
+        guard case .welcome = try client.hello("after-refusal") else {
+            Issue.record("no welcome")
+            return
+        }
+    }
+
+    @Test("a stale socket file from a crashed run is replaced")
+    func staleSocketReplaced() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socketPath = directory.file("stale.sock")
+        // Bind and close without unlinking: what a crash leaves behind.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in socketPath.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        close(fd)
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(), socketName: "stale.sock")
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .welcome = try client.hello("stale") else {
+            Issue.record("no welcome")
+            return
+        }
+        var status = stat()
+        stat(socketPath, &status)
+        #expect(status.st_mode & 0o777 == 0o660)
+    }
+
+    @Test("SIGTERM mid-touch delivers cancelled with reason shutdown, then the daemon exits 0")
+    func sigtermCancelsActiveTouches() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Slowed down 20×, so the drag is still going when SIGTERM arrives.
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(recording: Scenario.oneFingerDrag, speed: "0.05"))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("sigterm")
+        try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true)))
+        _ = try client.readReply()
+        var began: UInt64?
+        while began == nil, let message = try client.readMessage() {
+            began = message.touches?.touches.first { $0.phase == .began }?.id
+        }
+        let touchID = try #require(began)
+        daemon.signal(SIGTERM)
+        let rest = try client.readUntilEOF()
+        let cancelled = rest.compactMap(\.touches).flatMap(\.touches).filter {
+            $0.id == touchID && $0.phase == .cancelled
+        }
+        #expect(cancelled.count == 1)
+        #expect(cancelled.first?.cancelReason == .shutdown)
+        #expect(rest.last?.errorCode == .shuttingDown)
+        #expect(try daemon.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is removed")
+    }
+
+    @Test("SIGHUP with a broken config keeps the layout; a good one is swapped in and announced")
+    func sighupReload() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("layout.json5")
+        try FileManager.default.copyItem(atPath: Scenario.layoutPath, toPath: config)
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("reload")
+
+        try "{ screens: [ { name: \"main\", width: -5 } ] }".write(
+            toFile: config, atomically: false, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        try daemon.waitForLog("failed; keeping layout generation 1")
+        try client.send(ClientRequest(.layout, seq: 7))
+        guard case .layout(let kept) = try client.readReply() else {
+            Issue.record("no layout reply")
+            return
+        }
+        #expect(kept.generation == 1)
+        #expect(kept.seq == 7)
+        #expect(LayoutIndexProbe.ids(kept.layout).contains("right-edge"))
+
+        let smaller = """
+            { screens: [ { name: "main", width: 1280, height: 768,
+              root: { id: "panel", children: [ { id: "left", frame: [0, 0, 640, 768] } ] } } ] }
+            """
+        try smaller.write(toFile: config, atomically: false, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        var announced: UInt64?
+        while announced == nil, let message = try client.readMessage() {
+            if case .layoutChanged(let generation) = message { announced = generation }
+        }
+        #expect(announced == 2)
+        try client.send(ClientRequest(.layout))
+        guard case .layout(let swapped) = try client.readReply() else {
+            Issue.record("no layout reply")
+            return
+        }
+        #expect(swapped.generation == 2)
+        #expect(!LayoutIndexProbe.ids(swapped.layout).contains("right-edge"))
+    }
+
+    @Test("a reload that removes a view cancels its touch; the subscription resumes when it returns")
+    func reloadRemovesAndRestoresAView() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("layout.json5")
+        let original = try String(contentsOfFile: Scenario.layoutPath, encoding: .utf8)
+        try original.write(toFile: config, atomically: true, encoding: .utf8)
+        // The one-finger drag starts at (605, 136): inside "left". Slowed 20× to reload mid-touch.
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(recording: Scenario.oneFingerDrag, config: config, speed: "0.05"))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("reload-mid-touch")
+        try client.send(ClientRequest(.subscribe(views: ["left"], subtree: false)))
+        var began: UInt64?
+        while began == nil, let message = try client.readMessage() {
+            began = message.touches?.touches.first { $0.phase == .began }?.id
+        }
+        let touchID = try #require(began)
+
+        let withoutLeft = """
+            { screens: [ { name: "main", width: 1280, height: 768,
+              root: { id: "panel", children: [ { id: "right", frame: [640, 0, 640, 768] } ] } } ] }
+            """
+        try withoutLeft.write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        var cancelReason: CancelReason?
+        var generation: UInt64?
+        while generation == nil, let message = try client.readMessage() {
+            if let touch = message.touches?.touches.first(where: {
+                $0.id == touchID && $0.phase == .cancelled
+            }) {
+                cancelReason = touch.cancelReason
+            }
+            if case .layoutChanged(let number) = message { generation = number }
+        }
+        #expect(cancelReason == .viewRemoved, "the cancel comes before layoutChanged")
+        #expect(generation == 2)
+        try client.send(ClientRequest(.status))
+        guard case .status(let afterRemoval) = try client.readReply() else {
+            Issue.record("no status")
+            return
+        }
+        #expect(afterRemoval.counters["subscribedViews"] == .array([]))
+
+        try original.write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        generation = nil
+        while generation == nil, let message = try client.readMessage() {
+            if case .layoutChanged(let number) = message { generation = number }
+        }
+        #expect(generation == 3)
+        try client.send(ClientRequest(.status))
+        guard case .status(let afterReturn) = try client.readReply() else {
+            Issue.record("no status")
+            return
+        }
+        #expect(afterReturn.counters["subscribedViews"] == .array([.string("left")]), "resumed by id")
+    }
+
+    @Test("an editor's rename-on-save of the config reloads it (inotify on the directory)")
+    func renameOnSaveReloads() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("layout.json5")
+        try FileManager.default.copyItem(atPath: Scenario.layoutPath, toPath: config)
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("inotify")
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+            .replacingOccurrences(of: "right-edge", with: "right-corner")
+        try text.write(toFile: directory.file(".layout.json5.swp"), atomically: false, encoding: .utf8)
+        #expect(rename(directory.file(".layout.json5.swp"), config) == 0)
+        var announced: UInt64?
+        while announced == nil, let message = try client.readMessage() {
+            if case .layoutChanged(let generation) = message { announced = generation }
+        }
+        #expect(announced == 2)
+    }
+}
+
+/// Every view id of a layout (test helper).
+enum LayoutIndexProbe {
+    static func ids(_ layout: Layout) -> Set<String> {
+        var ids = Set<String>()
+        func walk(_ view: View) {
+            ids.insert(view.id)
+            view.children.forEach(walk)
+        }
+        layout.screens.forEach { walk($0.root) }
+        return ids
+    }
+}

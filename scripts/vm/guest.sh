@@ -1,0 +1,235 @@
+#!/bin/bash
+# The VM suite's scenarios; runs inside the guest that scripts/vm-e2e.sh boots, as root, over the
+# host's filesystem. Usage: guest.sh OUT_DIR BIN_DIR REPO_DIR
+# Writes OUT_DIR/results.txt: one 'PASS name (detail)' / 'FAIL name: why' line per scenario, and
+# OUT_DIR/guest.log (a trace), reader.out / reader.log (the live reader's transcript and log).
+set -u
+OUT=$1
+BIN=$2
+REPO=$3
+CTL="$BIN/touchrouterctl"
+CONFIG="$REPO/scripts/vm/config.json5"
+EVEMU="$REPO/Tests/Fixtures/recordings/evemu"
+RESULTS="$OUT/results.txt"
+: > "$RESULTS"
+# The results directory is shared with the host (9p): fifos, and the files the long-running
+# processes write line by line (9p writes are slow under TCG), live in the guest's own /run and
+# are copied out at the end.
+FIFOS=$(mktemp -d /run/touchrouter-vm.XXXXXX)
+WORK=$FIFOS
+trap 'cp "$WORK"/*.out "$WORK"/*.log "$OUT"/ 2>/dev/null' EXIT
+exec > "$OUT/guest.log" 2>&1
+set -x
+
+pass() { echo "PASS $1" >> "$RESULTS"; }
+fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
+# scenario NAME FUNCTION ARGS...: runs FUNCTION in a subshell; its last stdout line is the detail.
+scenario() {
+    local name=$1 detail
+    shift
+    if detail=$("$@" 2>>"$OUT/guest.log"); then pass "$name (${detail##*$'\n'})"; else fail "$name" "${detail##*$'\n'}"; fi
+}
+
+# count FILE PATTERN: lines matching (extended regex), 0 when none or no file.
+count() { local n; n=$(grep -Ec -- "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
+
+# wait_for FILE PATTERN N SECONDS: until FILE has at least N lines matching PATTERN.
+wait_for() {
+    local deadline=$((SECONDS + $4))
+    while [ "$(count "$1" "$2")" -lt "$3" ]; do
+        [ "$SECONDS" -ge "$deadline" ] && return 1
+        sleep 0.2
+    done
+}
+
+# The one live reader for the whole run: devices come and go under it with no restart.
+READER_OUT="$WORK/reader.out"
+READER_LOG="$WORK/reader.log"
+"$CTL" input-events --config "$CONFIG" > "$READER_OUT" 2> "$READER_LOG" &
+READER_PID=$!
+
+added_pattern() { echo "^added dev=[0-9]+ screen=[^ ]+ name=$1\$"; }
+# added_id NAME: the newest dev id the reader assigned to a device of that name.
+added_id() { grep -E "$(added_pattern "$1")" "$READER_OUT" | tail -1 | sed -E 's/^added dev=([0-9]+).*/\1/'; }
+# device_frames ID: the reader's frame lines of one device.
+device_frames() { grep -E "^frame [^ ]+ [0-9]+ dev=$1( |\$)" "$READER_OUT"; }
+
+# start_device TAG NAME COMMAND...: starts COMMAND (an injector that waits for a line on stdin
+# before playing, or evemu-device) and waits until the reader has added a device called NAME.
+# Under TCG udev can take seconds, so nothing is played before libinput has the device open.
+# Sets PID_TAG and DEV_TAG; `go TAG` lets the injector play.
+start_device() {
+    local tag=$1 name=$2 fifo="$FIFOS/$1.go" before fd
+    shift 2
+    before=$(count "$READER_OUT" "$(added_pattern "$name")")
+    mkfifo "$fifo"
+    "$@" < "$fifo" > "$OUT/$tag.device" 2>&1 &
+    printf -v "PID_$tag" %s $!
+    exec {fd}> "$fifo"
+    printf -v "FD_$tag" %s "$fd"
+    wait_for "$READER_OUT" "$(added_pattern "$name")" $((before + 1)) 30 || return 1
+    printf -v "DEV_$tag" %s "$(added_id "$name")"
+}
+go() { local var="FD_$1"; echo go >&"${!var}"; eval "exec ${!var}>&-"; }
+# finish TAG: waits for the injector to end and for the reader to report its device removed.
+finish() {
+    local pid="PID_$1" dev="DEV_$1"
+    wait "${!pid}" || return 1
+    wait_for "$READER_OUT" "^removed dev=${!dev} " 1 30
+}
+
+modprobe uinput
+/lib/systemd/systemd-udevd --daemon
+udevadm trigger && udevadm settle
+wait_for "$READER_OUT" '^ready$' 1 60 || { fail reader "input-events never became ready"; exit 0; }
+
+# The real daemon on the same seat, and a test client (touchrouterctl monitor) over its socket.
+SOCKET=/run/touchrouter-vm.sock
+MONITOR_OUT="$WORK/monitor.out"
+DAEMON_LOG="$WORK/daemon.log"
+"$BIN/touchrouterd" --config "$CONFIG" --socket "$SOCKET" > "$WORK/daemon.out" 2> "$DAEMON_LOG" &
+DAEMON_PID=$!
+for _ in $(seq 300); do [ -S "$SOCKET" ] && break; sleep 0.2; done
+"$CTL" monitor --socket "$SOCKET" > "$MONITOR_OUT" 2> "$WORK/monitor.log" &
+MONITOR_PID=$!
+wait_for "$MONITOR_OUT" '^watching ' 1 60 || { fail daemon "the monitor client never subscribed"; exit 0; }
+
+# monitor_lines: how many lines the client has printed so far.
+monitor_lines() { wc -l < "$MONITOR_OUT"; }
+# monitor_since N: the client's touch lines after line N.
+monitor_since() { tail -n +$(($1 + 1)) "$MONITOR_OUT" | grep -E ' touch [0-9]+ '; }
+# wait_settled N SECONDS: until every touch begun after line N has ended or been cancelled.
+wait_settled() {
+    local deadline=$((SECONDS + $2)) began ended
+    while :; do
+        began=$(monitor_since "$1" | grep -Ec ' began ')
+        ended=$(monitor_since "$1" | grep -Ec ' (ended|cancelled) ')
+        [ "$began" -gt 0 ] && [ "$began" -eq "$ended" ] && return 0
+        [ "$SECONDS" -ge "$deadline" ] && return 1
+        sleep 0.3
+    done
+}
+
+# 1. Every shared recording, through our injector and through evemu-play: the live transcript of
+#    libinput's frames is kept as TAG.live; the host compares it with the replay decoder's
+#    (recordings.tsv: TAG, route, recording, and whether the capture itself worked).
+recording() {
+    local route=$1 desc=$2 events=$3 tag=$4 name frames node dev pid routed
+    name=$(sed -n 's/^N: //p' "$desc")
+    routed=$(monitor_lines)
+    if [ "$route" = inject ]; then
+        start_device "$tag" "$name" "$CTL" inject --device-desc "$desc" --recording "$events" --wait-stdin \
+            --start-delay 0 --linger 1500 || { echo "device never reached libinput"; return 1; }
+        go "$tag"
+        finish "$tag" || { echo "injector failed or device not removed"; return 1; }
+    else
+        start_device "$tag" "$name" evemu-device "$desc" || { echo "device never reached libinput"; return 1; }
+        node=$(grep -o '/dev/input/event[0-9]*' "$OUT/$tag.device" | head -1)
+        evemu-play "$node" < "$events" || { echo "evemu-play failed"; return 1; }
+        sleep 1.5  # let libinput read the tail before the device goes
+        pid="PID_$tag"
+        kill "${!pid}"
+        wait "${!pid}"
+        dev="DEV_$tag"
+        wait_for "$READER_OUT" "^removed dev=${!dev} " 1 30 || { echo "device not removed"; return 1; }
+    fi
+    dev="DEV_$tag"
+    device_frames "${!dev}" > "$OUT/$tag.live"
+    frames=$(wc -l < "$OUT/$tag.live")
+    [ "$frames" -gt 0 ] || { echo "no frames"; return 1; }
+    wait_settled "$routed" 30 || { echo "the client did not see every touch end"; return 1; }
+    monitor_since "$routed" > "$OUT/$tag.routed"
+    echo "$frames frames"
+}
+index=0
+for events in "$EVEMU"/*.events; do
+    base=$(basename "$events" .events)
+    desc="$EVEMU/${base%%.*}.desc"
+    for route in inject evemu; do
+        index=$((index + 1))
+        if detail=$(recording "$route" "$desc" "$events" "rec$index" 2>>"$OUT/guest.log"); then status=ok; else status=fail; fi
+        printf '%s\t%s\t%s\t%s\t%s\n' "rec$index" "$route" "$base" "$status" "${detail##*$'\n'}" >> "$OUT/recordings.tsv"
+    done
+done
+
+# 2. Unplug mid-touch: two fingers down, the device destroyed → the reader reports it removed
+#    (the tracker cancels each touch); a new device of the same name routes again, no restart.
+unplug() {
+    local name="touchrouter virtual touchscreen" routed
+    routed=$(monitor_lines)
+    start_device unplug "$name" "$CTL" inject --gesture "hold 100 100 60000|hold 1500 900 60000" --wait-stdin \
+        --start-delay 0 || { echo "device never reached libinput"; return 1; }
+    go unplug
+    wait_for "$READER_OUT" "^frame main [0-9]+ dev=$DEV_unplug .*down" 1 30 || { echo "no down"; return 1; }
+    local downs
+    downs=$(device_frames "$DEV_unplug" | grep -o 'down:' | wc -l)
+    [ "$downs" -eq 2 ] || { echo "$downs fingers down, expected 2"; return 1; }
+    kill -TERM "$PID_unplug"
+    wait "$PID_unplug"
+    wait_for "$READER_OUT" "^removed dev=$DEV_unplug " 1 30 || { echo "no removal after SIGTERM"; return 1; }
+    if device_frames "$DEV_unplug" | grep -q 'up:'; then echo "a finger went up instead"; return 1; fi
+    wait_settled "$routed" 30 || { echo "the client did not get both touches ended"; return 1; }
+    [ "$(monitor_since "$routed" | grep -Ec ' cancelled ')" -eq 2 ] \
+        || { echo "client: $(monitor_since "$routed" | tail -2 | tr '\n' ';')"; return 1; }
+    monitor_since "$routed" | grep -E '^left-half .* began .*local \(100, 100\)' > /dev/null \
+        && monitor_since "$routed" | grep -E '^right-half .* began .*local \(540, 900\)' > /dev/null \
+        || { echo "client: touches not on left-half (100, 100) and right-half (540, 900)"; return 1; }
+    routed=$(monitor_lines)
+    start_device replug "$name" "$CTL" inject --gesture "tap 1000 500" --wait-stdin --start-delay 0 \
+        || { echo "re-plugged device never reached libinput"; return 1; }
+    go replug
+    finish replug || { echo "re-plugged device not removed"; return 1; }
+    [ "$DEV_replug" != "$DEV_unplug" ] || { echo "re-plugged device kept id $DEV_unplug"; return 1; }
+    device_frames "$DEV_replug" | grep -Eq " down:[0-9]+:1000.000:500.000" || { echo "no down after re-plug"; return 1; }
+    wait_settled "$routed" 30 || { echo "re-plugged touch never ended at the client"; return 1; }
+    monitor_since "$routed" | grep -Eq '^right-half .* began .*local \(40, 500\)' \
+        || { echo "client after re-plug: $(monitor_since "$routed" | head -1)"; return 1; }
+    kill -0 "$READER_PID" && kill -0 "$DAEMON_PID" || { echo "the reader or the daemon died"; return 1; }
+    echo "2 touches cancelled at the client on unplug; after re-plug a tap reaches right-half (40, 500)"
+}
+scenario "unplug mid-touch and re-plug" unplug
+
+# 3. A keyboard appears: ignored and logged once, no touch device added.
+keyboard() {
+    local before pid name="touchrouter test keyboard"
+    before=$(count "$READER_OUT" '^added ')
+    "$CTL" inject --keyboard --hold --name "$name" > "$OUT/keyboard.device" 2>&1 &
+    pid=$!
+    wait_for "$READER_LOG" "ignoring $name .*not a touch device" 1 30 || { kill $pid; echo "no log line"; return 1; }
+    kill -TERM $pid
+    wait $pid
+    [ "$(count "$READER_OUT" '^added ')" -eq "$before" ] || { echo "the keyboard was added"; return 1; }
+    [ "$(count "$READER_LOG" "ignoring $name")" -eq 1 ] || { echo "logged more than once"; return 1; }
+    [ "$(count "$DAEMON_LOG" "ignoring $name")" -eq 1 ] || { echo "the daemon did not log it once"; return 1; }
+    echo "logged once by the reader and the daemon, not used"
+}
+scenario "keyboard ignored" keyboard
+
+# 4. Two touchscreens on two screens at once: each taps axis (480, 270) of 1920x1080 = (0.25, 0.25);
+#    'left' (1000x500) gets (250, 125); 'right' (800x600, rotation 90, udev matcher) gets (600, 150).
+two_screens() {
+    local routed
+    routed=$(monitor_lines)
+    start_device left "left panel" "$CTL" inject --name "left panel" --gesture "tap 480 270" --wait-stdin \
+        --start-delay 0 || { echo "left panel never reached libinput"; return 1; }
+    start_device right "right panel" "$CTL" inject --name "right panel" --gesture "tap 480 270" --wait-stdin \
+        --start-delay 0 || { echo "right panel never reached libinput"; return 1; }
+    go left
+    go right
+    finish left && finish right || { echo "not both removed"; return 1; }
+    device_frames "$DEV_left" | grep -Eq '^frame left .* down:[0-9]+:250.000:125.000' \
+        || { echo "left: $(device_frames "$DEV_left" | head -1)"; return 1; }
+    device_frames "$DEV_right" | grep -Eq '^frame right .* down:[0-9]+:600.000:150.000' \
+        || { echo "right: $(device_frames "$DEV_right" | head -1)"; return 1; }
+    wait_settled "$routed" 30 || { echo "the client did not see both taps end"; return 1; }
+    monitor_since "$routed" | grep -Eq '^left-root .* began .*local \(250, 125\)' \
+        && monitor_since "$routed" | grep -Eq '^right-root .* began .*local \(600, 150\)' \
+        || { echo "client: $(monitor_since "$routed" | grep began | tr '\n' ';')"; return 1; }
+    echo "left-root (250, 125), right-root rotated 90 (600, 150), at the reader and the client"
+}
+scenario "two touchscreens, two screens" two_screens
+
+kill "$MONITOR_PID" "$READER_PID"
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID" && echo "daemon stopped cleanly" || echo "daemon exit status $?"
+echo "guest done"
