@@ -155,8 +155,7 @@ struct ChildGrid {
 final class HitTestIndexStorage: Sendable {
     let nodes: ContiguousArray<IndexedNode>
     let details: ContiguousArray<IndexedDetail>
-    /// Per node: its parent's node index (-1 for the root) and its index among the view's children.
-    let parents: ContiguousArray<Int32>
+    /// Per node: its index among its view's children.
     let indexInParent: ContiguousArray<Int32>
     let ids: ContiguousArray<String>
     let polygons: ContiguousArray<[Point]>
@@ -169,14 +168,13 @@ final class HitTestIndexStorage: Sendable {
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
-        parents: ContiguousArray<Int32>, indexInParent: ContiguousArray<Int32>,
+        indexInParent: ContiguousArray<Int32>,
         ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
         cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>
     ) {
         self.nodes = nodes
         self.details = details
-        self.parents = parents
         self.indexInParent = indexInParent
         self.ids = ids
         self.polygons = polygons
@@ -188,45 +186,35 @@ final class HitTestIndexStorage: Sendable {
 
     func hitTest(_ screenPoint: Point) -> HitResult? {
         guard !nodes.isEmpty else { return nil }
-        let found: (node: Int32, local: Point)? = nodes.withUnsafeBufferPointer { nodes in
+        // The nodes from the root down to the hit view.
+        var way: [Int32] = []
+        way.reserveCapacity(16)
+        let hitLocal: Point? = nodes.withUnsafeBufferPointer { nodes in
             details.withUnsafeBufferPointer { details in
                 children.withUnsafeBufferPointer { children in
                     grids.withUnsafeBufferPointer { grids in
                         cellOffsets.withUnsafeBufferPointer { cellOffsets in
                             entries.withUnsafeBufferPointer { entries in
-                                let query = Query(
+                                Query(
                                     nodes: nodes, details: details, children: children, grids: grids,
-                                    cellOffsets: cellOffsets, entries: entries, polygons: polygons)
-                                var hitNode: Int32 = -1
-                                guard let local = query.hit(0, parentPoint: screenPoint, hitNode: &hitNode)
-                                else { return nil }
-                                return (hitNode, local)
+                                    cellOffsets: cellOffsets, entries: entries, polygons: polygons
+                                ).hit(screenPoint, way: &way)
                             }
                         }
                     }
                 }
             }
         }
-        guard let found else { return nil }
-        // The way down, from the parent links.
-        var depth = 0
-        var node = found.node
-        while node != 0 {
-            depth += 1
-            node = parents[Int(node)]
+        guard let hitLocal else { return nil }
+        var path: [String] = []
+        var indexPath: [Int] = []
+        path.reserveCapacity(way.count)
+        indexPath.reserveCapacity(way.count - 1)
+        for node in way {
+            path.append(ids[Int(node)])
+            if node != 0 { indexPath.append(Int(indexInParent[Int(node)])) }
         }
-        var path = [String](repeating: "", count: depth + 1)
-        var indexPath = [Int](repeating: 0, count: depth)
-        node = found.node
-        var level = depth
-        while true {
-            path[level] = ids[Int(node)]
-            if node == 0 { break }
-            level -= 1
-            indexPath[level] = Int(indexInParent[Int(node)])
-            node = parents[Int(node)]
-        }
-        return HitResult(path: path, indexPath: indexPath, localPoint: found.local)
+        return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
     }
 }
 
@@ -290,53 +278,65 @@ struct Query {
         return detailIndex < 0 || details[detailIndex].boxContains(p)
     }
 
-    /// The plain recursion's steps 2–4 for one touchable node (step 1 was applied at build time).
-    func hit(_ index: Int32, parentPoint: Point, hitNode: inout Int32) -> Point? {
-        guard let local = localPointIfInside(Int(index), parentPoint) else { return nil }
-        let node = nodes.baseAddress! + Int(index)
-        let gridIndex = Int(node.pointee.grid)
-        if gridIndex < 0 {
-            var k = Int(node.pointee.childStart + node.pointee.childCount)
-            let start = Int(node.pointee.childStart)
-            while k > start {
-                k -= 1
-                let child = children[k]
-                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
-                    return found
+    /// The plain recursion, unrolled into a descent. A view that ignores touches was left out at
+    /// build time (step 1), so `hit(child)` is nil exactly when the child does not contain the point
+    /// (step 2): once a child contains it, the answer lies in that child's subtree, and the recursion
+    /// never comes back up. So: start at the root; at each view, take the first child (topmost
+    /// first, step 3) that contains the point and go down into it; when none does, that view is hit
+    /// (step 4). Appends the nodes from the root to the hit view to `way`; nil when the root misses.
+    func hit(_ screenPoint: Point, way: inout [Int32]) -> Point? {
+        guard var local = localPointIfInside(0, screenPoint) else { return nil }
+        var index: Int32 = 0
+        descent: while true {
+            way.append(index)
+            let node = nodes.baseAddress! + Int(index)
+            let gridIndex = Int(node.pointee.grid)
+            if gridIndex < 0 {
+                var k = Int(node.pointee.childStart + node.pointee.childCount)
+                let start = Int(node.pointee.childStart)
+                while k > start {
+                    k -= 1
+                    let child = children[k]
+                    if mayContain(child, local), let childLocal = localPointIfInside(Int(child), local) {
+                        index = child
+                        local = childLocal
+                        continue descent
+                    }
                 }
-            }
-        } else {
-            let grid = grids.baseAddress! + gridIndex
-            var i = 0, cellEnd = 0
-            if let cell = grid.pointee.cell(of: local) {
-                i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
-                cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
-            }
-            var j = Int(grid.pointee.largeStart)
-            let largeEnd = j + Int(grid.pointee.largeCount)
-            // Merge the cell's run and the large run, both descending: topmost child first.
-            while true {
-                let child: Int32
-                if i < cellEnd {
-                    if j < largeEnd && entries[j] > entries[i] {
+            } else {
+                let grid = grids.baseAddress! + gridIndex
+                var i = 0, cellEnd = 0
+                if let cell = grid.pointee.cell(of: local) {
+                    i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
+                    cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
+                }
+                var j = Int(grid.pointee.largeStart)
+                let largeEnd = j + Int(grid.pointee.largeCount)
+                // Merge the cell's run and the large run, both descending: topmost child first.
+                while true {
+                    let child: Int32
+                    if i < cellEnd {
+                        if j < largeEnd && entries[j] > entries[i] {
+                            child = entries[j]
+                            j += 1
+                        } else {
+                            child = entries[i]
+                            i += 1
+                        }
+                    } else if j < largeEnd {
                         child = entries[j]
                         j += 1
                     } else {
-                        child = entries[i]
-                        i += 1
+                        break
                     }
-                } else if j < largeEnd {
-                    child = entries[j]
-                    j += 1
-                } else {
-                    break
-                }
-                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
-                    return found
+                    if mayContain(child, local), let childLocal = localPointIfInside(Int(child), local) {
+                        index = child
+                        local = childLocal
+                        continue descent
+                    }
                 }
             }
+            return local
         }
-        hitNode = index
-        return local
     }
 }

@@ -164,7 +164,8 @@ func runHitTestBenchmark(_ arguments: [String]) {
     print("  p50/p99 from single timed queries, mean from untimed back-to-back batches; load average \(load)")
     print(
         [
-            column("shape", 9), column("views", 8), column("build", 10), column("grids", 6),
+            column("shape", 9), column("views", 8), column("build", 10), column("build cpu", 10),
+            column("grids", 6),
             column("plain p50", 10), column("plain p99", 10), column("plain mean", 11),
             column("index p50", 10), column("index p99", 10), column("index mean", 11),
             column("×p50", 7), column("×mean", 7), column("agree", 6),
@@ -174,10 +175,13 @@ func runHitTestBenchmark(_ arguments: [String]) {
             let screen = shape.screen(viewCount: size)
             // Build time: median of several builds.
             var buildTimes: [Double] = []
+            var buildCPUTimes: [Double] = []
             var index = HitTestIndex(screen: screen)
             for _ in 0..<(size >= 1_000_000 ? 3 : 7) {
                 let start = monotonicNanoseconds()
+                let startCPU = threadCPUNanoseconds()
                 index = HitTestIndex(screen: screen)
+                buildCPUTimes.append(Double(threadCPUNanoseconds() - startCPU))
                 buildTimes.append(Double(monotonicNanoseconds() - start))
             }
             var random = SeededRandom(seed: UInt64(size))
@@ -203,7 +207,8 @@ func runHitTestBenchmark(_ arguments: [String]) {
             print(
                 [
                     column(shape.rawValue, 9), column("\(size)", 8),
-                    column(formatNanoseconds(percentile(buildTimes, 0.5)), 10), column("\(index.gridCount)", 6),
+                    column(formatNanoseconds(percentile(buildTimes, 0.5)), 10),
+                    column(formatNanoseconds(percentile(buildCPUTimes, 0.5)), 10), column("\(index.gridCount)", 6),
                     column(formatNanoseconds(plain.median), 10), column(formatNanoseconds(plain.p99), 10),
                     column(formatNanoseconds(plain.mean), 11),
                     column(formatNanoseconds(indexed.median), 10), column(formatNanoseconds(indexed.p99), 10),
