@@ -165,14 +165,17 @@ final class HitTestIndexStorage: Sendable {
     let cellOffsets: ContiguousArray<Int32>
     /// Node indices per cell and per large list, each run in descending order (topmost first).
     let entries: ContiguousArray<Int32>
+    /// The deepest node's depth (the root is 0).
+    let maximumDepth: Int
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
         indexInParent: ContiguousArray<Int32>,
         ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
-        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>
+        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int
     ) {
+        self.maximumDepth = maximumDepth
         self.nodes = nodes
         self.details = details
         self.indexInParent = indexInParent
@@ -186,35 +189,43 @@ final class HitTestIndexStorage: Sendable {
 
     func hitTest(_ screenPoint: Point) -> HitResult? {
         guard !nodes.isEmpty else { return nil }
-        // The nodes from the root down to the hit view.
-        var way: [Int32] = []
-        way.reserveCapacity(16)
-        let hitLocal: Point? = nodes.withUnsafeBufferPointer { nodes in
+        // `way`: the nodes from the root down to the hit view, on the stack.
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
+            var wayCount = 0
+            guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
+            let path = [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
+                for k in 0..<wayCount { (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])]) }
+                initialized = wayCount
+            }
+            let indexPath = [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
+                for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
+                initialized = wayCount - 1
+            }
+            return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
+        }
+    }
+
+    private func descend(
+        _ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int
+    ) -> Point? {
+        nodes.withUnsafeBufferPointer { nodes in
             details.withUnsafeBufferPointer { details in
                 children.withUnsafeBufferPointer { children in
                     grids.withUnsafeBufferPointer { grids in
                         cellOffsets.withUnsafeBufferPointer { cellOffsets in
                             entries.withUnsafeBufferPointer { entries in
-                                Query(
-                                    nodes: nodes, details: details, children: children, grids: grids,
-                                    cellOffsets: cellOffsets, entries: entries, polygons: polygons
-                                ).hit(screenPoint, way: &way)
+                                polygons.withUnsafeBufferPointer { polygons in
+                                    Query(
+                                        nodes: nodes, details: details, children: children, grids: grids,
+                                        cellOffsets: cellOffsets, entries: entries, polygons: polygons
+                                    ).hit(screenPoint, way: way, wayCount: &wayCount)
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        guard let hitLocal else { return nil }
-        var path: [String] = []
-        var indexPath: [Int] = []
-        path.reserveCapacity(way.count)
-        indexPath.reserveCapacity(way.count - 1)
-        for node in way {
-            path.append(ids[Int(node)])
-            if node != 0 { indexPath.append(Int(indexInParent[Int(node)])) }
-        }
-        return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
     }
 }
 
@@ -226,22 +237,28 @@ struct Query {
     let grids: UnsafeBufferPointer<ChildGrid>
     let cellOffsets: UnsafeBufferPointer<Int32>
     let entries: UnsafeBufferPointer<Int32>
-    let polygons: ContiguousArray<[Point]>
+    let polygons: UnsafeBufferPointer<[Point]>
 
     /// `View.convertFromParent` then `View.containsLocal`, operation for operation (the shaped cases
     /// call the same functions); nil when the point is not inside.
     @inline(__always)
     func localPointIfInside(_ index: Int, _ p: Point) -> Point? {
         let node = nodes.baseAddress! + index
-        let detailIndex = Int(node.pointee.detail)
-        if detailIndex < 0 {
+        if node.pointee.detail < 0 {
+            // A plain rectangle: frame origin, then CGRect.contains on the grown bounds.
             let local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
             guard local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
                 && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
             else { return nil }
             return local
         }
-        let detail = details.baseAddress! + detailIndex
+        return detailedLocalPointIfInside(node, p)
+    }
+
+    /// `localPointIfInside` for a transformed or shaped view.
+    @inline(never)
+    func detailedLocalPointIfInside(_ node: UnsafePointer<IndexedNode>, _ p: Point) -> Point? {
+        let detail = details.baseAddress! + Int(node.pointee.detail)
         let local: Point
         if detail.pointee.hasTransform {
             let dx = p.x - node.pointee.originX, dy = p.y - node.pointee.originY
@@ -283,12 +300,14 @@ struct Query {
     /// (step 2): once a child contains it, the answer lies in that child's subtree, and the recursion
     /// never comes back up. So: start at the root; at each view, take the first child (topmost
     /// first, step 3) that contains the point and go down into it; when none does, that view is hit
-    /// (step 4). Appends the nodes from the root to the hit view to `way`; nil when the root misses.
-    func hit(_ screenPoint: Point, way: inout [Int32]) -> Point? {
+    /// (step 4). Writes the nodes from the root to the hit view to `way` (room for the maximum
+    /// depth); nil when the root misses.
+    func hit(_ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int) -> Point? {
         guard var local = localPointIfInside(0, screenPoint) else { return nil }
         var index: Int32 = 0
         descent: while true {
-            way.append(index)
+            way[wayCount] = index
+            wayCount += 1
             let node = nodes.baseAddress! + Int(index)
             let gridIndex = Int(node.pointee.grid)
             if gridIndex < 0 {

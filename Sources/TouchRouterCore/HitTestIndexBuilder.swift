@@ -12,6 +12,8 @@ struct HitTestIndexBuilder {
     private var grids = ContiguousArray<ChildGrid>()
     private var cellOffsets = ContiguousArray<Int32>()
     private var entries = ContiguousArray<Int32>()
+    private var depth = 0
+    private var maximumDepth = 0
 
     /// Relative tolerance by which every pruning box is grown: far above the few ulps of rounding
     /// that `convertFromParent` can differ from the exact inverse mapping.
@@ -36,7 +38,7 @@ struct HitTestIndexBuilder {
         return HitTestIndexStorage(
             nodes: nodes, details: details, indexInParent: indexInParent, ids: ids,
             polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
-            entries: entries)
+            entries: entries, maximumDepth: maximumDepth)
     }
 
     /// The number of views in the subtree. Views are read in place through pointers: copying a
@@ -62,6 +64,9 @@ struct HitTestIndexBuilder {
         indexInParent.append(Int32(childIndex))
         ids.append(view.pointee.id)
         var liveCount = 0
+        maximumDepth = max(maximumDepth, depth)
+        depth += 1
+        defer { depth -= 1 }
         view.pointee.children.withUnsafeBufferPointer { childViews in
             for k in 0..<childCount {
                 if let child = add(childViews.baseAddress! + k, indexInParent: k) {
