@@ -141,6 +141,9 @@ struct ChildGrid {
     /// Children too large for cells (or unbounded): checked for every point, in `entries`.
     var largeStart: Int32
     var largeCount: Int32
+    /// The highest node index in any cell (-1 when the cells are empty): large children above it
+    /// are tried before the cell is even looked up.
+    var highestCellEntry: Int32
 
     /// The cell of a point, or nil when the point is outside the grid (NaN included).
     @inline(__always)
@@ -324,13 +327,24 @@ struct Query {
                 }
             } else {
                 let grid = grids.baseAddress! + gridIndex
+                var j = Int(grid.pointee.largeStart)
+                let largeEnd = j + Int(grid.pointee.largeCount)
+                // Large children on top of every cell's children (a container's topmost panel, the
+                // next level of a deep chain) need no cell lookup.
+                while j < largeEnd && entries[j] > grid.pointee.highestCellEntry {
+                    let child = entries[j]
+                    j += 1
+                    if mayContain(child, local), let childLocal = localPointIfInside(Int(child), local) {
+                        index = child
+                        local = childLocal
+                        continue descent
+                    }
+                }
                 var i = 0, cellEnd = 0
                 if let cell = grid.pointee.cell(of: local) {
                     i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
                     cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
                 }
-                var j = Int(grid.pointee.largeStart)
-                let largeEnd = j + Int(grid.pointee.largeCount)
                 // Merge the cell's run and the large run, both descending: topmost child first.
                 while true {
                     let child: Int32

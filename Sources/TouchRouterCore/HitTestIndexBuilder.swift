@@ -215,7 +215,9 @@ struct HitTestIndexBuilder {
             max(max(abs(parentBox.minX), abs(parentBox.minY)), max(abs(parentBox.maxX), abs(parentBox.maxY))))
         let slack = tolerance * max(condition, 1) * (1 + magnitude) + localSlack * stretch
         guard slack.isFinite, magnitude.isFinite else { return nil }
-        return (parentBox.minX - slack, parentBox.minY - slack, parentBox.maxX + slack, parentBox.maxY + slack)
+        return (
+            parentBox.minX - slack, parentBox.minY - slack, parentBox.maxX + slack, parentBox.maxY + slack
+        )
     }
 
     /// The box of a node in its parent's space (for grid cells); nil when unbounded.
@@ -282,7 +284,7 @@ struct HitTestIndexBuilder {
             minX: minX, minY: minY, maxX: maxX, maxY: maxY,
             cellsPerUnitX: cellsPerUnitX, cellsPerUnitY: cellsPerUnitY,
             columns: Int32(columns), rows: Int32(rows), offsetsStart: Int32(cellOffsets.count),
-            largeStart: 0, largeCount: 0)
+            largeStart: 0, largeCount: 0, highestCellEntry: -1)
         let cellCount = columns * rows
 
         // Each child's cell range (the same arithmetic as `ChildGrid.cell(of:)`, which is monotonic,
@@ -290,6 +292,7 @@ struct HitTestIndexBuilder {
         var ranges = [(x0: Int32, y0: Int32, x1: Int32, y1: Int32)](repeating: (-1, 0, 0, 0), count: count)
         var cellCounts = [Int32](repeating: 0, count: cellCount + 1)
         var largeCount = 0
+        var highestCellEntry: Int32 = -1
         cellCounts.withUnsafeMutableBufferPointer { cellCounts in
             for k in 0..<count {
                 let childBox = boxes[k]
@@ -306,6 +309,7 @@ struct HitTestIndexBuilder {
                     continue
                 }
                 ranges[k] = (Int32(x0), Int32(y0), Int32(x1), Int32(y1))
+                highestCellEntry = max(highestCellEntry, children[childStart + k])
                 var y = y0
                 while y <= y1 {
                     var x = x0
@@ -335,6 +339,7 @@ struct HitTestIndexBuilder {
         }
         grid.largeStart = position
         grid.largeCount = Int32(largeCount)
+        grid.highestCellEntry = highestCellEntry
         entries.append(contentsOf: repeatElement(-1, count: Int(position) + largeCount - entries.count))
 
         // Fill from the topmost child down, so every run is descending.

@@ -115,13 +115,17 @@ private let pentagram: [Point] = (0..<5).map { k in
         HitCase(
             name: "margin past the parent's bounds is not reachable (the parent rejects first)",
             root: root([
-                box("parent", 50, 50, 20, 20, children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
+                box(
+                    "parent", 50, 50, 20, 20,
+                    children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
             ]),
             screenPoint: Point(45, 45), expectedPath: ["root"]),
         HitCase(
             name: "margin inside the parent's bounds is reachable",
             root: root([
-                box("parent", 50, 50, 20, 20, children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
+                box(
+                    "parent", 50, 50, 20, 20,
+                    children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
             ]),
             screenPoint: Point(65, 65), expectedPath: ["root", "parent", "child"],
             expectedLocal: Point(15, 15)),
@@ -140,7 +144,11 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(10, 10), expectedPath: ["root", "back"]),
         HitCase(
             name: "the deepest view under the point wins, local point through every level",
-            root: root([box("a", 10, 10, 100, 100, children: [box("b", 5, 5, 50, 50, children: [box("c", 1, 2, 10, 10)])])]),
+            root: root([
+                box(
+                    "a", 10, 10, 100, 100,
+                    children: [box("b", 5, 5, 50, 50, children: [box("c", 1, 2, 10, 10)])])
+            ]),
             screenPoint: Point(20, 20), expectedPath: ["root", "a", "b", "c"], expectedLocal: Point(4, 3)),
         HitCase(
             name: "a container with no child under the point is hit itself",
@@ -190,11 +198,15 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(3, 3), expectedPath: ["root", "rr"]),
         HitCase(
             name: "rounded rect with margin reaches past its corner arc",
-            root: root([box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))]),
+            root: root([
+                box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))
+            ]),
             screenPoint: Point(17, 25), expectedPath: ["root", "rr"], expectedLocal: Point(-3, 5)),
         HitCase(
             name: "rounded rect with margin still rounds its grown corner",
-            root: root([box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))]),
+            root: root([
+                box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))
+            ]),
             screenPoint: Point(19, 19), expectedPath: ["root"]),
         HitCase(
             name: "ellipse edge is inside (its rightmost point)",
@@ -234,7 +246,9 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(10, 0), expectedPath: ["root"]),
         HitCase(
             name: "polygon outside the bounds is still the polygon",
-            root: root([box("p", 20, 20, 10, 10, shape: .polygon([Point(0, 0), Point(30, 0), Point(0, 30)]))]),
+            root: root([
+                box("p", 20, 20, 10, 10, shape: .polygon([Point(0, 0), Point(30, 0), Point(0, 30)]))
+            ]),
             screenPoint: Point(35, 25), expectedPath: ["root", "p"], expectedLocal: Point(15, 5)),
         HitCase(
             name: "self-intersecting polygon: the even-odd hole is outside",
@@ -246,7 +260,11 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(50, 10), expectedPath: ["root", "star"]),
         HitCase(
             name: "polygon with margin takes a point near an edge",
-            root: root([box("p", 20, 20, 10, 10, margin: EdgeMargin(all: 3), shape: .polygon([Point(0, 0), Point(10, 0), Point(0, 10)]))]),
+            root: root([
+                box(
+                    "p", 20, 20, 10, 10, margin: EdgeMargin(all: 3),
+                    shape: .polygon([Point(0, 0), Point(10, 0), Point(0, 10)]))
+            ]),
             screenPoint: Point(25, 18), expectedPath: ["root", "p"], expectedLocal: Point(5, -2)),
     ]
 
