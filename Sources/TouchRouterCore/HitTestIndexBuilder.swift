@@ -59,7 +59,7 @@ struct HitTestIndexBuilder {
         guard let node = makeNode(view) else { return nil }
         let childCount = view.pointee.children.count
         let childStart = children.count
-        children.append(contentsOf: repeatElement(-1, count: childCount))
+        if childCount > 0 { children.append(contentsOf: repeatElement(-1, count: childCount)) }
         nodes.append(node)
         indexInParent.append(Int32(childIndex))
         ids.append(view.pointee.id)
@@ -344,7 +344,7 @@ struct HitTestIndexBuilder {
 
         // Fill from the topmost child down, so every run is descending.
         var largeFill = Int(position)
-        let childList = children
+        children.withUnsafeBufferPointer { childList in
         entries.withUnsafeMutableBufferPointer { entries in
             cellCounts.withUnsafeMutableBufferPointer { fill in
                 for k in stride(from: count - 1, through: 0, by: -1) {
@@ -368,6 +368,7 @@ struct HitTestIndexBuilder {
                     }
                 }
             }
+        }
         }
         return grid
     }
