@@ -298,3 +298,64 @@ private let pentagram: [Point] = (0..<5).map { k in
         return ids
     }
 }
+
+/// The index's API around the hit-test itself.
+@Suite struct HitTestIndexAPITests {
+    let screen = Screen(
+        name: "api", width: 200, height: 200,
+        root: View(
+            id: "root", frame: Rect(x: 0, y: 0, width: 200, height: 200),
+            children: [
+                View(
+                    id: "panel", frame: Rect(x: 10, y: 20, width: 100, height: 100),
+                    children: [
+                        View(
+                            id: "knob", frame: Rect(x: 5, y: 5, width: 40, height: 20),
+                            transform: ViewTransform(rotationDegrees: 30, scaleX: 1.5, scaleY: 1.5))
+                    ]),
+                View(
+                    id: "overlay", frame: Rect(x: 0, y: 0, width: 200, height: 200),
+                    children: [View(id: "inside-overlay", frame: Rect(x: 0, y: 0, width: 10, height: 10))],
+                    hidden: true),
+            ]))
+
+    @Test("localPoint(of:) follows the hit's conversions bit for bit, also after the touch moves")
+    func localPointMatchesHit() throws {
+        let index = HitTestIndex(screen: screen)
+        let hit = try #require(index.hitTest(Point(35, 35)))
+        #expect(hit.path == ["root", "panel", "knob"])
+        let local = try #require(index.localPoint(of: hit.indexPath, screenPoint: Point(35, 35)))
+        #expect(local.x.bitPattern == hit.localPoint.x.bitPattern)
+        #expect(local.y.bitPattern == hit.localPoint.y.bitPattern)
+        // A moved touch: the same conversions as a fresh hit-test at that point.
+        let moved = Point(36.5, 33.25)
+        let movedHit = try #require(PlainHitTest.hitTest(screen.root, screenPoint: moved))
+        #expect(movedHit.path == hit.path)
+        #expect(index.localPoint(of: hit.indexPath, screenPoint: moved) == movedHit.localPoint)
+    }
+
+    @Test("localPoint(of:) works for hidden views and rejects paths that name no view")
+    func localPointEdgeCases() {
+        let index = HitTestIndex(screen: screen)
+        #expect(index.localPoint(of: [1, 0], screenPoint: Point(3, 4)) == Point(3, 4))
+        #expect(index.localPoint(of: [], screenPoint: Point(3, 4)) == Point(3, 4))
+        #expect(index.localPoint(of: [2], screenPoint: Point(3, 4)) == nil)
+        #expect(index.localPoint(of: [0, 0, 0], screenPoint: Point(3, 4)) == nil)
+    }
+
+    @Test("views that can never be hit are left out of the index")
+    func untouchableViewsAreLeftOut() {
+        let index = HitTestIndex(screen: screen)
+        #expect(index.indexedViewCount == 3)  // root, panel, knob; not the hidden overlay subtree
+        #expect(screen.makeHitTestIndex().hitTest(Point(5, 5))?.path == ["root"])
+    }
+
+    @Test("a hidden root gives an empty index that hits nothing")
+    func hiddenRoot() {
+        var hiddenScreen = screen
+        hiddenScreen.root.hidden = true
+        let index = HitTestIndex(screen: hiddenScreen)
+        #expect(index.indexedViewCount == 0)
+        #expect(index.hitTest(Point(5, 5)) == nil)
+    }
+}
