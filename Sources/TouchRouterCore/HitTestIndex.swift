@@ -3,10 +3,11 @@
 /// The layout is flattened once into arrays (pre-order) and every container with many children
 /// gets a uniform grid over its children's conservative touch boxes. A query descends from the
 /// root as the plain recursion does (children topmost first, the first that contains the point
-/// is entered) but only looks at the children whose box can contain the point. The boxes and grid only ever *skip* a child that the plain
-/// recursion would have rejected; every local point and every point-inside decision is computed with
-/// the same floating-point operations as `View.convertFromParent` and `View.containsLocal`, so the
-/// results are bit-identical (see docs/performance.md).
+/// is entered) but only looks at the children whose box can contain the point. The boxes and grid
+/// only ever *skip* a child that the plain recursion would have rejected; every local point and
+/// every point-inside decision is computed with the same floating-point operations as
+/// `View.convertFromParent` and `View.containsLocal`, so the results are bit-identical (see
+/// docs/performance.md).
 
 /// A hit-test index over one screen, built once per layout and queried for every touch-down.
 ///
