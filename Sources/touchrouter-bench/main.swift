@@ -9,6 +9,8 @@ import Foundation
 /// A benchmark is one file defining a `Benchmark` value, plus one line in this list.
 let benchmarks: [Benchmark] = [
     hitTestBenchmark,
+    trackerBenchmark,
+    encodeBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,470 @@
+/// Turns a touch device's raw evdev events into the tracker's input frames, the way the kernel and
+/// libinput 1.22 (its "fallback" touchscreen dispatch) would for the same events. Pure: no I/O.
+import TouchRouterCore
+
+/// A stateful decoder for one touchscreen: feed it events one at a time, get a frame whenever libinput
+/// would end one with TOUCH_FRAME.
+///
+/// Rules (docs/input.md explains them for integrators):
+/// - The kernel's filtering is applied first, as a uinput replay would see it: an ABS or key event whose
+///   value equals the current one is dropped, ABS_MT_SLOT only selects the slot.
+/// - Multitouch (protocol B, the device has ABS_MT_SLOT and ABS_MT_POSITION_X/Y): ABS_MT_SLOT selects a
+///   slot; ABS_MT_TRACKING_ID ≥ 0 begins a contact, -1 ends it; ABS_MT_POSITION_X/Y move it. Every slot
+///   touched since the last SYN_REPORT is flushed at SYN_REPORT in slot order: down, motion or up. A
+///   second begin on a slot whose contact is still down is ignored (libinput logs a kernel bug); a palm
+///   (ABS_MT_TOOL_TYPE = MT_TOOL_PALM, when the device has that axis) cancels the contact.
+/// - Single-touch (no MT slots): BTN_TOUCH 1/0 is down/up, ABS_X/ABS_Y move the one contact.
+/// - Contacts are numbered by seat slot as libinput does: the lowest number not in use (per decoder).
+/// - Positions: `ScreenMapping.mapDevice`, i.e. libinput's transformed coordinates for the screen.
+/// - SYN_DROPPED: pending changes are flushed (libinput dispatches one extra SYN_REPORT), everything up to
+///   and including the next SYN_REPORT is discarded, then every contact still down is cancelled (a
+///   recording cannot be asked for the device's real state, so whether it lifted is unknown). Until a slot
+///   sends a tracking id again, a position on it means a finger is down there: it begins a new contact.
+public struct MultitouchDecoder: Sendable {
+    public let device: RecordedDevice
+    public let inputDevice: InputDevice
+    public let screen: String
+    public let mapping: ScreenMapping
+
+    /// SYN_DROPPED events seen so far.
+    public private(set) var droppedCount = 0
+
+    private enum SlotState: Sendable { case none, begin, update, end }
+    private enum PalmState: Sendable { case none, new, isPalm, wasPalm }
+
+    private struct Slot: Sendable {
+        var x: Int32 = 0
+        var y: Int32 = 0
+        /// libinput's hysteresis centre (devices whose position axes have a fuzz).
+        var centreX: Int32 = 0
+        var centreY: Int32 = 0
+        var seatSlot: Int32 = -1
+        var state = SlotState.none
+        var dirty = false
+        var palm = PalmState.none
+        /// State unknown since SYN_DROPPED: a position before any tracking id means a finger is down there.
+        var orphaned = false
+        // The kernel's view, for dropping unchanged values (nil: unknown after SYN_DROPPED).
+        var kernelTrackingId: Int32? = -1
+        var kernelX: Int32? = 0
+        var kernelY: Int32? = 0
+        var kernelToolType: Int32? = 0
+    }
+
+    private let isMultitouch: Bool
+    private let hasPalm: Bool
+    /// libinput's hysteresis margin (fuzz / 2 of the position axes), nil when both fuzzes are 0.
+    private let hysteresisMargin: (x: Int32, y: Int32)?
+    private let xAxis: AxisRange
+    private let yAxis: AxisRange
+    private var slots: [Slot]
+    private var currentSlot = 0
+    private var pendingMultitouch = false
+    // Single-touch state.
+    private var single = Slot()
+    private var kernelButtonTouch: Int32? = 0
+    private var pendingSingleDown = false
+    private var pendingSingleUp = false
+    private var pendingSingleMotion = false
+    /// Seat slots in use (bit n = seat slot n), as libinput's seat slot map.
+    private var seatSlotMap: UInt32 = 0
+    /// Discarding events after SYN_DROPPED until the next SYN_REPORT.
+    private var dropping = false
+    /// Contact events produced without a TOUCH_FRAME yet (libinput then carries them into the next frame).
+    private var unframed: [ContactEvent] = []
+
+    /// A decoder for `device`'s events, producing frames for `inputDevice` on `screen` through `mapping`.
+    /// A device without position axes gets a one-unit range, so every position maps to the origin.
+    public init(device: RecordedDevice, inputDevice: InputDevice, screen: String, mapping: ScreenMapping) {
+        self.device = device
+        self.inputDevice = inputDevice
+        self.screen = screen
+        self.mapping = mapping
+        isMultitouch = device.isMultitouch
+        hasPalm = device.absinfo[EvdevCode.absMtToolType] != nil
+        let xFuzz = device.xAxis?.fuzz ?? 0
+        let yFuzz = device.yAxis?.fuzz ?? 0
+        hysteresisMargin = isMultitouch && (xFuzz != 0 || yFuzz != 0) ? (xFuzz / 2, yFuzz / 2) : nil
+        xAxis = device.xAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
+        yAxis = device.yAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
+        slots = Array(repeating: Slot(), count: device.slotCount)
+    }
+
+    /// Seat slots of the contacts currently down, ascending.
+    public var activeSeatSlots: [Int32] {
+        (0..<32).filter { seatSlotMap & (1 << UInt32($0)) != 0 }.map { Int32($0) }
+    }
+
+    /// Feeds one event; returns the frame libinput would end here, if any.
+    public mutating func feed(_ event: EvdevEvent) -> InputFrame? {
+        if dropping {
+            if event.type == EvdevCode.evSyn && event.code == EvdevCode.synReport {
+                dropping = false
+                return resynchronise(timestampMicros: event.timestampMicros)
+            }
+            return nil
+        }
+        switch event.type {
+        case EvdevCode.evSyn:
+            if event.code == EvdevCode.synReport {
+                return handleState(timestampMicros: event.timestampMicros)
+            }
+            if event.code == EvdevCode.synDropped {
+                droppedCount += 1
+                dropping = true
+                return handleState(timestampMicros: event.timestampMicros)
+            }
+            return nil
+        case EvdevCode.evAbs:
+            if isMultitouch {
+                processMultitouch(event)
+            } else {
+                processSingleTouchAxis(event)
+            }
+            return nil
+        case EvdevCode.evKey:
+            if event.code == EvdevCode.btnTouch && !isMultitouch {
+                // The kernel passes a key only when its pressed state changes (2, a repeat, is pressed).
+                let pressed: Int32 = event.value != 0 ? 1 : 0
+                guard kernelButtonTouch != pressed else { return nil }
+                kernelButtonTouch = pressed
+                if pressed != 0 { pendingSingleDown = true } else { pendingSingleUp = true }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Cancels every contact still down (e.g. the replay stops or loops mid-gesture); nil if none was.
+    public mutating func cancelAll(timestampMicros: UInt64) -> InputFrame? {
+        var contacts = unframed
+        unframed = []
+        for index in slots.indices where slots[index].seatSlot >= 0 {
+            contacts.append(ContactEvent(kind: .cancel, slot: slots[index].seatSlot))
+            releaseSeatSlot(slots[index].seatSlot)
+            slots[index].seatSlot = -1
+            slots[index].state = .none
+            slots[index].dirty = false
+        }
+        if single.seatSlot >= 0 {
+            contacts.append(ContactEvent(kind: .cancel, slot: single.seatSlot))
+            releaseSeatSlot(single.seatSlot)
+            single.seatSlot = -1
+        }
+        return frame(contacts, timestampMicros: timestampMicros)
+    }
+
+    /// Decodes a whole recording. With `cancelRemainingAtEnd`, contacts still down after the last event
+    /// are cancelled in a final frame (at the last event's time), so the frames can be looped.
+    public static func decode(
+        _ recording: Recording, inputDevice: InputDevice, screen: String, mapping: ScreenMapping,
+        cancelRemainingAtEnd: Bool = true
+    ) -> [InputFrame] {
+        var decoder = MultitouchDecoder(
+            device: recording.device, inputDevice: inputDevice, screen: screen, mapping: mapping)
+        var frames: [InputFrame] = []
+        for event in recording.events {
+            if let frame = decoder.feed(event) { frames.append(frame) }
+        }
+        if cancelRemainingAtEnd, let last = recording.events.last,
+            let frame = decoder.cancelAll(timestampMicros: last.timestampMicros)
+        {
+            frames.append(frame)
+        }
+        return frames
+    }
+
+    // MARK: - Event processing
+
+    private mutating func processMultitouch(_ event: EvdevEvent) {
+        if event.code == EvdevCode.absMtSlot {
+            // The kernel ignores slot numbers outside the device's range.
+            if event.value >= 0 && Int(event.value) < slots.count { currentSlot = Int(event.value) }
+            return
+        }
+        var slot = slots[currentSlot]
+        defer { slots[currentSlot] = slot }
+        switch event.code {
+        case EvdevCode.absMtTrackingId:
+            guard let value = kernelFilter(event, old: &slot.kernelTrackingId) else { return }
+            slot.orphaned = false
+            pendingMultitouch = true
+            if value >= 0 {
+                slot.state = .begin
+                slot.palm = hasPalm && slot.kernelToolType == EvdevCode.mtToolPalm ? .wasPalm : .none
+            } else {
+                slot.state = .end
+            }
+            slot.dirty = true
+        case EvdevCode.absMtPositionX, EvdevCode.absMtPositionY:
+            if event.code == EvdevCode.absMtPositionX {
+                guard let value = kernelFilter(event, old: &slot.kernelX) else { return }
+                slot.x = value
+            } else {
+                guard let value = kernelFilter(event, old: &slot.kernelY) else { return }
+                slot.y = value
+            }
+            if slot.orphaned {
+                // The finger outlived the dropped events: it comes back as a new contact.
+                slot.orphaned = false
+                slot.state = .begin
+                slot.palm = .none
+            }
+            pendingMultitouch = true
+            slot.dirty = true
+        case EvdevCode.absMtToolType:
+            guard hasPalm, let value = kernelFilter(event, old: &slot.kernelToolType) else { return }
+            if value == EvdevCode.mtToolPalm {
+                if slot.palm == .none { slot.palm = .new }
+            } else if slot.palm == .isPalm {
+                slot.palm = .wasPalm
+            }
+            pendingMultitouch = true
+            slot.dirty = true
+        default:
+            break
+        }
+    }
+
+    private mutating func processSingleTouchAxis(_ event: EvdevEvent) {
+        switch event.code {
+        case EvdevCode.absX:
+            guard let value = kernelFilter(event, old: &single.kernelX) else { return }
+            single.x = value
+        case EvdevCode.absY:
+            guard let value = kernelFilter(event, old: &single.kernelY) else { return }
+            single.y = value
+        default:
+            return
+        }
+        if single.orphaned {
+            single.orphaned = false
+            pendingSingleDown = true
+        }
+        pendingSingleMotion = true
+    }
+
+    // MARK: - Flushing at SYN_REPORT
+
+    private mutating func handleState(timestampMicros: UInt64) -> InputFrame? {
+        var contacts: [ContactEvent] = []
+        var needFrame = false
+
+        if pendingSingleDown {
+            if let event = singleDown() {
+                contacts.append(event)
+                needFrame = true
+            }
+        } else if pendingSingleMotion, single.seatSlot >= 0 {
+            contacts.append(ContactEvent(kind: .motion, slot: single.seatSlot, screenPoint: point(single)))
+            needFrame = true
+        }
+        if pendingSingleUp, single.seatSlot >= 0 {
+            contacts.append(ContactEvent(kind: .up, slot: single.seatSlot))
+            releaseSeatSlot(single.seatSlot)
+            single.seatSlot = -1
+            needFrame = true
+        }
+        pendingSingleDown = false
+        pendingSingleUp = false
+        pendingSingleMotion = false
+
+        if pendingMultitouch {
+            // libinput keeps only the last slot's result as "a frame is needed".
+            needFrame = flushMultitouch(into: &contacts)
+            pendingMultitouch = false
+        }
+
+        unframed += contacts
+        guard needFrame else { return nil }
+        let all = unframed
+        unframed = []
+        return frame(all, timestampMicros: timestampMicros)
+    }
+
+    private mutating func singleDown() -> ContactEvent? {
+        guard single.seatSlot < 0, let seatSlot = claimSeatSlot() else { return nil }
+        single.seatSlot = seatSlot
+        return ContactEvent(kind: .down, slot: seatSlot, screenPoint: point(single))
+    }
+
+    private mutating func flushMultitouch(into contacts: inout [ContactEvent]) -> Bool {
+        var sent = false
+        for index in slots.indices where slots[index].dirty {
+            var slot = slots[index]
+            slot.dirty = false
+            if slot.palm == .new {
+                if slot.state != .begin {
+                    sent = cancel(&slot, into: &contacts)
+                }
+                slot.palm = .isPalm
+            } else if slot.palm == .none {
+                switch slot.state {
+                case .begin:
+                    if slot.seatSlot >= 0 {
+                        sent = false  // "driver sent multiple touch down for the same slot"
+                    } else if let seatSlot = claimSeatSlot() {
+                        slot.seatSlot = seatSlot
+                        slot.centreX = slot.x
+                        slot.centreY = slot.y
+                        contacts.append(ContactEvent(kind: .down, slot: seatSlot, screenPoint: point(slot)))
+                        sent = true
+                    } else {
+                        sent = false
+                    }
+                case .update:
+                    // libinput reports the raw position; the hysteresis only decides whether to report.
+                    let raw = point(slot)
+                    if slot.seatSlot >= 0, !withinHysteresis(&slot) {
+                        contacts.append(ContactEvent(kind: .motion, slot: slot.seatSlot, screenPoint: raw))
+                        sent = true
+                    } else {
+                        sent = false
+                    }
+                case .end:
+                    if slot.seatSlot >= 0 {
+                        contacts.append(ContactEvent(kind: .up, slot: slot.seatSlot))
+                        releaseSeatSlot(slot.seatSlot)
+                        slot.seatSlot = -1
+                        sent = true
+                    } else {
+                        sent = false
+                    }
+                case .none:
+                    break
+                }
+            }
+            switch slot.state {
+            case .begin: slot.state = .update
+            case .end: slot.state = .none
+            case .update, .none: break
+            }
+            slots[index] = slot
+        }
+        return sent
+    }
+
+    private mutating func cancel(_ slot: inout Slot, into contacts: inout [ContactEvent]) -> Bool {
+        guard slot.seatSlot >= 0 else { return false }
+        contacts.append(ContactEvent(kind: .cancel, slot: slot.seatSlot))
+        releaseSeatSlot(slot.seatSlot)
+        slot.seatSlot = -1
+        return true
+    }
+
+    /// After the events following SYN_DROPPED were discarded: cancel what is down, forget the kernel view.
+    private mutating func resynchronise(timestampMicros: UInt64) -> InputFrame? {
+        for index in slots.indices {
+            slots[index].orphaned = true
+            slots[index].kernelTrackingId = nil
+            slots[index].kernelX = nil
+            slots[index].kernelY = nil
+            slots[index].kernelToolType = nil
+            slots[index].palm = .none
+        }
+        single.orphaned = true
+        single.kernelX = nil
+        single.kernelY = nil
+        kernelButtonTouch = nil
+        pendingMultitouch = false
+        pendingSingleDown = false
+        pendingSingleUp = false
+        pendingSingleMotion = false
+        return cancelAll(timestampMicros: timestampMicros)
+    }
+
+    // MARK: - Helpers
+
+    /// The kernel's handling of an ABS value before a client sees it: defuzzed against the current value
+    /// with the axis's fuzz, then dropped (nil) when it equals the current value. Updates `old`.
+    private func kernelFilter(_ event: EvdevEvent, old: inout Int32?) -> Int32? {
+        var value = event.value
+        if let current = old {
+            let fuzz = Int64(device.absinfo[event.code]?.fuzz ?? 0)
+            if fuzz != 0 {
+                let v = Int64(value)
+                let o = Int64(current)
+                if v > o - fuzz / 2 && v < o + fuzz / 2 {
+                    value = current
+                } else if v > o - fuzz && v < o + fuzz {
+                    value = Int32(truncatingIfNeeded: (o * 3 + v) / 4)
+                } else if v > o - fuzz * 2 && v < o + fuzz * 2 {
+                    value = Int32(truncatingIfNeeded: (o + v) / 2)
+                }
+            }
+            guard value != current else { return nil }
+        }
+        old = value
+        return value
+    }
+
+    /// libinput's touch hysteresis (evdev_hysteresis): the centre follows the finger once it leaves an
+    /// ellipse of radii margin around it. True when the motion stays inside (libinput drops it); the slot's
+    /// position becomes the dragged centre either way, as in libinput.
+    private func withinHysteresis(_ slot: inout Slot) -> Bool {
+        guard let margin = hysteresisMargin else { return false }
+        var filteredX = slot.x
+        var filteredY = slot.y
+        if margin.x != 0 && margin.y != 0 {
+            let dx = Int64(slot.x) - Int64(slot.centreX)
+            let dy = Int64(slot.y) - Int64(slot.centreY)
+            let a = Double(margin.x)
+            let b = Double(margin.y)
+            let normalized = (Double(dx * dx) / (a * a) + Double(dy * dy) / (b * b)).squareRoot()
+            if normalized < 1 {
+                filteredX = slot.centreX
+                filteredY = slot.centreY
+            } else {
+                let fingerDistance = Double(dx * dx + dy * dy).squareRoot()
+                let marginDistance = fingerDistance / normalized
+                let lagX: Double
+                let lagY: Double
+                if dx != 0 {
+                    let gradient = Double(dy) / Double(dx)
+                    lagX = marginDistance / (gradient * gradient + 1).squareRoot()
+                    lagY = ((marginDistance + lagX) * (marginDistance - lagX)).squareRoot()
+                } else {
+                    lagX = 0
+                    lagY = marginDistance
+                }
+                filteredX = Self.truncated(dx >= 0 ? Double(slot.x) - lagX : Double(slot.x) + lagX)
+                filteredY = Self.truncated(dy >= 0 ? Double(slot.y) - lagY : Double(slot.y) + lagY)
+            }
+        }
+        slot.x = filteredX
+        slot.y = filteredY
+        if filteredX == slot.centreX && filteredY == slot.centreY { return true }
+        slot.centreX = filteredX
+        slot.centreY = filteredY
+        return false
+    }
+
+    /// C's double → int conversion (toward zero), clamped.
+    private static func truncated(_ value: Double) -> Int32 {
+        guard value.isFinite else { return 0 }
+        return Int32(Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), value.rounded(.towardZero))))
+    }
+
+    private func point(_ slot: Slot) -> Point {
+        mapping.mapDevice(x: slot.x, y: slot.y, xAxis: xAxis, yAxis: yAxis)
+    }
+
+    private mutating func claimSeatSlot() -> Int32? {
+        guard seatSlotMap != UInt32.max else { return nil }
+        let free = (~seatSlotMap).trailingZeroBitCount
+        seatSlotMap |= 1 << UInt32(free)
+        return Int32(free)
+    }
+
+    private mutating func releaseSeatSlot(_ seatSlot: Int32) {
+        guard (0..<32).contains(seatSlot) else { return }
+        seatSlotMap &= ~(1 << UInt32(seatSlot))
+    }
+
+    private func frame(_ contacts: [ContactEvent], timestampMicros: UInt64) -> InputFrame? {
+        guard !contacts.isEmpty else { return nil }
+        return InputFrame(
+            device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts)
+    }
+}

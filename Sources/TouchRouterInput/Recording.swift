@@ -1,0 +1,280 @@
+/// Recorded touch devices and their raw evdev event streams, read from `libinput record` YAML or evemu
+/// files. Parsing is pure (text in, values out); only `Recording.load(path:)` touches the file system.
+import Foundation
+import TouchRouterCore
+
+/// Linux input event type and code numbers used by the readers and the decoder (linux/input-event-codes.h).
+public enum EvdevCode {
+    public static let evSyn: UInt16 = 0x00
+    public static let evKey: UInt16 = 0x01
+    public static let evAbs: UInt16 = 0x03
+
+    public static let synReport: UInt16 = 0
+    public static let synDropped: UInt16 = 3
+
+    public static let btnTouch: UInt16 = 0x14a
+
+    public static let absX: UInt16 = 0x00
+    public static let absY: UInt16 = 0x01
+    public static let absMtSlot: UInt16 = 0x2f
+    public static let absMtPositionX: UInt16 = 0x35
+    public static let absMtPositionY: UInt16 = 0x36
+    public static let absMtToolType: UInt16 = 0x37
+    public static let absMtTrackingId: UInt16 = 0x39
+
+    /// ABS_MT_TOOL_TYPE value of a palm.
+    public static let mtToolPalm: Int32 = 2
+    /// INPUT_PROP_DIRECT: the device is a touchscreen (touches land where they are made).
+    public static let inputPropDirect: UInt16 = 0x01
+}
+
+/// One absolute axis's description (the kernel's struct input_absinfo without the current value).
+public struct AbsInfo: Hashable, Sendable {
+    public var minimum: Int32
+    public var maximum: Int32
+    public var fuzz: Int32
+    public var flat: Int32
+    /// Units per millimetre (0 when the device does not say).
+    public var resolution: Int32
+
+    public init(minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.fuzz = fuzz
+        self.flat = flat
+        self.resolution = resolution
+    }
+
+    /// The axis range as ScreenMapping takes it.
+    public var range: AxisRange { AxisRange(minimum: minimum, maximum: maximum) }
+}
+
+/// A device's struct input_id: bus type, vendor, product and version.
+public struct InputId: Hashable, Sendable {
+    public var bustype: UInt16
+    public var vendor: UInt16
+    public var product: UInt16
+    public var version: UInt16
+
+    public init(bustype: UInt16, vendor: UInt16, product: UInt16, version: UInt16) {
+        self.bustype = bustype
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+    }
+}
+
+/// A recorded input device: what the decoder needs to interpret its events, and what an injector
+/// needs to recreate it.
+public struct RecordedDevice: Hashable, Sendable {
+    /// The kernel device name.
+    public var name: String
+    /// Absolute axes by ABS_* code.
+    public var absinfo: [UInt16: AbsInfo]
+    /// INPUT_PROP_* numbers the device has.
+    public var properties: Set<UInt16>
+    /// Event codes the device has, by event type (EV_KEY, EV_ABS, …); EV_SYN is left out.
+    public var codes: [UInt16: Set<UInt16>]
+    /// Bus, vendor, product and version, when the recording gives them.
+    public var inputId: InputId?
+
+    public init(
+        name: String, absinfo: [UInt16: AbsInfo], properties: Set<UInt16>, codes: [UInt16: Set<UInt16>] = [:],
+        inputId: InputId? = nil
+    ) {
+        self.name = name
+        self.absinfo = absinfo
+        self.properties = properties
+        self.codes = codes
+        self.inputId = inputId
+    }
+
+    /// The device speaks multitouch protocol B: it has ABS_MT_SLOT and both MT position axes.
+    public var isMultitouch: Bool {
+        absinfo[EvdevCode.absMtSlot] != nil && absinfo[EvdevCode.absMtPositionX] != nil
+            && absinfo[EvdevCode.absMtPositionY] != nil
+    }
+
+    /// Number of kernel slots: ABS_MT_SLOT's maximum + 1 for a multitouch device, 1 otherwise.
+    public var slotCount: Int {
+        guard isMultitouch, let slot = absinfo[EvdevCode.absMtSlot] else { return 1 }
+        return max(1, Int(slot.maximum) + 1)
+    }
+
+    /// INPUT_PROP_DIRECT is set: a touchscreen rather than a touchpad.
+    public var isDirect: Bool { properties.contains(EvdevCode.inputPropDirect) }
+
+    /// Whether the device has the event code (from the recorded code lists; ABS axes also count when
+    /// only their absinfo is known).
+    public func has(type: UInt16, code: UInt16) -> Bool {
+        codes[type]?.contains(code) == true || (type == EvdevCode.evAbs && absinfo[code] != nil)
+    }
+
+    /// The x axis libinput uses for positions: ABS_MT_POSITION_X on multitouch devices, else ABS_X.
+    public var xAxis: AbsInfo? {
+        isMultitouch ? absinfo[EvdevCode.absMtPositionX] : absinfo[EvdevCode.absX]
+    }
+
+    /// The y axis libinput uses for positions: ABS_MT_POSITION_Y on multitouch devices, else ABS_Y.
+    public var yAxis: AbsInfo? {
+        isMultitouch ? absinfo[EvdevCode.absMtPositionY] : absinfo[EvdevCode.absY]
+    }
+}
+
+/// One raw kernel input event with its timestamp in microseconds.
+public struct EvdevEvent: Hashable, Sendable, CustomStringConvertible {
+    public var timestampMicros: UInt64
+    public var type: UInt16
+    public var code: UInt16
+    public var value: Int32
+
+    public init(timestampMicros: UInt64, type: UInt16, code: UInt16, value: Int32) {
+        self.timestampMicros = timestampMicros
+        self.type = type
+        self.code = code
+        self.value = value
+    }
+
+    public var description: String { "\(timestampMicros)µs \(type)/\(code)=\(value)" }
+}
+
+/// A touch event that libinput itself interpreted, as `libinput record` writes it next to the raw events
+/// (only present when the recording was made with libinput interpreting the device).
+public struct RecordedLibinputTouch: Hashable, Sendable {
+    /// TOUCH_DOWN, TOUCH_MOTION, TOUCH_UP, TOUCH_CANCEL or TOUCH_FRAME.
+    public var type: String
+    public var timestampMicros: UInt64
+    /// Kernel slot (-1 for single-touch), when given.
+    public var slot: Int32?
+    public var seatSlot: Int32?
+    /// Position in millimetres as libinput record prints it, when given.
+    public var pointMillimetres: Point?
+
+    public init(
+        type: String, timestampMicros: UInt64, slot: Int32?, seatSlot: Int32?, pointMillimetres: Point?
+    ) {
+        self.type = type
+        self.timestampMicros = timestampMicros
+        self.slot = slot
+        self.seatSlot = seatSlot
+        self.pointMillimetres = pointMillimetres
+    }
+}
+
+/// A recorded device with its event stream.
+public struct Recording: Hashable, Sendable {
+    public var device: RecordedDevice
+    /// Raw evdev events in recorded order (SYN_REPORT closes each kernel frame).
+    public var events: [EvdevEvent]
+    /// libinput's own interpreted touch events, when the recording has them (libinput record only).
+    public var libinputTouches: [RecordedLibinputTouch]
+
+    public init(device: RecordedDevice, events: [EvdevEvent], libinputTouches: [RecordedLibinputTouch] = []) {
+        self.device = device
+        self.events = events
+        self.libinputTouches = libinputTouches
+    }
+
+    /// Reads a recording file, choosing the format by its extension: `.yml`/`.yaml` is libinput record
+    /// (the first device with events, or the first device), `.events` is evemu (its own description
+    /// header, or else the `.desc` beside it whose name is the longest prefix of the events file's name),
+    /// `.desc` is an evemu description with no events.
+    public static func load(path: String) throws(RecordingError) -> Recording {
+        let text = try readText(path: path)
+        let fileName = (path as NSString).lastPathComponent
+        let ext = (path as NSString).pathExtension.lowercased()
+        switch ext {
+        case "yml", "yaml":
+            let recordings = try LibinputRecordReader.parse(text, file: fileName)
+            return recordings.first(where: { !$0.events.isEmpty }) ?? recordings[0]
+        case "desc":
+            let parsed = try EvemuReader.parse(text, file: fileName)
+            guard let device = parsed.device else {
+                throw RecordingError(file: fileName, line: 0, message: "no device description (N:/A: lines)")
+            }
+            return Recording(device: device, events: parsed.events)
+        case "events":
+            let parsed = try EvemuReader.parse(text, file: fileName)
+            if let device = parsed.device {
+                return Recording(device: device, events: parsed.events)
+            }
+            guard let descPath = siblingDescription(forEventsPath: path) else {
+                throw RecordingError(
+                    file: fileName, line: 0,
+                    message: "no device description in the file and no matching .desc beside it")
+            }
+            let descText = try readText(path: descPath)
+            let desc = try EvemuReader.parse(descText, file: (descPath as NSString).lastPathComponent)
+            guard let device = desc.device else {
+                throw RecordingError(
+                    file: (descPath as NSString).lastPathComponent, line: 0, message: "no device description")
+            }
+            return Recording(device: device, events: parsed.events)
+        default:
+            throw RecordingError(
+                file: fileName, line: 0,
+                message: "unknown recording type '.\(ext)' (want .yml, .events, .desc)")
+        }
+    }
+
+    /// Every device of a recording file: all devices of a `libinput record` file (recorded with `--all`
+    /// or several device nodes), or the one device of an evemu file.
+    public static func loadAll(path: String) throws(RecordingError) -> [Recording] {
+        let ext = (path as NSString).pathExtension.lowercased()
+        guard ext == "yml" || ext == "yaml" else { return [try load(path: path)] }
+        return try LibinputRecordReader.parse(
+            try readText(path: path), file: (path as NSString).lastPathComponent)
+    }
+
+    /// Reads an evemu description file and an evemu events file as one recording.
+    public static func loadEvemu(descriptionPath: String, eventsPath: String) throws(RecordingError)
+        -> Recording
+    {
+        let descName = (descriptionPath as NSString).lastPathComponent
+        let desc = try EvemuReader.parse(try readText(path: descriptionPath), file: descName)
+        guard let device = desc.device else {
+            throw RecordingError(file: descName, line: 0, message: "no device description (N:/A: lines)")
+        }
+        let eventsName = (eventsPath as NSString).lastPathComponent
+        let parsed = try EvemuReader.parse(try readText(path: eventsPath), file: eventsName)
+        return Recording(device: device, events: parsed.events)
+    }
+
+    private static func readText(path: String) throws(RecordingError) -> String {
+        let fileName = (path as NSString).lastPathComponent
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RecordingError(file: fileName, line: 0, message: "cannot read \(path)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw RecordingError(file: fileName, line: 0, message: "not UTF-8 text")
+        }
+        return text
+    }
+
+    private static func siblingDescription(forEventsPath path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        let eventsName = (path as NSString).lastPathComponent
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        let candidates = names.filter { name in
+            name.hasSuffix(".desc") && eventsName.hasPrefix(String(name.dropLast(".desc".count)) + ".")
+        }
+        guard let best = candidates.max(by: { $0.count < $1.count }) else { return nil }
+        return (directory as NSString).appendingPathComponent(best)
+    }
+}
+
+/// A recording that could not be read: which file, which line (1-based; 0 for the file as a whole), why.
+public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}

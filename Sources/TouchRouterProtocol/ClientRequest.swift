@@ -1,0 +1,166 @@
+import TouchRouterCore
+
+/// Client → daemon requests: their types, decoding a received line (daemon side) and encoding one
+/// (client side).
+
+/// What a client asks for. The wire `type` is given on each case.
+public enum RequestMessage: Hashable, Sendable {
+    /// `hello`: the protocol version the client speaks and a name for the daemon's logs.
+    /// Optional: a client that never says hello is served as version 1.
+    case hello(version: Int64, client: String?)
+    /// `subscribe`: receive the touches of these views (and, with `subtree`, of every descendant).
+    case subscribe(views: [String], subtree: Bool)
+    /// `unsubscribe`: stop receiving some views, or all of them.
+    case unsubscribe(UnsubscribeTarget)
+    /// `hitTest`: which view is under a screen point. A nil screen means the layout's first.
+    case hitTest(screen: String?, screenPoint: Point)
+    /// `layout`: the current layout tree.
+    case layout
+    /// `status`: the daemon's counters.
+    case status
+    /// `reload`: re-read the config (admin only).
+    case reload
+
+    /// The wire `type` of this request.
+    public var typeName: String {
+        switch self {
+        case .hello: "hello"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .hitTest: "hitTest"
+        case .layout: "layout"
+        case .status: "status"
+        case .reload: "reload"
+        }
+    }
+}
+
+/// Which subscriptions an `unsubscribe` removes.
+public enum UnsubscribeTarget: Hashable, Sendable {
+    /// `"views":[…]`: these ids' subscriptions, whatever their `subtree` flag; ids the client is not
+    /// subscribed to are ignored.
+    case views([String])
+    /// `"all":true`: every subscription of this client.
+    case all
+}
+
+/// One request line: the message and the optional `seq` the reply echoes.
+public struct ClientRequest: Hashable, Sendable {
+    /// Chosen by the client (an integer 0...2⁵³−1); echoed in the reply or error.
+    public var seq: Int64?
+    public var message: RequestMessage
+
+    /// The integers the protocol accepts for `seq`: every integer a JavaScript or JSON client can
+    /// represent exactly (0...2⁵³−1).
+    public static let seqRange: ClosedRange<Int64> = 0...9_007_199_254_740_991
+
+    /// Makes a request.
+    public init(_ message: RequestMessage, seq: Int64? = nil) {
+        self.seq = seq
+        self.message = message
+    }
+}
+
+/// What decoding one received line gave.
+public enum DecodedRequest: Hashable, Sendable {
+    /// A well-formed request.
+    case request(ClientRequest)
+    /// The line is only whitespace: the daemon ignores it (no reply), so `socat` users can press
+    /// enter freely.
+    case emptyLine
+    /// The line is not a valid request: reply with this error (its `seq` is set when the line had a
+    /// readable one) and keep the connection.
+    case error(ProtocolError)
+}
+
+/// Decodes client lines on the daemon side.
+public enum RequestDecoder {
+    /// Decodes one line (without its `\n`; a trailing `\r` is allowed). Never throws, never traps:
+    /// malformed JSON, invalid UTF-8, wrong types, unknown types, missing fields, non-finite or
+    /// out-of-range numbers all come back as `.error` with a code.
+    public static func decode<Bytes: Collection>(line: Bytes) -> DecodedRequest where Bytes.Element == UInt8 {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
+            return .emptyLine
+        }
+        do {
+            return .request(try request(fromLine: line))
+        } catch {
+            return .error(error)
+        }
+    }
+
+    static func request<Bytes: Collection>(
+        fromLine line: Bytes
+    ) throws(ProtocolError) -> ClientRequest where Bytes.Element == UInt8 {
+        let object = try JSONReading.object(fromLine: line)
+        var fields = FieldReader(object: object)
+        // seq first, so every later error can carry it.
+        fields.seq = try fields.optionalInteger("seq", in: ClientRequest.seqRange)
+        let seq = fields.seq
+        guard case .string(let type) = object["type"] else {
+            throw fields.fail(
+                fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")
+        }
+        let message: RequestMessage
+        switch type {
+        case "hello":
+            message = .hello(
+                version: try fields.integer("version", in: 0...Int64(Int32.max)),
+                client: try fields.optionalString("client"))
+        case "subscribe":
+            message = .subscribe(
+                views: try fields.stringArray("views"), subtree: try fields.optionalBool("subtree") ?? false)
+        case "unsubscribe":
+            let all = try fields.optionalBool("all") ?? false
+            switch (all, fields.has("views")) {
+            case (true, false): message = .unsubscribe(.all)
+            case (false, true): message = .unsubscribe(.views(try fields.stringArray("views")))
+            case (true, true): throw fields.fail("give either \"views\" or \"all\":true, not both")
+            case (false, false): throw fields.fail("missing field \"views\" (or \"all\":true)")
+            }
+        case "hitTest":
+            message = .hitTest(
+                screen: try fields.optionalString("screen"), screenPoint: try fields.point("point"))
+        case "layout": message = .layout
+        case "status": message = .status
+        case "reload": message = .reload
+        default:
+            throw ProtocolError(code: .unknownType, message: "unknown request type \"\(type)\"", seq: seq)
+        }
+        return ClientRequest(message, seq: seq)
+    }
+}
+
+extension ClientRequest {
+    /// The request as one wire line, `\n` included (client side).
+    public func encodedLine() -> [UInt8] {
+        var buffer: [UInt8] = []
+        appendLine(to: &buffer)
+        return buffer
+    }
+
+    /// Appends the request as one wire line, `\n` included.
+    public func appendLine(to buffer: inout [UInt8]) {
+        JSONObjectWriter.appendLine(to: &buffer) { object in
+            object.field("type", string: message.typeName)
+            switch message {
+            case .hello(let version, let client):
+                object.field("version", integer: version)
+                if let client { object.field("client", string: client) }
+            case .subscribe(let views, let subtree):
+                object.field("views", strings: views)
+                object.field("subtree", bool: subtree)
+            case .unsubscribe(.views(let views)):
+                object.field("views", strings: views)
+            case .unsubscribe(.all):
+                object.field("all", bool: true)
+            case .hitTest(let screen, let screenPoint):
+                if let screen { object.field("screen", string: screen) }
+                object.field("point", point: screenPoint)
+            case .layout, .status, .reload:
+                break
+            }
+            if let seq { object.field("seq", integer: seq) }
+        }
+    }
+}

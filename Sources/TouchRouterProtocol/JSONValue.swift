@@ -1,0 +1,93 @@
+/// A JSON value: what inbound lines are parsed into, and the free-form values of the `status`
+/// reply's counters.
+public enum JSONValue: Hashable, Sendable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number written without fraction or exponent that fits Int64.
+    case integer(Int64)
+    /// Any other number. Finite only; a non-finite double is written as `0.0`.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// Written with its keys sorted, so output is deterministic.
+    case object([String: JSONValue])
+
+    /// Appends the value's JSON text.
+    public func append(to buffer: inout [UInt8]) {
+        switch self {
+        case .null: JSONWriter.appendRaw("null", to: &buffer)
+        case .bool(let flag):
+            if flag {
+                JSONWriter.appendRaw("true", to: &buffer)
+            } else {
+                JSONWriter.appendRaw("false", to: &buffer)
+            }
+        case .integer(let value): JSONWriter.appendInteger(value, to: &buffer)
+        case .double(let value): JSONWriter.appendDouble(value, to: &buffer)
+        case .string(let value): JSONWriter.appendString(value, to: &buffer)
+        case .array(let values):
+            buffer.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                value.append(to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            JSONObjectWriter.appendObject(to: &buffer) { object in
+                for key in fields.keys.sorted() {
+                    object.key(key)
+                    fields[key]!.append(to: &object.buffer)
+                }
+            }
+        }
+    }
+
+    /// The value as an exact integer, when it is a number with no fraction.
+    public var integerValue: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .double(let value): value.isFinite && value.rounded() == value ? Int64(exactly: value) : nil
+        default: nil
+        }
+    }
+
+    /// The value as a double, when it is a number.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+}
+
+extension JSONValue: Decodable {
+    /// Reads any JSON value through a `JSONDecoder` (which, unlike Linux's JSONSerialization, reads
+    /// doubles exactly). Strings are tried first, then numbers, so a line costs few failed attempts.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let double = try? container.decode(Double.self) {
+            if double.rounded() == double, abs(double) < 0x1p63,
+                let integer = try? container.decode(Int64.self)
+            {
+                self = .integer(integer)
+            } else {
+                self = .double(double)
+            }
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+}

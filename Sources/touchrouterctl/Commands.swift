@@ -1,0 +1,6 @@
+/// Every command of touchrouterctl, in the order `--help` lists them.
+/// To add a command: write a type conforming to `Command` in its own file and add it here.
+let allCommands: [any Command.Type] = [
+    ValidateCommand.self,
+    HitTestCommand.self,
+]

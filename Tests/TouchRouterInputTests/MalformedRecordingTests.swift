@@ -1,0 +1,125 @@
+import Testing
+
+@testable import TouchRouterInput
+
+/// Every malformed recording fails with a RecordingError naming the file and the offending line.
+@Suite("Malformed recordings")
+struct MalformedRecordingTests {
+    /// evemu text, the line the error must name (0: the file as a whole), a word the message must contain.
+    @Test(arguments: [
+        ("N: X\nA: 35 0 99 0\n", 2, "fields"),
+        ("N: X\nE: 0.100000 0003 0035\n", 2, "fields"),
+        ("E: abc 0003 0035 1", 1, "timestamp"),
+        ("E: 1.0000001 0003 0035 1", 1, "timestamp"),
+        ("E: 1.000000 00g3 0035 1", 1, "type"),
+        ("E: 1.000000 0003 zz 1", 1, "code"),
+        ("E: 1.000000 0003 0035 0x1", 1, "value"),
+        ("# header\nN: X\nQ: foo", 3, "tag"),
+        ("garbage", 1, "tag"),
+        ("E: 2.000000 0000 0000 0000\nE: 1.000000 0000 0000 0000", 2, "backwards"),
+        ("N: X\nA: 35 10 5 0 0 0", 2, "minimum"),
+        ("N: X\nA: 99 0 5 0 0 0", 2, "ABS code"),
+        ("N: a\n\nN: b", 3, "second"),
+        ("N: X\nP: zz", 2, "hex"),
+        ("N: X\nI: 0018 0000 0000", 2, "I:"),
+        ("N: X\nB: 01 00 0g", 2, "B:"),
+        ("N:  \n", 1, "empty"),
+        ("A: 35 0 99 0 0 0", 0, "name"),
+    ])
+    func evemu(text: String, line: Int, word: String) {
+        do {
+            _ = try EvemuReader.parse(text, file: "bad.events")
+            Issue.record("parsed without error: \(text.debugDescription)")
+        } catch {
+            #expect(error.file == "bad.events")
+            #expect(error.line == line, "\(error)")
+            #expect(error.message.contains(word), "\(error)")
+            #expect(error.description.hasPrefix(line > 0 ? "bad.events:\(line): " : "bad.events: "))
+        }
+    }
+
+    static let validYAML = """
+        # libinput record
+        version: 1
+        ndevices: 1
+        devices:
+        - node: /dev/input/event4
+          evdev:
+            name: "Panel"
+            absinfo:
+              47: [0, 9, 0, 0, 0]
+              53: [0, 799, 0, 0, 0]
+              54: [0, 479, 0, 0, 0]
+            properties: [1]
+          events:
+          - evdev:
+            - [  0,      0,   3,  57,       7] # EV_ABS / ABS_MT_TRACKING_ID        7
+            - [  0,      0,   0,   0,       0] # ------------ SYN_REPORT (0) ---------- +0ms
+        """
+
+    @Test func validYAMLParses() throws {
+        let recordings = try LibinputRecordReader.parse(Self.validYAML, file: "ok.yml")
+        #expect(recordings.count == 1 && recordings[0].events.count == 2)
+        #expect(recordings[0].device.slotCount == 10)
+    }
+
+    /// A line of the valid YAML replaced (1-based line number, new text), the line the error must name, a
+    /// word the message must contain.
+    @Test(arguments: [
+        (2, "version: 2", 2, "version"),
+        (2, "versions: 1", 1, "version"),
+        (16, "    - [  0,      0,   3,  57]", 16, "5 numbers"),
+        (16, "    - [  0,      0,   3,  57,  x]", 16, "integer"),
+        (16, "    - [  0, 1000000,   3,  57,  7]", 16, "microseconds"),
+        (16, "    - [  0,      0,   3,  57,  7", 16, "malformed"),
+        (16, "      - [  0,      0,   3,  57,  7]", 16, "indentation"),
+        (10, "      53: [0, 799, 0, 0]", 10, "5 numbers"),
+        (10, "      53: [0, 799, 0, 0, 0, 0]", 10, "5 numbers"),
+        (10, "      99: [0, 799, 0, 0, 0]", 10, "ABS code"),
+        (10, "      53: [800, 799, 0, 0, 0]", 10, "minimum"),
+        (7, "    name \"Panel\"", 7, "key: value"),
+        (7, "    name: \"Panel", 7, "unterminated"),
+        (7, "    name: \"Pa\\qnel\"", 7, "malformed"),
+        (7, "\tname: \"Panel\"", 7, "tab"),
+        (12, "    properties: 1", 12, "list"),
+        (12, "    properties: [1]\n    id: [24, 0, 0]", 13, "4 numbers"),
+        (12, "    properties: [1]\n    codes:\n      40: [1]", 14, "event type"),
+        (12, "    properties: [1]\n    codes:\n      1: [330, 99999]", 14, "event code"),
+        (3, "ndevices: 1\nndevices: 1", 4, "duplicate"),
+        (16, "  - evdev: 3", 16, "list"),
+        (16, "  - [1, 2]", 16, "single"),
+        (16, "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {type: TOUCH_UP}", 19, "time"),
+        (
+            16,
+            "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {time: 1.5, type: TOUCH_UP, slot: x}",
+            19,
+            "slot"
+        ),
+        (4, "devices: []", 5, "indentation"),
+    ])
+    func libinputRecord(lineNumber: Int, replacement: String, errorLine: Int, word: String) {
+        var lines = Self.validYAML.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[lineNumber - 1] = replacement
+        let text = lines.joined(separator: "\n")
+        do {
+            _ = try LibinputRecordReader.parse(text, file: "bad.yml")
+            Issue.record(
+                "parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)"
+            )
+        } catch {
+            #expect(error.file == "bad.yml")
+            #expect(error.line == errorLine, "\(error)")
+            #expect(error.message.contains(word), "\(error)")
+        }
+    }
+
+    @Test func unreadableAndUnknownFiles() {
+        #expect(throws: RecordingError.self) { try Recording.load(path: "/nonexistent/x.yml") }
+        do {
+            _ = try Recording.load(path: Fixtures.path("README.md"))
+            Issue.record("README.md loaded as a recording")
+        } catch {
+            #expect(error.message.contains("unknown recording type"))
+        }
+    }
+}

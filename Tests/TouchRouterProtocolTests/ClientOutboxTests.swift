@@ -1,0 +1,290 @@
+import Testing
+import TouchRouterCore
+
+@testable import TouchRouterProtocol
+
+@Suite("Client outbox")
+struct ClientOutboxTests {
+    static let device = InputDevice(id: 1, name: "panel")
+
+    static func touch(_ id: UInt64, _ phase: TouchPhase, at x: Double, from previousX: Double) -> RoutedTouch
+    {
+        RoutedTouch(
+            id: id, phase: phase, localPoint: Point(x, 0), screenPoint: Point(x, 0),
+            previousLocalPoint: Point(previousX, 0), timestampMicros: UInt64(x), tapCount: 1, device: device,
+            cancelReason: phase == .cancelled ? .shutdown : nil)
+    }
+
+    static func message(_ view: String, _ time: UInt64, _ touches: [RoutedTouch]) -> ViewTouches {
+        ViewTouches(viewID: view, screen: "main", timestampMicros: time, touches: touches)
+    }
+
+    /// Writes everything the outbox holds, `chunk` bytes at a time, and decodes the lines.
+    static func drain(_ outbox: inout ClientOutbox, chunk: Int = .max) throws -> [DaemonMessage] {
+        var bytes: [UInt8] = []
+        while true {
+            let next = outbox.bytesToWrite()
+            if next.isEmpty { break }
+            let taken = min(chunk, next.count)
+            bytes.append(contentsOf: next.prefix(taken))
+            outbox.didWrite(taken)
+        }
+        return try lines(bytes)
+    }
+
+    static func lines(_ bytes: [UInt8]) throws -> [DaemonMessage] {
+        var framer = LineFramer(maxLineBytes: 1 << 20)
+        framer.append(bytes)
+        var messages: [DaemonMessage] = []
+        while case .line(let line) = framer.nextLine() {
+            messages.append(try DaemonMessageDecoder.decode(line: line).get())
+        }
+        #expect(framer.bufferedByteCount == 0, "no partial line left")
+        return messages
+    }
+
+    @Test("a client that keeps up gets every message, once, in order")
+    func keepingUp() throws {
+        var outbox = ClientOutbox(byteBudget: 1 << 20)
+        let first = Self.message("a", 1, [Self.touch(1, .began, at: 1, from: 1)])
+        let second = Self.message("a", 2, [Self.touch(1, .moved, at: 2, from: 1)])
+        #expect(outbox.enqueue(first) == .queued)
+        #expect(outbox.enqueue(line: DaemonMessage.layoutChanged(generation: 2).encodedLine()) == .queued)
+        let encoded = TouchesEncoder.encodedLine(second)
+        #expect(outbox.enqueue(encodedTouches: encoded, for: second) == .queued)
+        #expect(outbox.byteCount == TouchesEncoder.encodedLine(first).count + encoded.count + 40)
+        #expect(outbox.enqueue(.status(StatusReply(counters: [:], seq: 1))) == .queued)
+        #expect(outbox.enqueue(.touches(TouchesMessage(first))) == .queued)
+        #expect(outbox.pendingMessageCount == 5)
+        #expect(
+            try Self.drain(&outbox) == [
+                .touches(TouchesMessage(first)), .layoutChanged(generation: 2),
+                .touches(TouchesMessage(second)),
+                .status(StatusReply(counters: [:], seq: 1)), .touches(TouchesMessage(first)),
+            ])
+        #expect(outbox.pendingMessageCount == 0)
+        #expect(outbox.isEmpty)
+        #expect(outbox.bytesToWrite().isEmpty)
+    }
+
+    @Test("over budget, moves of the same touch merge: earliest previous point, latest location")
+    func coalescesMoves() throws {
+        var outbox = ClientOutbox(byteBudget: 2000)
+        #expect(outbox.enqueue(Self.message("a", 0, [Self.touch(7, .began, at: 0, from: 0)])) == .queued)
+        var results: [ClientOutbox.EnqueueResult] = []
+        for x in 1...30 {
+            results.append(
+                outbox.enqueue(
+                    Self.message("a", UInt64(x), [Self.touch(7, .moved, at: Double(x), from: Double(x - 1))]))
+            )
+        }
+        results.append(outbox.enqueue(Self.message("a", 31, [Self.touch(7, .ended, at: 31, from: 30)])))
+        #expect(results.contains(.coalesced))
+        #expect(!results.contains(.overflow))
+        #expect(outbox.coalescedMessageCount > 0)
+        let delivered = try Self.drain(&outbox).compactMap { message -> WireTouch? in
+            guard case .touches(let touches) = message else { return nil }
+            return touches.touches.first
+        }
+        #expect(delivered.first?.phase == .began)
+        #expect(delivered.last?.phase == .ended)
+        #expect(delivered.count < 32)
+        for (earlier, later) in zip(delivered, delivered.dropFirst()) {
+            #expect(
+                later.previousLocalPoint == earlier.localPoint, "each delivery starts where the last ended")
+        }
+    }
+
+    @Test("bytes already handed to the socket are never rewritten, even mid-line")
+    func committedBytesStay() throws {
+        var outbox = ClientOutbox(byteBudget: 1500)
+        _ = outbox.enqueue(Self.message("a", 0, [Self.touch(7, .began, at: 0, from: 0)]))
+        _ = outbox.enqueue(Self.message("a", 1, [Self.touch(7, .moved, at: 1, from: 0)]))
+        let firstChunk = Array(outbox.bytesToWrite())
+        outbox.didWrite(10)  // half a line on the wire
+        for x in 2...40 {
+            #expect(
+                outbox.enqueue(
+                    Self.message("a", UInt64(x), [Self.touch(7, .moved, at: Double(x), from: Double(x - 1))]))
+                    != .overflow)
+        }
+        let rest = Array(outbox.bytesToWrite())
+        #expect(rest == Array(firstChunk.dropFirst(10)))
+        let messages = try Self.lines(firstChunk + (try Self.drainBytes(&outbox)))
+        #expect(messages.count >= 3)
+    }
+
+    @Test("on overflow, one write finishes the half-written line and carries the final error")
+    func overflowAfterPartialWrite() throws {
+        var outbox = ClientOutbox(byteBudget: 3000)
+        _ = outbox.enqueue(Self.message("a", 0, [Self.touch(1, .began, at: 0, from: 0)]))
+        _ = outbox.enqueue(Self.message("a", 1, [Self.touch(2, .began, at: 0, from: 0)]))
+        let firstLines = Array(outbox.bytesToWrite())
+        outbox.didWrite(25)  // part of the first line is on the wire
+        var id: UInt64 = 2
+        while !outbox.hasOverflowed {
+            id += 1
+            _ = outbox.enqueue(Self.message("a", id, [Self.touch(id, .began, at: 1, from: 1)]))
+        }
+        let finalWrite = Array(outbox.bytesToWrite())
+        let firstLineEnd = firstLines.firstIndex(of: UInt8(ascii: "\n"))!
+        #expect(Array(finalWrite.prefix(firstLineEnd + 1 - 25)) == Array(firstLines[25...firstLineEnd]))
+        let messages = try Self.lines(Array(firstLines.prefix(25)) + finalWrite)
+        #expect(messages.count == 2)
+        guard case .error(let error) = messages.last else {
+            Issue.record("no final error: \(messages)")
+            return
+        }
+        #expect(error.code == .queueOverflow)
+    }
+
+    static func drainBytes(_ outbox: inout ClientOutbox) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var first = true
+        while true {
+            let next = outbox.bytesToWrite()
+            if next.isEmpty { break }
+            if !first { bytes.append(contentsOf: next) }
+            first = false
+            outbox.didWrite(next.count)
+        }
+        return bytes
+    }
+
+    @Test("began and ended are never dropped: a flood of them overflows, with a final error line")
+    func overflow() throws {
+        var outbox = ClientOutbox(byteBudget: 3000)
+        var result = ClientOutbox.EnqueueResult.queued
+        var id: UInt64 = 0
+        while result != .overflow {
+            id += 1
+            result = outbox.enqueue(
+                Self.message("a", id, [Self.touch(id, id % 2 == 0 ? .ended : .began, at: 1, from: 1)]))
+            #expect(id < 1000)
+        }
+        #expect(outbox.hasOverflowed)
+        #expect(outbox.enqueue(line: Array("{}\n".utf8)) == .overflow)
+        let messages = try Self.drain(&outbox)
+        guard case .error(let error) = messages.last else {
+            Issue.record("no final error: \(messages)")
+            return
+        }
+        #expect(error.code == .queueOverflow)
+        #expect(messages.count == 1, "pending touches are dropped once the client is cut off")
+    }
+
+    @Test("random multi-touch streams: nothing but superseded moves is lost, continuity holds")
+    func property() throws {
+        let seed: UInt64 = 0x0B0_5EED
+        var random = SeededRandom(seed: seed)
+        var overflowRounds = 0
+        var coalescedMessages = 0
+        let rounds = 30
+        defer {
+            // The stream must exercise both outcomes, or the test proves little.
+            #expect(
+                overflowRounds > 0 && overflowRounds < rounds, "seed \(seed): \(overflowRounds) overflowed")
+            #expect(coalescedMessages > 100, "seed \(seed)")
+        }
+        for round in 0..<rounds {
+            var outbox = ClientOutbox(byteBudget: Int.random(in: 3000...20000, using: &random))
+            var wire: [UInt8] = []
+            // The tracker's truth: per touch, its view and every update sent.
+            var active: [UInt64: (view: String, x: Double)] = [:]
+            var nextID: UInt64 = 1
+            var lastSent: [UInt64: (phase: TouchPhase, x: Double)] = [:]
+            var terminalIDs: Set<UInt64> = []
+            var replies = 0
+            var overflowed = false
+            frames: for frame in 0..<400 {
+                // Change the touches.
+                if active.count < 4, Int.random(in: 0..<6, using: &random) == 0 {
+                    active[nextID] = (["a", "b", "c"].randomElement(using: &random)!, Double(frame))
+                    lastSent[nextID] = nil
+                    nextID += 1
+                }
+                var byView: [String: [RoutedTouch]] = [:]
+                for (id, state) in active.sorted(by: { $0.key < $1.key }) {
+                    let phase: TouchPhase
+                    if lastSent[id] == nil {
+                        phase = .began
+                    } else {
+                        phase = [.moved, .moved, .moved, .stationary, .ended, .cancelled].randomElement(
+                            using: &random)!
+                    }
+                    let previous = lastSent[id]?.x ?? state.x
+                    let x = phase == .moved ? previous + Double.random(in: 0.5...3, using: &random) : previous
+                    byView[state.view, default: []].append(Self.touch(id, phase, at: x, from: previous))
+                    lastSent[id] = (phase, x)
+                    if phase.isTerminal {
+                        active[id] = nil
+                        terminalIDs.insert(id)
+                    }
+                }
+                for view in byView.keys.sorted() {
+                    if outbox.enqueue(Self.message(view, UInt64(frame), byView[view]!)) == .overflow {
+                        overflowed = true
+                        break frames
+                    }
+                }
+                if Int.random(in: 0..<20, using: &random) == 0 {
+                    replies += 1
+                    _ = outbox.enqueue(
+                        line: DaemonMessage.reloaded(generation: UInt64(replies), seq: nil).encodedLine())
+                }
+                // A slow, irregular reader.
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    let next = outbox.bytesToWrite()
+                    let taken = Int.random(in: 0...min(next.count, 700), using: &random)
+                    wire.append(contentsOf: next.prefix(taken))
+                    outbox.didWrite(taken)
+                }
+            }
+            while true {
+                let next = outbox.bytesToWrite()
+                if next.isEmpty { break }
+                wire.append(contentsOf: next)
+                outbox.didWrite(next.count)
+            }
+            let messages = try Self.lines(wire)
+            coalescedMessages += outbox.coalescedMessageCount
+            if overflowed {
+                overflowRounds += 1
+                guard case .error(let error) = messages.last else {
+                    Issue.record("seed \(seed) round \(round): overflow without a final error")
+                    continue
+                }
+                #expect(error.code == .queueOverflow)
+                continue
+            }
+            // Every reply arrives; per touch, deliveries chain and end where the tracker ended.
+            var delivered: [UInt64: [WireTouch]] = [:]
+            var replyCount = 0
+            for message in messages {
+                switch message {
+                case .touches(let touches):
+                    for touch in touches.touches { delivered[touch.id, default: []].append(touch) }
+                case .reloaded: replyCount += 1
+                default: Issue.record("seed \(seed) round \(round): unexpected \(message)")
+                }
+            }
+            #expect(replyCount == replies, "seed \(seed) round \(round)")
+            for (id, truth) in lastSent {
+                let updates = delivered[id] ?? []
+                #expect(updates.first?.phase == .began, "seed \(seed) round \(round) touch \(id)")
+                #expect(updates.last?.localPoint.x == truth.x, "seed \(seed) round \(round) touch \(id)")
+                if terminalIDs.contains(id) {
+                    #expect(updates.last?.phase == truth.phase, "seed \(seed) round \(round) touch \(id)")
+                }
+                #expect(
+                    updates.filter { $0.phase.isTerminal || $0.phase == .began }.count
+                        == (terminalIDs.contains(id) ? 2 : 1), "seed \(seed) round \(round) touch \(id)")
+                for (earlier, later) in zip(updates, updates.dropFirst()) {
+                    #expect(
+                        later.previousLocalPoint == earlier.localPoint,
+                        "seed \(seed) round \(round) touch \(id)")
+                }
+            }
+        }
+    }
+}
