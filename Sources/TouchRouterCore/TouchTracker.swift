@@ -2,25 +2,10 @@
 /// messages with UIKit's phases, responder chain, multipleTouch and exclusiveTouch.
 /// Pure and deterministic: no I/O, no clock; time comes only from the input. docs/tracking.md
 /// states every rule with a worked example.
-
-/// The hit-test engine the tracker uses, one per screen, built when a layout is set. Any type with
-/// `init(screen:)` and `hitTest(_ screenPoint: Point) -> HitResult?` fits: switching to the
-/// accelerated index is this one line (`typealias TrackerHitTester = HitTestIndex`).
-typealias TrackerHitTester = PlainScreenHitTester
-
-/// The plain reference recursion behind the hit-tester interface.
-struct PlainScreenHitTester {
-    let screen: Screen
-
-    init(screen: Screen) {
-        self.screen = screen
-    }
-
-    @inline(__always)
-    func hitTest(_ screenPoint: Point) -> HitResult? {
-        screen.plainHitTest(screenPoint)
-    }
-}
+///
+/// Touch-downs are hit-tested with each screen's `HitTestIndex` (built once per layout, in
+/// `TrackerScreen`); a bound touch is kept as a view index into that screen's flattened views, so
+/// the hot path copies no `View`, builds no array and allocates nothing.
 
 /// Tracks touches from input frames and says which view gets which touch phase.
 ///
@@ -35,7 +20,8 @@ public struct TouchTracker: Sendable {
     /// Counters of everything done, dropped and ignored.
     public private(set) var statistics = TrackerStatistics()
 
-    private var hitTesters: [TrackerHitTester]
+    /// Per screen of `layout`, same order: the hit-test index and the flattened views.
+    private var screens: [TrackerScreen]
     /// Delivered touches not yet ended, in began order (which is also id order).
     private var touches: [TrackedTouch] = []
     /// Contacts that are down but were dropped at touch-down: their later events are consumed quietly.
@@ -50,7 +36,7 @@ public struct TouchTracker: Sendable {
     public init(layout: Layout, configuration: TrackerConfiguration = .default) {
         self.layout = layout
         self.configuration = configuration
-        self.hitTesters = layout.screens.map { TrackerHitTester(screen: $0) }
+        self.screens = layout.screens.map(TrackerScreen.init)
         touches.reserveCapacity(configuration.maximumSimultaneousTouches)
         droppedContacts.reserveCapacity(configuration.maximumSimultaneousTouches)
         recentTaps.reserveCapacity(Self.recentTapCapacity)
@@ -79,8 +65,9 @@ public struct TouchTracker: Sendable {
         switch event {
         case .frame(let frame):
             statistics.frames += 1
+            let screenIndex = screens.firstIndex { $0.name == frame.screen }
             for contact in frame.contacts {
-                apply(contact, of: frame, subscribedViews: subscribedViews)
+                apply(contact, of: frame, screenIndex: screenIndex, subscribedViews: subscribedViews)
             }
             flush(timestampMicros: frame.timestampMicros)
         case .deviceRemoved(let device, let timestampMicros):
@@ -99,15 +86,18 @@ public struct TouchTracker: Sendable {
     /// tree; every other touch is cancelled (`viewRemoved`) with its last local point in the old tree.
     public mutating func replaceLayout(_ newLayout: Layout, timestampMicros: UInt64) -> [ViewTouches] {
         output.reset()
+        let newScreens = newLayout.screens.map(TrackerScreen.init)
         // Find every touch's target in the new tree before anything changes.
-        var moves: [(screenIndex: Int, chain: [View])] = []
+        var moves: [(screenIndex: Int, target: Int32, hitView: Int32)] = []
         for index in touches.indices {
-            let screenName = layout.screens[touches[index].screenIndex].name
-            let targetViewID = touches[index].targetViewID
-            if let screenIndex = newLayout.screens.firstIndex(where: { $0.name == screenName }),
-                let chain = Self.chain(to: targetViewID, from: newLayout.screens[screenIndex].root)
+            let screenName = screens[touches[index].screenIndex].name
+            let targetViewID = screens[touches[index].screenIndex].ids[Int(touches[index].target)]
+            if let screenIndex = newScreens.firstIndex(where: { $0.name == screenName }),
+                let target = newScreens[screenIndex].firstView(withID: targetViewID)
             {
-                moves.append((screenIndex, chain))
+                // The hit view may be gone while its ancestor target stays: -1 matches no view.
+                let hitView = newScreens[screenIndex].firstView(withID: touches[index].hitViewID) ?? -1
+                moves.append((screenIndex, target, hitView))
             } else {
                 end(index, phase: .cancelled, reason: .viewRemoved, timestampMicros: timestampMicros)
             }
@@ -115,11 +105,15 @@ public struct TouchTracker: Sendable {
         // Deliver the cancellations through the old tree, then move the survivors (same order) over.
         flush(timestampMicros: timestampMicros)
         for index in touches.indices {
-            touches[index].screenIndex = moves[index].screenIndex
-            touches[index].chain = moves[index].chain
+            let move = moves[index]
+            touches[index].screenIndex = move.screenIndex
+            touches[index].target = move.target
+            touches[index].hitView = move.hitView
+            touches[index].previousLocalPoint = newScreens[move.screenIndex].localPoint(
+                of: move.target, screenPoint: touches[index].previousScreenPoint)
         }
         layout = newLayout
-        hitTesters = newLayout.screens.map { TrackerHitTester(screen: $0) }
+        screens = newScreens
         return output.finish()
     }
 
@@ -137,12 +131,14 @@ public struct TouchTracker: Sendable {
     // MARK: - Contacts
 
     private mutating func apply(
-        _ contact: ContactEvent, of frame: InputFrame, subscribedViews: some SubscribedViews
+        _ contact: ContactEvent, of frame: InputFrame, screenIndex: Int?,
+        subscribedViews: some SubscribedViews
     ) {
         let key = ContactKey(deviceID: frame.device.id, slot: contact.slot)
         switch contact.kind {
         case .down:
-            touchDown(contact, key: key, frame: frame, subscribedViews: subscribedViews)
+            touchDown(
+                contact, key: key, frame: frame, screenIndex: screenIndex, subscribedViews: subscribedViews)
         case .motion:
             if let index = liveIndex(of: key) {
                 guard contact.screenPoint.isFinite else {
@@ -168,7 +164,8 @@ public struct TouchTracker: Sendable {
     }
 
     private mutating func touchDown(
-        _ contact: ContactEvent, key: ContactKey, frame: InputFrame, subscribedViews: some SubscribedViews
+        _ contact: ContactEvent, key: ContactKey, frame: InputFrame, screenIndex: Int?,
+        subscribedViews: some SubscribedViews
     ) {
         // A down on a slot still in use: the old contact is over.
         if let index = liveIndex(of: key) {
@@ -185,48 +182,47 @@ public struct TouchTracker: Sendable {
             statistics.droppedNonFinite += 1
             return drop(key)
         }
-        guard let screenIndex = layout.screens.firstIndex(where: { $0.name == frame.screen }) else {
+        guard let screenIndex else {
             statistics.droppedUnknownScreen += 1
             return drop(key)
         }
-        guard let hit = hitTesters[screenIndex].hitTest(screenPoint) else {
+        let screen = screens[screenIndex]
+        guard let hitView = screen.hitView(screenPoint) else {
             statistics.droppedHitNothing += 1
             return drop(key)
         }
         // The responder chain: the hit view, else its nearest subscribed ancestor.
-        guard let targetDepth = hit.path.lastIndex(where: subscribedViews.hasSubscribers) else {
+        var candidate: Int32? = hitView
+        while let view = candidate, !subscribedViews.hasSubscribers(screen.ids[Int(view)]) {
+            candidate = screen.parent(of: view)
+        }
+        guard let target = candidate else {
             statistics.droppedNoSubscriber += 1
             return drop(key)
         }
-        var chain: [View] = []
-        chain.reserveCapacity(hit.path.count)
-        chain.append(layout.screens[screenIndex].root)
-        for childIndex in hit.indexPath {
-            chain.append(chain[chain.count - 1].children[childIndex])
-        }
-        let hitView = chain[chain.count - 1]
-        if blockedByExclusiveTouch(hitView, screenIndex: screenIndex) {
+        let hitViewIsExclusive = screen.views[Int(hitView)].exclusiveTouch
+        if blockedByExclusiveTouch(hitView, isExclusive: hitViewIsExclusive, screenIndex: screenIndex) {
             statistics.droppedExclusiveTouch += 1
             return drop(key)
         }
-        if !hitView.multipleTouch, touches.contains(where: {
-            $0.isLive && $0.screenIndex == screenIndex && $0.hitViewID == hitView.id
+        if !screen.views[Int(hitView)].multipleTouch, touches.contains(where: {
+            $0.isLive && $0.screenIndex == screenIndex && $0.hitView == hitView
         }) {
             statistics.droppedMultipleTouch += 1
             return drop(key)
         }
-        chain.removeLast(chain.count - 1 - targetDepth)
-        let targetViewID = hit.path[targetDepth]
         // Touches with the same target share a number, so grouping compares integers.
         let targetKey = touches.first {
-            $0.screenIndex == screenIndex && $0.targetViewID == targetViewID
+            $0.screenIndex == screenIndex && $0.target == target
         }?.targetKey ?? nextTargetKey
         if targetKey == nextTargetKey { nextTargetKey += 1 }
+        let hitViewID = screen.ids[Int(hitView)]
         let touch = TrackedTouch(
             id: nextTouchID, device: frame.device, slot: contact.slot, screenIndex: screenIndex,
-            targetViewID: targetViewID, targetKey: targetKey, hitViewID: hitView.id,
-            hitViewIsExclusive: hitView.exclusiveTouch, chain: chain, screenPoint: screenPoint,
-            tapCount: tapCount(hitViewID: hitView.id, screenIndex: screenIndex, at: screenPoint,
+            target: target, targetKey: targetKey, hitView: hitView, hitViewID: hitViewID,
+            hitViewIsExclusive: hitViewIsExclusive, screenPoint: screenPoint,
+            localPoint: screen.localPoint(of: target, screenPoint: screenPoint),
+            tapCount: tapCount(hitViewID: hitViewID, screenIndex: screenIndex, at: screenPoint,
                 timestampMicros: frame.timestampMicros),
             timestampMicros: frame.timestampMicros)
         nextTouchID += 1
@@ -235,12 +231,12 @@ public struct TouchTracker: Sendable {
     }
 
     /// UIKit's exclusiveTouch, both ways, among the live touches of the screen (by hit view).
-    private func blockedByExclusiveTouch(_ hitView: View, screenIndex: Int) -> Bool {
+    private func blockedByExclusiveTouch(_ hitView: Int32, isExclusive: Bool, screenIndex: Int) -> Bool {
         for touch in touches where touch.isLive && touch.screenIndex == screenIndex {
-            if touch.hitViewID == hitView.id { continue }
+            if touch.hitView == hitView { continue }
             // Another view is being touched: an exclusive view takes nothing new, and an exclusive
             // view being touched lets no other view take anything new.
-            if hitView.exclusiveTouch || touch.hitViewIsExclusive { return true }
+            if isExclusive || touch.hitViewIsExclusive { return true }
         }
         return false
     }
@@ -297,14 +293,21 @@ public struct TouchTracker: Sendable {
         var anyEnded = false
         for first in touches.indices where touches[first].pendingPhase != nil && !touches[first].delivered {
             let screenIndex = touches[first].screenIndex
+            let screen = screens[screenIndex]
             output.startGroup(
-                viewID: touches[first].targetViewID, screen: layout.screens[screenIndex].name,
+                viewID: screen.ids[Int(touches[first].target)], screen: screen.name,
                 timestampMicros: timestampMicros)
             let targetKey = touches[first].targetKey
             for index in touches.indices where touches[index].targetKey == targetKey {
-                output.append(routed(touches[index]))
+                // The local point is computed only when the touch has moved since its last delivery.
+                let localPoint =
+                    touches[index].screenPoint == touches[index].previousScreenPoint
+                    ? touches[index].previousLocalPoint
+                    : screen.localPoint(of: touches[index].target, screenPoint: touches[index].screenPoint)
+                output.append(routed(touches[index], localPoint: localPoint))
                 touches[index].delivered = true
                 touches[index].previousScreenPoint = touches[index].screenPoint
+                touches[index].previousLocalPoint = localPoint
                 if touches[index].pendingPhase?.isTerminal == true { anyEnded = true }
             }
         }
@@ -315,25 +318,12 @@ public struct TouchTracker: Sendable {
         }
     }
 
-    private func routed(_ touch: TrackedTouch) -> RoutedTouch {
+    private func routed(_ touch: TrackedTouch, localPoint: Point) -> RoutedTouch {
         RoutedTouch(
-            id: touch.id, phase: touch.pendingPhase ?? .stationary,
-            localPoint: Self.localPoint(touch.screenPoint, through: touch.chain),
-            screenPoint: touch.screenPoint,
-            previousLocalPoint: Self.localPoint(touch.previousScreenPoint, through: touch.chain),
+            id: touch.id, phase: touch.pendingPhase ?? .stationary, localPoint: localPoint,
+            screenPoint: touch.screenPoint, previousLocalPoint: touch.previousLocalPoint,
             timestampMicros: touch.timestampMicros, tapCount: touch.tapCount, device: touch.device,
             cancelReason: touch.cancelReason)
-    }
-
-    /// UIKit's location(in:): the screen point through every view from the root down to the target,
-    /// with the same conversion hit-testing uses, so the results are bit-identical.
-    @inline(__always)
-    static func localPoint(_ screenPoint: Point, through chain: [View]) -> Point {
-        var point = screenPoint
-        for index in chain.indices {
-            point = chain[index].convertFromParent(point)
-        }
-        return point
     }
 
     // MARK: - Taps
@@ -397,21 +387,6 @@ public struct TouchTracker: Sendable {
         let dx = a.x - b.x, dy = a.y - b.y
         return (dx * dx + dy * dy).squareRoot()
     }
-
-    /// The views from `root` down to the view with `viewID`, or nil when the tree has no such view.
-    static func chain(to viewID: String, from root: View) -> [View]? {
-        var chain: [View] = [root]
-        func search(_ view: View) -> Bool {
-            if view.id == viewID { return true }
-            for child in view.children {
-                chain.append(child)
-                if search(child) { return true }
-                chain.removeLast()
-            }
-            return false
-        }
-        return search(root) ? chain : nil
-    }
 }
 
 /// A device's slot: which contact an event is about.
@@ -421,24 +396,26 @@ struct ContactKey: Hashable {
 }
 
 /// One delivered touch, bound for life to its target view (wlroots' wlr_touch_point in spirit).
+/// Views are indices into `TrackerScreen.views` of the touch's screen: no `View` copies, no arrays.
 struct TrackedTouch {
     let id: UInt64
     let device: InputDevice
     let slot: Int32
     var screenIndex: Int
     /// The delivery target: the hit view or its nearest subscribed ancestor, fixed at touch-down.
-    let targetViewID: String
+    var target: Int32
     /// Equal for touches with the same target (screen and view), unique otherwise.
     let targetKey: Int
-    /// The view hit-testing returned (UITouch.view): what multipleTouch, exclusiveTouch and tap
-    /// counting look at.
+    /// The view hit-testing returned (UITouch.view): what multipleTouch and exclusiveTouch look at;
+    /// -1 once a layout reload removed it (its target stayed).
+    var hitView: Int32
+    /// The hit view's id: what tap counting looks at (it outlives layout reloads).
     let hitViewID: String
     let hitViewIsExclusive: Bool
-    /// The views from the screen's root down to the target.
-    var chain: [View]
     var screenPoint: Point
-    /// Where the touch was at its previous delivery, in screen space.
+    /// Where the touch was at its previous delivery, in screen space and in the target's space.
     var previousScreenPoint: Point
+    var previousLocalPoint: Point
     let beganScreenPoint: Point
     let tapCount: Int
     var timestampMicros: UInt64
@@ -451,21 +428,22 @@ struct TrackedTouch {
     var delivered = false
 
     init(
-        id: UInt64, device: InputDevice, slot: Int32, screenIndex: Int, targetViewID: String, targetKey: Int,
-        hitViewID: String, hitViewIsExclusive: Bool, chain: [View], screenPoint: Point, tapCount: Int,
-        timestampMicros: UInt64
+        id: UInt64, device: InputDevice, slot: Int32, screenIndex: Int, target: Int32, targetKey: Int,
+        hitView: Int32, hitViewID: String, hitViewIsExclusive: Bool, screenPoint: Point,
+        localPoint: Point, tapCount: Int, timestampMicros: UInt64
     ) {
         self.id = id
         self.device = device
         self.slot = slot
         self.screenIndex = screenIndex
-        self.targetViewID = targetViewID
+        self.target = target
         self.targetKey = targetKey
+        self.hitView = hitView
         self.hitViewID = hitViewID
         self.hitViewIsExclusive = hitViewIsExclusive
-        self.chain = chain
         self.screenPoint = screenPoint
         self.previousScreenPoint = screenPoint
+        self.previousLocalPoint = localPoint
         self.beganScreenPoint = screenPoint
         self.tapCount = tapCount
         self.timestampMicros = timestampMicros
