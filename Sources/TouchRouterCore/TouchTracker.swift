@@ -28,6 +28,9 @@ public struct TouchTracker: Sendable {
     private var droppedContacts: [ContactKey] = []
     /// Recent taps per hit view, for tapCount.
     private var recentTaps: [RecentTap] = []
+    /// The devices of the delivered touches (a touch keeps only the id: a touch with no strings in
+    /// it is copied and scanned without retains). Emptied whenever no touch is down.
+    private var devices: [InputDevice] = []
     private var nextTouchID: UInt64 = 1
     private var nextTargetKey = 0
     private var output = DeliveryBuffer()
@@ -40,6 +43,7 @@ public struct TouchTracker: Sendable {
         touches.reserveCapacity(configuration.maximumSimultaneousTouches)
         droppedContacts.reserveCapacity(configuration.maximumSimultaneousTouches)
         recentTaps.reserveCapacity(Self.recentTapCapacity)
+        devices.reserveCapacity(4)
     }
 
     /// Delivered touches currently down.
@@ -72,11 +76,12 @@ public struct TouchTracker: Sendable {
             flush(timestampMicros: frame.timestampMicros)
         case .deviceRemoved(let device, let timestampMicros):
             // No touch is pending at the start of a call, so `end` never flushes (indices stay valid).
-            for index in touches.indices where touches[index].device.id == device.id {
+            for index in touches.indices where touches[index].deviceID == device.id {
                 end(index, phase: .cancelled, reason: .deviceRemoved, timestampMicros: timestampMicros)
             }
             droppedContacts.removeAll { $0.deviceID == device.id }
             flush(timestampMicros: timestampMicros)
+            devices.removeAll { $0.id == device.id }
         }
         return output.finish()
     }
@@ -96,7 +101,12 @@ public struct TouchTracker: Sendable {
                 let target = newScreens[screenIndex].firstView(withID: targetViewID)
             {
                 // The hit view may be gone while its ancestor target stays: -1 matches no view.
-                let hitView = newScreens[screenIndex].firstView(withID: touches[index].hitViewID) ?? -1
+                let oldHitView = touches[index].hitView
+                let hitView =
+                    oldHitView < 0
+                    ? -1
+                    : newScreens[screenIndex].firstView(
+                        withID: screens[touches[index].screenIndex].ids[Int(oldHitView)]) ?? -1
                 moves.append((screenIndex, target, hitView))
             } else {
                 end(index, phase: .cancelled, reason: .viewRemoved, timestampMicros: timestampMicros)
@@ -112,6 +122,21 @@ public struct TouchTracker: Sendable {
             touches[index].previousLocalPoint = newScreens[move.screenIndex].localPoint(
                 of: move.target, screenPoint: touches[index].previousScreenPoint)
         }
+        // Taps go on on views that are still there.
+        var keptTaps = 0
+        for tapIndex in recentTaps.indices {
+            let tap = recentTaps[tapIndex]
+            let oldScreen = screens[tap.screenIndex]
+            if let screenIndex = newScreens.firstIndex(where: { $0.name == oldScreen.name }),
+                let hitView = newScreens[screenIndex].firstView(withID: oldScreen.ids[Int(tap.hitView)])
+            {
+                recentTaps[keptTaps] = tap
+                recentTaps[keptTaps].screenIndex = screenIndex
+                recentTaps[keptTaps].hitView = hitView
+                keptTaps += 1
+            }
+        }
+        recentTaps.removeLast(recentTaps.count - keptTaps)
         layout = newLayout
         screens = newScreens
         return output.finish()
@@ -205,24 +230,31 @@ public struct TouchTracker: Sendable {
             statistics.droppedExclusiveTouch += 1
             return drop(key)
         }
-        if !screen.views[Int(hitView)].multipleTouch, touches.contains(where: {
-            $0.isLive && $0.screenIndex == screenIndex && $0.hitView == hitView
-        }) {
-            statistics.droppedMultipleTouch += 1
-            return drop(key)
+        // The loops over `touches` go by index: iterating copies each touch (and retains its strings).
+        if !screen.views[Int(hitView)].multipleTouch {
+            for index in touches.indices
+            where touches[index].hitView == hitView && touches[index].screenIndex == screenIndex
+                && touches[index].isLive
+            {
+                statistics.droppedMultipleTouch += 1
+                return drop(key)
+            }
         }
         // Touches with the same target share a number, so grouping compares integers.
-        let targetKey = touches.first {
-            $0.screenIndex == screenIndex && $0.target == target
-        }?.targetKey ?? nextTargetKey
+        var targetKey = nextTargetKey
+        for index in touches.indices
+        where touches[index].target == target && touches[index].screenIndex == screenIndex {
+            targetKey = touches[index].targetKey
+            break
+        }
         if targetKey == nextTargetKey { nextTargetKey += 1 }
-        let hitViewID = screen.ids[Int(hitView)]
+        register(frame.device)
         let touch = TrackedTouch(
-            id: nextTouchID, device: frame.device, slot: contact.slot, screenIndex: screenIndex,
-            target: target, targetKey: targetKey, hitView: hitView, hitViewID: hitViewID,
+            id: nextTouchID, deviceID: frame.device.id, slot: contact.slot, screenIndex: screenIndex,
+            target: target, targetKey: targetKey, hitView: hitView,
             hitViewIsExclusive: hitViewIsExclusive, screenPoint: screenPoint,
             localPoint: screen.localPoint(of: target, screenPoint: screenPoint),
-            tapCount: tapCount(hitViewID: hitViewID, screenIndex: screenIndex, at: screenPoint,
+            tapCount: tapCount(hitView: hitView, screenIndex: screenIndex, at: screenPoint,
                 timestampMicros: frame.timestampMicros),
             timestampMicros: frame.timestampMicros)
         nextTouchID += 1
@@ -230,13 +262,32 @@ public struct TouchTracker: Sendable {
         touches.append(touch)
     }
 
+    /// Remembers the device of a touch about to be delivered.
+    private mutating func register(_ device: InputDevice) {
+        let known = devices.withUnsafeBufferPointer { devices in
+            devices.contains { $0.id == device.id }
+        }
+        if !known { devices.append(device) }
+    }
+
+    /// The device of a delivered touch.
+    private func device(withID deviceID: UInt32) -> InputDevice {
+        devices.withUnsafeBufferPointer { devices in
+            for index in devices.indices where devices[index].id == deviceID { return devices[index] }
+            // Unreachable: every delivered touch's device was registered at its touch-down.
+            return InputDevice(id: deviceID, name: "")
+        }
+    }
+
     /// UIKit's exclusiveTouch, both ways, among the live touches of the screen (by hit view).
     private func blockedByExclusiveTouch(_ hitView: Int32, isExclusive: Bool, screenIndex: Int) -> Bool {
-        for touch in touches where touch.isLive && touch.screenIndex == screenIndex {
-            if touch.hitView == hitView { continue }
+        for index in touches.indices
+        where touches[index].hitView != hitView && touches[index].screenIndex == screenIndex
+            && touches[index].isLive
+        {
             // Another view is being touched: an exclusive view takes nothing new, and an exclusive
             // view being touched lets no other view take anything new.
-            if isExclusive || touch.hitViewIsExclusive { return true }
+            if isExclusive || touches[index].hitViewIsExclusive { return true }
         }
         return false
     }
@@ -311,7 +362,10 @@ public struct TouchTracker: Sendable {
                 if touches[index].pendingPhase?.isTerminal == true { anyEnded = true }
             }
         }
-        if anyEnded { touches.removeAll { !$0.isLive } }
+        if anyEnded {
+            touches.removeAll { !$0.isLive }
+            if touches.isEmpty { devices.removeAll(keepingCapacity: true) }
+        }
         for index in touches.indices {
             touches[index].pendingPhase = nil
             touches[index].delivered = false
@@ -322,7 +376,7 @@ public struct TouchTracker: Sendable {
         RoutedTouch(
             id: touch.id, phase: touch.pendingPhase ?? .stationary, localPoint: localPoint,
             screenPoint: touch.screenPoint, previousLocalPoint: touch.previousLocalPoint,
-            timestampMicros: touch.timestampMicros, tapCount: touch.tapCount, device: touch.device,
+            timestampMicros: touch.timestampMicros, tapCount: touch.tapCount, device: device(withID: touch.deviceID),
             cancelReason: touch.cancelReason)
     }
 
@@ -331,8 +385,13 @@ public struct TouchTracker: Sendable {
     private static let recentTapCapacity = 16
 
     private mutating func recordTapEnd(of touch: TrackedTouch) {
-        let existing = recentTaps.firstIndex {
-            $0.screenIndex == touch.screenIndex && $0.hitViewID == touch.hitViewID
+        // A hit view a layout reload removed takes no more taps.
+        guard touch.hitView >= 0 else { return }
+        var existing: Int?
+        for index in recentTaps.indices
+        where recentTaps[index].hitView == touch.hitView && recentTaps[index].screenIndex == touch.screenIndex {
+            existing = index
+            break
         }
         guard touch.pendingPhase == .ended, !touch.leftTapSlop else {
             // A drag or a cancellation breaks the run of taps on that view.
@@ -340,7 +399,7 @@ public struct TouchTracker: Sendable {
             return
         }
         let tap = RecentTap(
-            screenIndex: touch.screenIndex, hitViewID: touch.hitViewID, endScreenPoint: touch.screenPoint,
+            screenIndex: touch.screenIndex, hitView: touch.hitView, endScreenPoint: touch.screenPoint,
             endMicros: touch.timestampMicros, tapCount: touch.tapCount)
         if let existing {
             recentTaps[existing] = tap
@@ -350,31 +409,33 @@ public struct TouchTracker: Sendable {
         }
     }
 
-    private func tapCount(hitViewID: String, screenIndex: Int, at screenPoint: Point, timestampMicros: UInt64)
+    private func tapCount(hitView: Int32, screenIndex: Int, at screenPoint: Point, timestampMicros: UInt64)
         -> Int
     {
-        guard let previous = recentTaps.first(where: {
-            $0.screenIndex == screenIndex && $0.hitViewID == hitViewID
-        }) else { return 1 }
-        guard timestampMicros >= previous.endMicros,
-            timestampMicros - previous.endMicros <= configuration.tapIntervalMicros,
-            Self.distance(previous.endScreenPoint, screenPoint) <= configuration.tapSlop
-        else { return 1 }
-        return previous.tapCount + 1
+        for index in recentTaps.indices
+        where recentTaps[index].hitView == hitView && recentTaps[index].screenIndex == screenIndex {
+            let previous = recentTaps[index]
+            guard timestampMicros >= previous.endMicros,
+                timestampMicros - previous.endMicros <= configuration.tapIntervalMicros,
+                Self.distance(previous.endScreenPoint, screenPoint) <= configuration.tapSlop
+            else { return 1 }
+            return previous.tapCount + 1
+        }
+        return 1
     }
 
     // MARK: - Lookup
 
     private var liveTouchCount: Int {
         var count = 0
-        for touch in touches where touch.isLive { count += 1 }
+        for index in touches.indices where touches[index].isLive { count += 1 }
         return count
     }
 
     @inline(__always)
     private func liveIndex(of key: ContactKey) -> Int? {
         for index in touches.indices
-        where touches[index].slot == key.slot && touches[index].device.id == key.deviceID
+        where touches[index].slot == key.slot && touches[index].deviceID == key.deviceID
             && touches[index].isLive
         {
             return index
@@ -397,20 +458,20 @@ struct ContactKey: Hashable {
 
 /// One delivered touch, bound for life to its target view (wlroots' wlr_touch_point in spirit).
 /// Views are indices into `TrackerScreen.views` of the touch's screen: no `View` copies, no arrays.
+/// Holds no reference (no strings, no arrays), so scanning and copying touches costs no retains.
 struct TrackedTouch {
     let id: UInt64
-    let device: InputDevice
+    /// The device's id; the device itself is in `TouchTracker.devices`.
+    let deviceID: UInt32
     let slot: Int32
     var screenIndex: Int
     /// The delivery target: the hit view or its nearest subscribed ancestor, fixed at touch-down.
     var target: Int32
     /// Equal for touches with the same target (screen and view), unique otherwise.
     let targetKey: Int
-    /// The view hit-testing returned (UITouch.view): what multipleTouch and exclusiveTouch look at;
-    /// -1 once a layout reload removed it (its target stayed).
+    /// The view hit-testing returned (UITouch.view): what multipleTouch, exclusiveTouch and tap
+    /// counting look at; -1 once a layout reload removed it (its target stayed).
     var hitView: Int32
-    /// The hit view's id: what tap counting looks at (it outlives layout reloads).
-    let hitViewID: String
     let hitViewIsExclusive: Bool
     var screenPoint: Point
     /// Where the touch was at its previous delivery, in screen space and in the target's space.
@@ -428,18 +489,17 @@ struct TrackedTouch {
     var delivered = false
 
     init(
-        id: UInt64, device: InputDevice, slot: Int32, screenIndex: Int, target: Int32, targetKey: Int,
-        hitView: Int32, hitViewID: String, hitViewIsExclusive: Bool, screenPoint: Point,
+        id: UInt64, deviceID: UInt32, slot: Int32, screenIndex: Int, target: Int32, targetKey: Int,
+        hitView: Int32, hitViewIsExclusive: Bool, screenPoint: Point,
         localPoint: Point, tapCount: Int, timestampMicros: UInt64
     ) {
         self.id = id
-        self.device = device
+        self.deviceID = deviceID
         self.slot = slot
         self.screenIndex = screenIndex
         self.target = target
         self.targetKey = targetKey
         self.hitView = hitView
-        self.hitViewID = hitViewID
         self.hitViewIsExclusive = hitViewIsExclusive
         self.screenPoint = screenPoint
         self.previousScreenPoint = screenPoint
@@ -459,7 +519,8 @@ struct TrackedTouch {
 /// The end of the last tap on a view, for counting consecutive taps.
 struct RecentTap {
     var screenIndex: Int
-    var hitViewID: String
+    /// The hit view, an index into the screen's `TrackerScreen.views` (remapped by a layout reload).
+    var hitView: Int32
     var endScreenPoint: Point
     var endMicros: UInt64
     var tapCount: Int
