@@ -376,8 +376,8 @@ public struct TouchTracker: Sendable {
         RoutedTouch(
             id: touch.id, phase: touch.pendingPhase ?? .stationary, localPoint: localPoint,
             screenPoint: touch.screenPoint, previousLocalPoint: touch.previousLocalPoint,
-            timestampMicros: touch.timestampMicros, tapCount: touch.tapCount, device: device(withID: touch.deviceID),
-            cancelReason: touch.cancelReason)
+            timestampMicros: touch.timestampMicros, tapCount: touch.tapCount,
+            device: device(withID: touch.deviceID), cancelReason: touch.cancelReason)
     }
 
     // MARK: - Taps
@@ -389,7 +389,9 @@ public struct TouchTracker: Sendable {
         guard touch.hitView >= 0 else { return }
         var existing: Int?
         for index in recentTaps.indices
-        where recentTaps[index].hitView == touch.hitView && recentTaps[index].screenIndex == touch.screenIndex {
+        where recentTaps[index].hitView == touch.hitView
+            && recentTaps[index].screenIndex == touch.screenIndex
+        {
             existing = index
             break
         }
