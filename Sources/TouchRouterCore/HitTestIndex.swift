@@ -374,3 +374,33 @@ struct Query {
         }
     }
 }
+
+// MARK: - Allocation-free query (for the tracker)
+
+extension HitTestIndex {
+    /// The hit-test without building a `HitResult`: calls `body` with the hit view's index path (the
+    /// child indices from the root, exactly `hitTest(_:)`'s `indexPath`, empty when the root itself
+    /// is hit) in a temporary buffer valid only during the call, and returns what `body` returns.
+    /// Nil when nothing is hit. Allocates nothing (the buffer lives on the stack for any sane depth).
+    func withHitIndexPath<R>(_ screenPoint: Point, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R? {
+        guard screenPoint.isFinite else { return nil }
+        return storage.withHitIndexPath(screenPoint, body)
+    }
+}
+
+extension HitTestIndexStorage {
+    func withHitIndexPath<R>(_ screenPoint: Point, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R? {
+        guard !nodes.isEmpty else { return nil }
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way -> R? in
+            var wayCount = 0
+            guard descend(screenPoint, way: way, wayCount: &wayCount) != nil else { return nil }
+            // Nodes → child indices, in place: step k reads way[k] before step k + 1 overwrites it.
+            var k = 1
+            while k < wayCount {
+                way[k - 1] = indexInParent[Int(way[k])]
+                k += 1
+            }
+            return body(UnsafeBufferPointer(rebasing: way[0..<(wayCount - 1)]))
+        }
+    }
+}

@@ -2,25 +2,10 @@
 /// messages with UIKit's phases, responder chain, multipleTouch and exclusiveTouch.
 /// Pure and deterministic: no I/O, no clock; time comes only from the input. docs/tracking.md
 /// states every rule with a worked example.
-
-/// The hit-test engine the tracker uses, one per screen, built when a layout is set. Any type with
-/// `init(screen:)` and `hitTest(_ screenPoint: Point) -> HitResult?` fits: switching to the
-/// accelerated index is this one line (`typealias TrackerHitTester = HitTestIndex`).
-typealias TrackerHitTester = PlainScreenHitTester
-
-/// The plain reference recursion behind the hit-tester interface.
-struct PlainScreenHitTester {
-    let screen: Screen
-
-    init(screen: Screen) {
-        self.screen = screen
-    }
-
-    @inline(__always)
-    func hitTest(_ screenPoint: Point) -> HitResult? {
-        screen.plainHitTest(screenPoint)
-    }
-}
+///
+/// Touch-downs are hit-tested with each screen's `HitTestIndex` (built once per layout, in
+/// `TrackerScreen`); a bound touch is kept as a view index into that screen's flattened views, so
+/// the hot path copies no `View`, builds no array and allocates nothing.
 
 /// Tracks touches from input frames and says which view gets which touch phase.
 ///
@@ -35,13 +20,17 @@ public struct TouchTracker: Sendable {
     /// Counters of everything done, dropped and ignored.
     public private(set) var statistics = TrackerStatistics()
 
-    private var hitTesters: [TrackerHitTester]
+    /// Per screen of `layout`, same order: the hit-test index and the flattened views.
+    private var screens: [TrackerScreen]
     /// Delivered touches not yet ended, in began order (which is also id order).
     private var touches: [TrackedTouch] = []
     /// Contacts that are down but were dropped at touch-down: their later events are consumed quietly.
     private var droppedContacts: [ContactKey] = []
     /// Recent taps per hit view, for tapCount.
     private var recentTaps: [RecentTap] = []
+    /// The devices of the delivered touches (a touch keeps only the id: a touch with no strings in
+    /// it is copied and scanned without retains). Emptied whenever no touch is down.
+    private var devices: [InputDevice] = []
     private var nextTouchID: UInt64 = 1
     private var nextTargetKey = 0
     private var output = DeliveryBuffer()
@@ -50,10 +39,11 @@ public struct TouchTracker: Sendable {
     public init(layout: Layout, configuration: TrackerConfiguration = .default) {
         self.layout = layout
         self.configuration = configuration
-        self.hitTesters = layout.screens.map { TrackerHitTester(screen: $0) }
+        self.screens = layout.screens.map(TrackerScreen.init)
         touches.reserveCapacity(configuration.maximumSimultaneousTouches)
         droppedContacts.reserveCapacity(configuration.maximumSimultaneousTouches)
         recentTaps.reserveCapacity(Self.recentTapCapacity)
+        devices.reserveCapacity(4)
     }
 
     /// Delivered touches currently down.
@@ -79,17 +69,19 @@ public struct TouchTracker: Sendable {
         switch event {
         case .frame(let frame):
             statistics.frames += 1
+            let screenIndex = screens.firstIndex { $0.name == frame.screen }
             for contact in frame.contacts {
-                apply(contact, of: frame, subscribedViews: subscribedViews)
+                apply(contact, of: frame, screenIndex: screenIndex, subscribedViews: subscribedViews)
             }
             flush(timestampMicros: frame.timestampMicros)
         case .deviceRemoved(let device, let timestampMicros):
             // No touch is pending at the start of a call, so `end` never flushes (indices stay valid).
-            for index in touches.indices where touches[index].device.id == device.id {
+            for index in touches.indices where touches[index].deviceID == device.id {
                 end(index, phase: .cancelled, reason: .deviceRemoved, timestampMicros: timestampMicros)
             }
             droppedContacts.removeAll { $0.deviceID == device.id }
             flush(timestampMicros: timestampMicros)
+            devices.removeAll { $0.id == device.id }
         }
         return output.finish()
     }
@@ -99,15 +91,23 @@ public struct TouchTracker: Sendable {
     /// tree; every other touch is cancelled (`viewRemoved`) with its last local point in the old tree.
     public mutating func replaceLayout(_ newLayout: Layout, timestampMicros: UInt64) -> [ViewTouches] {
         output.reset()
+        let newScreens = newLayout.screens.map(TrackerScreen.init)
         // Find every touch's target in the new tree before anything changes.
-        var moves: [(screenIndex: Int, chain: [View])] = []
+        var moves: [(screenIndex: Int, target: Int32, hitView: Int32)] = []
         for index in touches.indices {
-            let screenName = layout.screens[touches[index].screenIndex].name
-            let targetViewID = touches[index].targetViewID
-            if let screenIndex = newLayout.screens.firstIndex(where: { $0.name == screenName }),
-                let chain = Self.chain(to: targetViewID, from: newLayout.screens[screenIndex].root)
+            let screenName = screens[touches[index].screenIndex].name
+            let targetViewID = screens[touches[index].screenIndex].ids[Int(touches[index].target)]
+            if let screenIndex = newScreens.firstIndex(where: { $0.name == screenName }),
+                let target = newScreens[screenIndex].firstView(withID: targetViewID)
             {
-                moves.append((screenIndex, chain))
+                // The hit view may be gone while its ancestor target stays: -1 matches no view.
+                let oldHitView = touches[index].hitView
+                let hitView =
+                    oldHitView < 0
+                    ? -1
+                    : newScreens[screenIndex].firstView(
+                        withID: screens[touches[index].screenIndex].ids[Int(oldHitView)]) ?? -1
+                moves.append((screenIndex, target, hitView))
             } else {
                 end(index, phase: .cancelled, reason: .viewRemoved, timestampMicros: timestampMicros)
             }
@@ -115,11 +115,30 @@ public struct TouchTracker: Sendable {
         // Deliver the cancellations through the old tree, then move the survivors (same order) over.
         flush(timestampMicros: timestampMicros)
         for index in touches.indices {
-            touches[index].screenIndex = moves[index].screenIndex
-            touches[index].chain = moves[index].chain
+            let move = moves[index]
+            touches[index].screenIndex = move.screenIndex
+            touches[index].target = move.target
+            touches[index].hitView = move.hitView
+            touches[index].previousLocalPoint = newScreens[move.screenIndex].localPoint(
+                of: move.target, screenPoint: touches[index].previousScreenPoint)
         }
+        // Taps go on on views that are still there.
+        var keptTaps = 0
+        for tapIndex in recentTaps.indices {
+            let tap = recentTaps[tapIndex]
+            let oldScreen = screens[tap.screenIndex]
+            if let screenIndex = newScreens.firstIndex(where: { $0.name == oldScreen.name }),
+                let hitView = newScreens[screenIndex].firstView(withID: oldScreen.ids[Int(tap.hitView)])
+            {
+                recentTaps[keptTaps] = tap
+                recentTaps[keptTaps].screenIndex = screenIndex
+                recentTaps[keptTaps].hitView = hitView
+                keptTaps += 1
+            }
+        }
+        recentTaps.removeLast(recentTaps.count - keptTaps)
         layout = newLayout
-        hitTesters = newLayout.screens.map { TrackerHitTester(screen: $0) }
+        screens = newScreens
         return output.finish()
     }
 
@@ -137,12 +156,14 @@ public struct TouchTracker: Sendable {
     // MARK: - Contacts
 
     private mutating func apply(
-        _ contact: ContactEvent, of frame: InputFrame, subscribedViews: some SubscribedViews
+        _ contact: ContactEvent, of frame: InputFrame, screenIndex: Int?,
+        subscribedViews: some SubscribedViews
     ) {
         let key = ContactKey(deviceID: frame.device.id, slot: contact.slot)
         switch contact.kind {
         case .down:
-            touchDown(contact, key: key, frame: frame, subscribedViews: subscribedViews)
+            touchDown(
+                contact, key: key, frame: frame, screenIndex: screenIndex, subscribedViews: subscribedViews)
         case .motion:
             if let index = liveIndex(of: key) {
                 guard contact.screenPoint.isFinite else {
@@ -168,7 +189,8 @@ public struct TouchTracker: Sendable {
     }
 
     private mutating func touchDown(
-        _ contact: ContactEvent, key: ContactKey, frame: InputFrame, subscribedViews: some SubscribedViews
+        _ contact: ContactEvent, key: ContactKey, frame: InputFrame, screenIndex: Int?,
+        subscribedViews: some SubscribedViews
     ) {
         // A down on a slot still in use: the old contact is over.
         if let index = liveIndex(of: key) {
@@ -185,48 +207,54 @@ public struct TouchTracker: Sendable {
             statistics.droppedNonFinite += 1
             return drop(key)
         }
-        guard let screenIndex = layout.screens.firstIndex(where: { $0.name == frame.screen }) else {
+        guard let screenIndex else {
             statistics.droppedUnknownScreen += 1
             return drop(key)
         }
-        guard let hit = hitTesters[screenIndex].hitTest(screenPoint) else {
+        let screen = screens[screenIndex]
+        guard let hitView = screen.hitView(screenPoint) else {
             statistics.droppedHitNothing += 1
             return drop(key)
         }
         // The responder chain: the hit view, else its nearest subscribed ancestor.
-        guard let targetDepth = hit.path.lastIndex(where: subscribedViews.hasSubscribers) else {
+        var candidate: Int32? = hitView
+        while let view = candidate, !subscribedViews.hasSubscribers(screen.ids[Int(view)]) {
+            candidate = screen.parent(of: view)
+        }
+        guard let target = candidate else {
             statistics.droppedNoSubscriber += 1
             return drop(key)
         }
-        var chain: [View] = []
-        chain.reserveCapacity(hit.path.count)
-        chain.append(layout.screens[screenIndex].root)
-        for childIndex in hit.indexPath {
-            chain.append(chain[chain.count - 1].children[childIndex])
-        }
-        let hitView = chain[chain.count - 1]
-        if blockedByExclusiveTouch(hitView, screenIndex: screenIndex) {
+        let hitViewIsExclusive = screen.views[Int(hitView)].exclusiveTouch
+        if blockedByExclusiveTouch(hitView, isExclusive: hitViewIsExclusive, screenIndex: screenIndex) {
             statistics.droppedExclusiveTouch += 1
             return drop(key)
         }
-        if !hitView.multipleTouch, touches.contains(where: {
-            $0.isLive && $0.screenIndex == screenIndex && $0.hitViewID == hitView.id
-        }) {
-            statistics.droppedMultipleTouch += 1
-            return drop(key)
+        // The loops over `touches` go by index: iterating copies each touch (and retains its strings).
+        if !screen.views[Int(hitView)].multipleTouch {
+            for index in touches.indices
+            where touches[index].hitView == hitView && touches[index].screenIndex == screenIndex
+                && touches[index].isLive
+            {
+                statistics.droppedMultipleTouch += 1
+                return drop(key)
+            }
         }
-        chain.removeLast(chain.count - 1 - targetDepth)
-        let targetViewID = hit.path[targetDepth]
         // Touches with the same target share a number, so grouping compares integers.
-        let targetKey = touches.first {
-            $0.screenIndex == screenIndex && $0.targetViewID == targetViewID
-        }?.targetKey ?? nextTargetKey
+        var targetKey = nextTargetKey
+        for index in touches.indices
+        where touches[index].target == target && touches[index].screenIndex == screenIndex {
+            targetKey = touches[index].targetKey
+            break
+        }
         if targetKey == nextTargetKey { nextTargetKey += 1 }
+        register(frame.device)
         let touch = TrackedTouch(
-            id: nextTouchID, device: frame.device, slot: contact.slot, screenIndex: screenIndex,
-            targetViewID: targetViewID, targetKey: targetKey, hitViewID: hitView.id,
-            hitViewIsExclusive: hitView.exclusiveTouch, chain: chain, screenPoint: screenPoint,
-            tapCount: tapCount(hitViewID: hitView.id, screenIndex: screenIndex, at: screenPoint,
+            id: nextTouchID, deviceID: frame.device.id, slot: contact.slot, screenIndex: screenIndex,
+            target: target, targetKey: targetKey, hitView: hitView,
+            hitViewIsExclusive: hitViewIsExclusive, screenPoint: screenPoint,
+            localPoint: screen.localPoint(of: target, screenPoint: screenPoint),
+            tapCount: tapCount(hitView: hitView, screenIndex: screenIndex, at: screenPoint,
                 timestampMicros: frame.timestampMicros),
             timestampMicros: frame.timestampMicros)
         nextTouchID += 1
@@ -234,13 +262,32 @@ public struct TouchTracker: Sendable {
         touches.append(touch)
     }
 
+    /// Remembers the device of a touch about to be delivered.
+    private mutating func register(_ device: InputDevice) {
+        let known = devices.withUnsafeBufferPointer { devices in
+            devices.contains { $0.id == device.id }
+        }
+        if !known { devices.append(device) }
+    }
+
+    /// The device of a delivered touch.
+    private func device(withID deviceID: UInt32) -> InputDevice {
+        devices.withUnsafeBufferPointer { devices in
+            for index in devices.indices where devices[index].id == deviceID { return devices[index] }
+            // Unreachable: every delivered touch's device was registered at its touch-down.
+            return InputDevice(id: deviceID, name: "")
+        }
+    }
+
     /// UIKit's exclusiveTouch, both ways, among the live touches of the screen (by hit view).
-    private func blockedByExclusiveTouch(_ hitView: View, screenIndex: Int) -> Bool {
-        for touch in touches where touch.isLive && touch.screenIndex == screenIndex {
-            if touch.hitViewID == hitView.id { continue }
+    private func blockedByExclusiveTouch(_ hitView: Int32, isExclusive: Bool, screenIndex: Int) -> Bool {
+        for index in touches.indices
+        where touches[index].hitView != hitView && touches[index].screenIndex == screenIndex
+            && touches[index].isLive
+        {
             // Another view is being touched: an exclusive view takes nothing new, and an exclusive
             // view being touched lets no other view take anything new.
-            if hitView.exclusiveTouch || touch.hitViewIsExclusive { return true }
+            if isExclusive || touches[index].hitViewIsExclusive { return true }
         }
         return false
     }
@@ -297,43 +344,40 @@ public struct TouchTracker: Sendable {
         var anyEnded = false
         for first in touches.indices where touches[first].pendingPhase != nil && !touches[first].delivered {
             let screenIndex = touches[first].screenIndex
+            let screen = screens[screenIndex]
             output.startGroup(
-                viewID: touches[first].targetViewID, screen: layout.screens[screenIndex].name,
+                viewID: screen.ids[Int(touches[first].target)], screen: screen.name,
                 timestampMicros: timestampMicros)
             let targetKey = touches[first].targetKey
             for index in touches.indices where touches[index].targetKey == targetKey {
-                output.append(routed(touches[index]))
+                // The local point is computed only when the touch has moved since its last delivery.
+                let localPoint =
+                    touches[index].screenPoint == touches[index].previousScreenPoint
+                    ? touches[index].previousLocalPoint
+                    : screen.localPoint(of: touches[index].target, screenPoint: touches[index].screenPoint)
+                output.append(routed(touches[index], localPoint: localPoint))
                 touches[index].delivered = true
                 touches[index].previousScreenPoint = touches[index].screenPoint
+                touches[index].previousLocalPoint = localPoint
                 if touches[index].pendingPhase?.isTerminal == true { anyEnded = true }
             }
         }
-        if anyEnded { touches.removeAll { !$0.isLive } }
+        if anyEnded {
+            touches.removeAll { !$0.isLive }
+            if touches.isEmpty { devices.removeAll(keepingCapacity: true) }
+        }
         for index in touches.indices {
             touches[index].pendingPhase = nil
             touches[index].delivered = false
         }
     }
 
-    private func routed(_ touch: TrackedTouch) -> RoutedTouch {
+    private func routed(_ touch: TrackedTouch, localPoint: Point) -> RoutedTouch {
         RoutedTouch(
-            id: touch.id, phase: touch.pendingPhase ?? .stationary,
-            localPoint: Self.localPoint(touch.screenPoint, through: touch.chain),
-            screenPoint: touch.screenPoint,
-            previousLocalPoint: Self.localPoint(touch.previousScreenPoint, through: touch.chain),
-            timestampMicros: touch.timestampMicros, tapCount: touch.tapCount, device: touch.device,
-            cancelReason: touch.cancelReason)
-    }
-
-    /// UIKit's location(in:): the screen point through every view from the root down to the target,
-    /// with the same conversion hit-testing uses, so the results are bit-identical.
-    @inline(__always)
-    static func localPoint(_ screenPoint: Point, through chain: [View]) -> Point {
-        var point = screenPoint
-        for index in chain.indices {
-            point = chain[index].convertFromParent(point)
-        }
-        return point
+            id: touch.id, phase: touch.pendingPhase ?? .stationary, localPoint: localPoint,
+            screenPoint: touch.screenPoint, previousLocalPoint: touch.previousLocalPoint,
+            timestampMicros: touch.timestampMicros, tapCount: touch.tapCount,
+            device: device(withID: touch.deviceID), cancelReason: touch.cancelReason)
     }
 
     // MARK: - Taps
@@ -341,8 +385,15 @@ public struct TouchTracker: Sendable {
     private static let recentTapCapacity = 16
 
     private mutating func recordTapEnd(of touch: TrackedTouch) {
-        let existing = recentTaps.firstIndex {
-            $0.screenIndex == touch.screenIndex && $0.hitViewID == touch.hitViewID
+        // A hit view a layout reload removed takes no more taps.
+        guard touch.hitView >= 0 else { return }
+        var existing: Int?
+        for index in recentTaps.indices
+        where recentTaps[index].hitView == touch.hitView
+            && recentTaps[index].screenIndex == touch.screenIndex
+        {
+            existing = index
+            break
         }
         guard touch.pendingPhase == .ended, !touch.leftTapSlop else {
             // A drag or a cancellation breaks the run of taps on that view.
@@ -350,7 +401,7 @@ public struct TouchTracker: Sendable {
             return
         }
         let tap = RecentTap(
-            screenIndex: touch.screenIndex, hitViewID: touch.hitViewID, endScreenPoint: touch.screenPoint,
+            screenIndex: touch.screenIndex, hitView: touch.hitView, endScreenPoint: touch.screenPoint,
             endMicros: touch.timestampMicros, tapCount: touch.tapCount)
         if let existing {
             recentTaps[existing] = tap
@@ -360,31 +411,33 @@ public struct TouchTracker: Sendable {
         }
     }
 
-    private func tapCount(hitViewID: String, screenIndex: Int, at screenPoint: Point, timestampMicros: UInt64)
+    private func tapCount(hitView: Int32, screenIndex: Int, at screenPoint: Point, timestampMicros: UInt64)
         -> Int
     {
-        guard let previous = recentTaps.first(where: {
-            $0.screenIndex == screenIndex && $0.hitViewID == hitViewID
-        }) else { return 1 }
-        guard timestampMicros >= previous.endMicros,
-            timestampMicros - previous.endMicros <= configuration.tapIntervalMicros,
-            Self.distance(previous.endScreenPoint, screenPoint) <= configuration.tapSlop
-        else { return 1 }
-        return previous.tapCount + 1
+        for index in recentTaps.indices
+        where recentTaps[index].hitView == hitView && recentTaps[index].screenIndex == screenIndex {
+            let previous = recentTaps[index]
+            guard timestampMicros >= previous.endMicros,
+                timestampMicros - previous.endMicros <= configuration.tapIntervalMicros,
+                Self.distance(previous.endScreenPoint, screenPoint) <= configuration.tapSlop
+            else { return 1 }
+            return previous.tapCount + 1
+        }
+        return 1
     }
 
     // MARK: - Lookup
 
     private var liveTouchCount: Int {
         var count = 0
-        for touch in touches where touch.isLive { count += 1 }
+        for index in touches.indices where touches[index].isLive { count += 1 }
         return count
     }
 
     @inline(__always)
     private func liveIndex(of key: ContactKey) -> Int? {
         for index in touches.indices
-        where touches[index].slot == key.slot && touches[index].device.id == key.deviceID
+        where touches[index].slot == key.slot && touches[index].deviceID == key.deviceID
             && touches[index].isLive
         {
             return index
@@ -397,21 +450,6 @@ public struct TouchTracker: Sendable {
         let dx = a.x - b.x, dy = a.y - b.y
         return (dx * dx + dy * dy).squareRoot()
     }
-
-    /// The views from `root` down to the view with `viewID`, or nil when the tree has no such view.
-    static func chain(to viewID: String, from root: View) -> [View]? {
-        var chain: [View] = [root]
-        func search(_ view: View) -> Bool {
-            if view.id == viewID { return true }
-            for child in view.children {
-                chain.append(child)
-                if search(child) { return true }
-                chain.removeLast()
-            }
-            return false
-        }
-        return search(root) ? chain : nil
-    }
 }
 
 /// A device's slot: which contact an event is about.
@@ -421,24 +459,26 @@ struct ContactKey: Hashable {
 }
 
 /// One delivered touch, bound for life to its target view (wlroots' wlr_touch_point in spirit).
+/// Views are indices into `TrackerScreen.views` of the touch's screen: no `View` copies, no arrays.
+/// Holds no reference (no strings, no arrays), so scanning and copying touches costs no retains.
 struct TrackedTouch {
     let id: UInt64
-    let device: InputDevice
+    /// The device's id; the device itself is in `TouchTracker.devices`.
+    let deviceID: UInt32
     let slot: Int32
     var screenIndex: Int
     /// The delivery target: the hit view or its nearest subscribed ancestor, fixed at touch-down.
-    let targetViewID: String
+    var target: Int32
     /// Equal for touches with the same target (screen and view), unique otherwise.
     let targetKey: Int
     /// The view hit-testing returned (UITouch.view): what multipleTouch, exclusiveTouch and tap
-    /// counting look at.
-    let hitViewID: String
+    /// counting look at; -1 once a layout reload removed it (its target stayed).
+    var hitView: Int32
     let hitViewIsExclusive: Bool
-    /// The views from the screen's root down to the target.
-    var chain: [View]
     var screenPoint: Point
-    /// Where the touch was at its previous delivery, in screen space.
+    /// Where the touch was at its previous delivery, in screen space and in the target's space.
     var previousScreenPoint: Point
+    var previousLocalPoint: Point
     let beganScreenPoint: Point
     let tapCount: Int
     var timestampMicros: UInt64
@@ -451,21 +491,21 @@ struct TrackedTouch {
     var delivered = false
 
     init(
-        id: UInt64, device: InputDevice, slot: Int32, screenIndex: Int, targetViewID: String, targetKey: Int,
-        hitViewID: String, hitViewIsExclusive: Bool, chain: [View], screenPoint: Point, tapCount: Int,
-        timestampMicros: UInt64
+        id: UInt64, deviceID: UInt32, slot: Int32, screenIndex: Int, target: Int32, targetKey: Int,
+        hitView: Int32, hitViewIsExclusive: Bool, screenPoint: Point,
+        localPoint: Point, tapCount: Int, timestampMicros: UInt64
     ) {
         self.id = id
-        self.device = device
+        self.deviceID = deviceID
         self.slot = slot
         self.screenIndex = screenIndex
-        self.targetViewID = targetViewID
+        self.target = target
         self.targetKey = targetKey
-        self.hitViewID = hitViewID
+        self.hitView = hitView
         self.hitViewIsExclusive = hitViewIsExclusive
-        self.chain = chain
         self.screenPoint = screenPoint
         self.previousScreenPoint = screenPoint
+        self.previousLocalPoint = localPoint
         self.beganScreenPoint = screenPoint
         self.tapCount = tapCount
         self.timestampMicros = timestampMicros
@@ -481,7 +521,8 @@ struct TrackedTouch {
 /// The end of the last tap on a view, for counting consecutive taps.
 struct RecentTap {
     var screenIndex: Int
-    var hitViewID: String
+    /// The hit view, an index into the screen's `TrackerScreen.views` (remapped by a layout reload).
+    var hitView: Int32
     var endScreenPoint: Point
     var endMicros: UInt64
     var tapCount: Int

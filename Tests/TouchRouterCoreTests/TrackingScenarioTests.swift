@@ -310,6 +310,20 @@ enum TrackingScenarios {
             ],
             counters: ["cancelled-view-removed": 1]),
         TrackingScenario(
+            name: "a reload that removes the hit view but keeps the receiving ancestor keeps the touch",
+            subscribed: ["root"],
+            steps: [
+                frame(1000, down(0, 510, 10), expect: ["root: #1 began (510, 10)"]),
+                // `multi`, the hit view, is gone; `root`, the receiving view, stays.
+                replaceLayout(TrackingFixtures.reloaded, at: 2000, expect: []),
+                frame(3000, move(0, 520, 20), expect: ["root: #1 moved (520, 20)"]),
+                // The same spot now hits root itself, another hit view: taken (root is multipleTouch).
+                frame(
+                    4000, down(1, 510, 10), expect: ["root: #1 stationary (520, 20), #2 began (510, 10)"]),
+                frame(5000, up(0), up(1), expect: ["root: #1 ended (520, 20), #2 ended (510, 10)"]),
+            ],
+            counters: ["cancelled-view-removed": 0, "touches-ended": 2]),
+        TrackingScenario(
             name: "cancelAll cancels every touch with its reason and forgets the slots",
             steps: [
                 frame(
