@@ -223,6 +223,12 @@ struct HelpTests {
             COMMANDS:
               validate              Check config files and list every error.
               hit-test              Find the view under a screen point.
+              monitor               Show the touches the running daemon routes, live.
+              status                Show the running daemon's state and counters.
+              layout                Show the layout the running daemon uses.
+              inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
+              input-events          (diagnostic) Print live touch frames from libinput, one line each.
+              transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
 
             See 'touchrouterctl help COMMAND' or 'touchrouterctl COMMAND --help' for a command's options.
 
