@@ -9,7 +9,11 @@ public struct Config: Hashable, Sendable {
     /// What a device that no screen matches drives (`unmatchedDevices`).
     public var unmatchedDevices: UnmatchedDevicePolicy
 
-    public init(layout: Layout, screenInputs: [ScreenInputConfig], unmatchedDevices: UnmatchedDevicePolicy = .firstScreen) {
+    /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
+    public init(
+        layout: Layout, screenInputs: [ScreenInputConfig],
+        unmatchedDevices: UnmatchedDevicePolicy = .firstScreen
+    ) {
         self.layout = layout
         self.screenInputs = screenInputs
         self.unmatchedDevices = unmatchedDevices
@@ -22,7 +26,9 @@ public struct Config: Hashable, Sendable {
 
     /// The screen a device drives: the first screen (in file order) with a matcher that matches it,
     /// else the first screen or none, as `unmatchedDevices` says.
-    public func screenName(forDeviceNamed name: String, udevProperties: [String: String], node: String?) -> String? {
+    public func screenName(
+        forDeviceNamed name: String, udevProperties: [String: String], node: String?
+    ) -> String? {
         if let input = screenInputs.first(where: {
             $0.matches(deviceName: name, udevProperties: udevProperties, node: node)
         }) {
@@ -36,7 +42,9 @@ public struct Config: Hashable, Sendable {
 
     /// Parses and validates a JSON5 config. Pure: `fileName` is used only in messages.
     /// Throws every problem found at once; a file is accepted whole or not at all.
-    public static func parse(_ data: Data, fileName: String, limits: ConfigLimits = .standard) throws(ConfigErrors)
+    public static func parse(
+        _ data: Data, fileName: String, limits: ConfigLimits = .standard
+    ) throws(ConfigErrors)
         -> Config
     {
         try ConfigParser(fileName: fileName, limits: limits).parse(data)

@@ -75,6 +75,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong, in words (`width must be > 0`).
     public var message: String
 
+    /// An error; leave out what is not known.
     public init(
         code: ConfigErrorCode, file: String, line: Int? = nil, column: Int? = nil,
         viewPath: String? = nil, screenName: String? = nil, message: String
@@ -110,6 +111,7 @@ public struct ConfigErrors: Error, Hashable, Sendable, CustomStringConvertible {
     /// In file order where positions are known, never empty.
     public var errors: [ConfigError]
 
+    /// Wraps the errors found in one file.
     public init(_ errors: [ConfigError]) {
         self.errors = errors
     }
@@ -134,6 +136,7 @@ public struct ConfigLimits: Hashable, Sendable {
     /// Most errors listed; past it one `tooManyErrors` error says how many more there were.
     public var maxReportedErrors: Int
 
+    /// Limits; the defaults are the daemon's (`standard`).
     public init(
         maxViews: Int = 1_000_000, maxDepth: Int = 256, maxFileBytes: Int = 64 << 20,
         maxReportedErrors: Int = 1000

@@ -11,6 +11,7 @@ public struct DeviceMatcher: Hashable, Sendable {
     /// The exact device node, e.g. `/dev/input/event5`.
     public var node: String?
 
+    /// A matcher from its keys; give at least one.
     public init(nameGlob: String? = nil, udevProperties: [String: String] = [:], node: String? = nil) {
         self.nameGlob = nameGlob
         self.udevProperties = udevProperties
@@ -21,7 +22,9 @@ public struct DeviceMatcher: Hashable, Sendable {
     public var isEmpty: Bool { nameGlob == nil && udevProperties.isEmpty && node == nil }
 
     /// Whether a device with this name, these udev properties and this node matches every key given.
-    public func matches(name: String, udevProperties deviceProperties: [String: String], node deviceNode: String?)
+    public func matches(
+        name: String, udevProperties deviceProperties: [String: String], node deviceNode: String?
+    )
         -> Bool
     {
         if let nameGlob, !Glob.matches(nameGlob, name) { return false }
@@ -38,10 +41,13 @@ public struct DeviceMatcher: Hashable, Sendable {
 public enum Glob {
     /// Whether `text` matches `pattern` as a whole.
     public static func matches(_ pattern: String, _ text: String) -> Bool {
-        let pattern = Array(pattern.unicodeScalars), text = Array(text.unicodeScalars)
-        var p = 0, t = 0
+        let pattern = Array(pattern.unicodeScalars)
+        let text = Array(text.unicodeScalars)
+        var p = 0
+        var t = 0
         // Backtracking point: the pattern index after the last `*` and the text index it has eaten to.
-        var starPattern: Int?, starText = 0
+        var starPattern: Int?
+        var starText = 0
         while t < text.count {
             if p < pattern.count {
                 switch pattern[p] {
@@ -93,7 +99,9 @@ public enum Glob {
 
     /// Matches one character against the class starting at `pattern[start] == "["`; returns whether
     /// it matched and the index after `]`, or nil when the class is not closed.
-    private static func matchClass(_ pattern: [Unicode.Scalar], at start: Int, _ character: Unicode.Scalar)
+    private static func matchClass(
+        _ pattern: [Unicode.Scalar], at start: Int, _ character: Unicode.Scalar
+    )
         -> (Bool, Int)?
     {
         var index = start + 1
@@ -145,7 +153,11 @@ public struct ScreenInputConfig: Hashable, Sendable {
     /// keep the device's udev LIBINPUT_CALIBRATION_MATRIX.
     public var calibration: [Double]?
 
-    public init(screenName: String, devices: [DeviceMatcher] = [], rotationDegrees: Int = 0, calibration: [Double]? = nil) {
+    /// Settings for the named screen; the defaults are the config's defaults.
+    public init(
+        screenName: String, devices: [DeviceMatcher] = [], rotationDegrees: Int = 0,
+        calibration: [Double]? = nil
+    ) {
         self.screenName = screenName
         self.devices = devices
         self.rotationDegrees = rotationDegrees

@@ -111,7 +111,8 @@ private struct GuidedValue: Decodable {
             var object: [String: JSONValue] = [:]
             object.reserveCapacity(keys.count)
             for key in keys {
-                object[key] = try container.decode(GuidedValue.self, forKey: AnyCodingKey(stringValue: key)).value
+                object[key] = try container.decode(GuidedValue.self, forKey: AnyCodingKey(stringValue: key))
+                    .value
             }
             guard object.count == container.allKeys.count else { throw DecodingGuide.Mismatch() }
             value = .object(object)
@@ -166,22 +167,32 @@ enum UTF8Check {
             }
             // The allowed range of the second byte excludes overlongs, surrogates and > U+10FFFF.
             let length: Int
-            var secondLow: UInt8 = 0x80, secondHigh: UInt8 = 0xBF
+            var secondLow: UInt8 = 0x80
+            var secondHigh: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; secondLow = 0xA0
+            case 0xE0:
+                length = 3
+                secondLow = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; secondHigh = 0x9F
-            case 0xF0: length = 4; secondLow = 0x90
+            case 0xED:
+                length = 3
+                secondHigh = 0x9F
+            case 0xF0:
+                length = 4
+                secondLow = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; secondHigh = 0x8F
+            case 0xF4:
+                length = 4
+                secondHigh = 0x8F
             default: return index
             }
             for offset in 1..<length {
                 let position = index + offset
                 guard position < count else { return index }
                 let byte = bytes[position]
-                let low = offset == 1 ? secondLow : 0x80, high = offset == 1 ? secondHigh : 0xBF
+                let low = offset == 1 ? secondLow : 0x80
+                let high = offset == 1 ? secondHigh : 0xBF
                 if byte < low || byte > high { return index }
             }
             index += length
@@ -249,7 +260,9 @@ struct JSON5Locator {
     private var openObjects: [Int] = []
 
     /// Scans the document; records the positions of `wanted` paths.
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, wanted: Set<[JSONPathComponent]>) -> JSON5LocatorResult {
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, wanted: Set<[JSONPathComponent]>
+    ) -> JSON5LocatorResult {
         var scanner = JSON5Locator(bytes: bytes, wanted: wanted)
         scanner.run()
         return scanner.result
@@ -299,7 +312,9 @@ struct JSON5Locator {
             if result.fatal != nil { return }
             guard let byte = peek() else {
                 if stack.isEmpty && state == .afterValue { return }
-                fail(stack.isEmpty ? "empty document" : "unexpected end of file: an array or object is not closed")
+                fail(
+                    stack.isEmpty
+                        ? "empty document" : "unexpected end of file: an array or object is not closed")
                 return
             }
             switch state {
@@ -366,7 +381,9 @@ struct JSON5Locator {
 
     private mutating func open(_ container: Container) -> Bool {
         guard stack.count < JSON5Locator.maxNesting else {
-            fail("arrays and objects nest deeper than \(JSON5Locator.maxNesting) levels", code: .nestingTooDeep)
+            fail(
+                "arrays and objects nest deeper than \(JSON5Locator.maxNesting) levels", code: .nestingTooDeep
+            )
             return false
         }
         stack.append(container)
@@ -427,7 +444,9 @@ struct JSON5Locator {
         stack[stack.count - 1] = .object(keys: [])
         if !keys.insert(key).inserted {
             result.problems.append(
-                JSON5Problem(code: .duplicateKey, position: position(at: keyStart), message: "duplicate key \"\(key)\""))
+                JSON5Problem(
+                    code: .duplicateKey, position: position(at: keyStart), message: "duplicate key \"\(key)\""
+                ))
         }
         stack[stack.count - 1] = .object(keys: keys)
         result.shape.keyLists[openObjects[openObjects.count - 1]].append(key)
@@ -499,6 +518,11 @@ struct JSON5Locator {
                     code: .nonFinite, position: position(at: start),
                     message: "\(body) is not allowed: numbers must be finite"))
             return
+        } else if body.count > 1, body.first == "0", body.dropFirst().first?.isNumber == true {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            index = start
+            fail("'\(text)': a number must not start with 0")
+            return
         } else if body.hasPrefix("0x") || body.hasPrefix("0X") {
             value = UInt64(body.dropFirst(2), radix: 16).map(Double.init)
         } else if body.first == "." || body.last == "." {
@@ -554,6 +578,12 @@ struct JSON5Locator {
         while let byte = peek(),
             isIdentifierStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         {
+            // A no-break space or line separator ends a word (and is then reported where it stands).
+            if (byte == 0xC2 && peek(1) == 0xA0)
+                || (byte == 0xE2 && peek(1) == 0x80 && (peek(2) == 0xA8 || peek(2) == 0xA9))
+            {
+                break
+            }
             index += 1
         }
         return String(decoding: bytes[start..<index], as: UTF8.self)
@@ -576,13 +606,15 @@ struct JSON5Locator {
                 index += 1
                 if peek() == UInt8(ascii: "\n") { index += 1 }
                 newLine()
-            case 0xC2 where peek(1) == 0xA0:  // no-break space
-                index += 2
             case 0xEF where peek(1) == 0xBB && peek(2) == 0xBF:  // byte order mark
                 index += 3
-            case 0xE2 where peek(1) == 0x80 && (peek(2) == 0xA8 || peek(2) == 0xA9):  // U+2028, U+2029
-                index += 3
-                newLine()
+            // JSON5 allows these as white space, Foundation's reader does not: say so where they are.
+            case 0xC2 where peek(1) == 0xA0:
+                fail("a no-break space (U+00A0) is not allowed here: use a plain space")
+                return
+            case 0xE2 where peek(1) == 0x80 && (peek(2) == 0xA8 || peek(2) == 0xA9):
+                fail("a Unicode line separator (U+2028/U+2029) is not allowed here: use a plain newline")
+                return
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "/"):
                 while let next = peek(), next != UInt8(ascii: "\n"), next != UInt8(ascii: "\r") { index += 1 }
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "*"):

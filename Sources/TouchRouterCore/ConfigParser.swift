@@ -33,6 +33,9 @@ struct ConfigParser {
     static let shapeObjectKeys = ["roundedRect", "polygon"]
     static let matcherKeys = ["name", "udev", "node"]
 
+    /// Largest file decoded the slow way when the guided decode cannot be used (see `run`).
+    static let maxFallbackBytes = 1 << 20
+
     let fileName: String
     let limits: ConfigLimits
     private var pending: [Pending] = []
@@ -57,13 +60,21 @@ struct ConfigParser {
 
     private mutating func run(_ data: Data) throws(ConfigErrors) -> Config {
         if data.count > limits.maxFileBytes {
-            throw ConfigErrors([ConfigError(code: .fileTooLarge, file: fileName, message: Self.tooLargeMessage(data.count, limits: limits))])
+            throw ConfigErrors([
+                ConfigError(
+                    code: .fileTooLarge, file: fileName,
+                    message: Self.tooLargeMessage(data.count, limits: limits))
+            ])
         }
         let outcome: Result<Config, ConfigErrors> = data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             // Before anything else: the JSON5 decoder traps on some invalid UTF-8.
             if let offset = UTF8Check.firstInvalidByte(in: bytes) {
-                return .failure(ConfigErrors([ConfigError(code: .invalidUTF8, file: fileName, message: "not valid UTF-8 at byte \(offset)")]))
+                return .failure(
+                    ConfigErrors([
+                        ConfigError(
+                            code: .invalidUTF8, file: fileName, message: "not valid UTF-8 at byte \(offset)")
+                    ]))
             }
             let firstScan = JSON5Locator.scan(bytes, wanted: [])
             if let fatal = firstScan.fatal, fatal.code == .nestingTooDeep {
@@ -72,19 +83,24 @@ struct ConfigParser {
             let document: JSONValue
             do {
                 // The guided decode is linear; the plain one is the fallback when the locator's view of
-                // the document differs from JSONDecoder's (duplicate keys, escapes in keys, a bug).
-                if firstScan.fatal == nil && firstScan.problems.isEmpty,
-                    let guided = try? JSONValue.decode(data, guide: firstScan.shape)
-                {
+                // the document differs from JSONDecoder's (duplicate keys, escapes in keys). The
+                // fallback costs O(depth²) per failed try, so a large file gets only the locator's
+                // findings instead.
+                if firstScan.fatal == nil, let guided = try? JSONValue.decode(data, guide: firstScan.shape) {
                     document = guided
-                } else {
+                } else if data.count <= Self.maxFallbackBytes || firstScan.problems.isEmpty {
                     document = try JSONValue.decode(data)
+                } else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not decoded"))
                 }
             } catch {
                 var errors = firstScan.problems.map(self.error)
                 if let fatal = firstScan.fatal { errors.append(self.error(fatal)) }
                 if errors.isEmpty {
-                    errors.append(ConfigError(code: .syntax, file: fileName, message: "not valid JSON5 (the parser gave no position)"))
+                    errors.append(
+                        ConfigError(
+                            code: .syntax, file: fileName,
+                            message: "not valid JSON5 (the parser gave no position)"))
                 }
                 return .failure(ConfigErrors(errors.sorted(by: Self.inFileOrder)))
             }
@@ -95,10 +111,13 @@ struct ConfigParser {
             let located = JSON5Locator.scan(bytes, wanted: Set(pending.map(\.path)))
             var errors = located.problems.map(self.error)
             // The scanner already reported NaN/Infinity where it stands; the walk's copy adds nothing.
-            let scannerReported = Set(located.problems.map { "\($0.code)@\($0.position.line):\($0.position.column)" })
+            let scannerReported = Set(
+                located.problems.map { "\($0.code)@\($0.position.line):\($0.position.column)" })
             for problem in pending {
                 let position = located.positions[problem.path]
-                if let position, scannerReported.contains("\(problem.code)@\(position.line):\(position.column)") {
+                if let position,
+                    scannerReported.contains("\(problem.code)@\(position.line):\(position.column)")
+                {
                     continue
                 }
                 errors.append(
@@ -110,7 +129,9 @@ struct ConfigParser {
             if errors.count > limits.maxReportedErrors {
                 let more = errors.count - limits.maxReportedErrors
                 errors.removeLast(more)
-                errors.append(ConfigError(code: .tooManyErrors, file: fileName, message: "\(more) more errors not listed"))
+                errors.append(
+                    ConfigError(
+                        code: .tooManyErrors, file: fileName, message: "\(more) more errors not listed"))
             }
             return .failure(ConfigErrors(errors))
         }
@@ -138,17 +159,22 @@ struct ConfigParser {
         _ code: ConfigErrorCode, _ path: [JSONPathComponent], _ subject: Subject, _ message: String
     ) {
         pending.append(
-            Pending(code: code, path: path, viewPath: subject.viewPath, screenName: subject.screenName, message: message))
+            Pending(
+                code: code, path: path, viewPath: subject.viewPath, screenName: subject.screenName,
+                message: message))
     }
 
     /// Reports unknown and reserved keys, with a "did you mean" for a near miss.
     private mutating func checkKeys(
-        _ object: [String: JSONValue], allowed: [String], reserved: [String] = [], _ path: [JSONPathComponent],
+        _ object: [String: JSONValue], allowed: [String], reserved: [String] = [],
+        _ path: [JSONPathComponent],
         _ subject: Subject
     ) {
         for key in object.keys.sorted() where !allowed.contains(key) {
             if reserved.contains(key) {
-                report(.reservedKey, path + [.key(key)], subject, "\"\(key)\" is reserved for a later version and not supported yet")
+                report(
+                    .reservedKey, path + [.key(key)], subject,
+                    "\"\(key)\" is reserved for a later version and not supported yet")
                 continue
             }
             var message = "unknown key \"\(key)\""
@@ -160,7 +186,8 @@ struct ConfigParser {
     }
 
     private mutating func wrongType(
-        _ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject, _ what: String, _ expected: String
+        _ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject, _ what: String,
+        _ expected: String
     ) {
         report(.wrongType, path, subject, "\(what) must be \(expected), found \(value.typeName)")
     }
@@ -261,7 +288,8 @@ struct ConfigParser {
                 if !names.insert(screen.name).inserted {
                     report(
                         .duplicateScreenName, [.key("screens"), .index(index), .key("name")],
-                        Subject(screenName: screen.name), "another screen already has the name \"\(screen.name)\"")
+                        Subject(screenName: screen.name),
+                        "another screen already has the name \"\(screen.name)\"")
                 }
                 screens.append(screen)
                 inputs.append(input)
@@ -273,7 +301,9 @@ struct ConfigParser {
         return Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
     }
 
-    private mutating func screen(_ value: JSONValue, _ path: [JSONPathComponent], _ index: Int)
+    private mutating func screen(
+        _ value: JSONValue, _ path: [JSONPathComponent], _ index: Int
+    )
         -> (Screen, ScreenInputConfig)?
     {
         guard let object = object(value, path, .top, "a screen") else { return nil }
@@ -303,11 +333,14 @@ struct ConfigParser {
             }
             guard let length = number(object, key, path, subject) else { continue }
             if length <= 0 {
-                report(.nonPositiveSize, path + [.key(key)], subject, "\(key) must be > 0, found \(Self.format(length))")
+                report(
+                    .nonPositiveSize, path + [.key(key)], subject,
+                    "\(key) must be > 0, found \(Self.format(length))")
             }
             size.append(length)
         }
-        let width = size.count == 2 ? size[0] : 1, height = size.count == 2 ? size[1] : 1
+        let width = size.count == 2 ? size[0] : 1
+        let height = size.count == 2 ? size[1] : 1
 
         var root = View(id: "#root", frame: Rect(x: 0, y: 0, width: width, height: height))
         if let rootValue = object["root"] {
@@ -325,12 +358,16 @@ struct ConfigParser {
         if let devicesValue = object["devices"] {
             if case .array(let list) = devicesValue {
                 for (matcherIndex, matcherValue) in list.enumerated() {
-                    if let matcher = matcher(matcherValue, path + [.key("devices"), .index(matcherIndex)], subject) {
+                    if let matcher = matcher(
+                        matcherValue, path + [.key("devices"), .index(matcherIndex)], subject)
+                    {
                         input.devices.append(matcher)
                     }
                 }
             } else {
-                wrongType(devicesValue, path + [.key("devices")], subject, "\"devices\"", "an array of device matchers")
+                wrongType(
+                    devicesValue, path + [.key("devices")], subject, "\"devices\"",
+                    "an array of device matchers")
             }
         }
         if let rotation = number(object, "rotation", path, subject) {
@@ -355,13 +392,17 @@ struct ConfigParser {
             } else {
                 report(
                     .invalidCalibration, calibrationPath, subject,
-                    "calibration must be 6 finite numbers [a, b, c, d, e, f], found \(Self.summary(calibrationValue))")
+                    "calibration must be 6 finite numbers [a, b, c, d, e, f], found "
+                        + Self.summary(calibrationValue)
+                )
             }
         }
         return (Screen(name: name, width: width, height: height, root: root), input)
     }
 
-    private mutating func matcher(_ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject)
+    private mutating func matcher(
+        _ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject
+    )
         -> DeviceMatcher?
     {
         guard let object = object(value, path, subject, "a device matcher") else { return nil }
@@ -375,7 +416,9 @@ struct ConfigParser {
         }
         if let node = string(object, "node", path, subject) {
             if !node.hasPrefix("/") {
-                report(.invalidValue, path + [.key("node")], subject, "\"node\" must be an absolute path, found \"\(node)\"")
+                report(
+                    .invalidValue, path + [.key("node")], subject,
+                    "\"node\" must be an absolute path, found \"\(node)\"")
             }
             matcher.node = node
         }
@@ -391,11 +434,14 @@ struct ConfigParser {
                     matcher.udevProperties[property] = glob
                 }
             } else {
-                wrongType(udevValue, path + [.key("udev")], subject, "\"udev\"", "an object of property: value")
+                wrongType(
+                    udevValue, path + [.key("udev")], subject, "\"udev\"", "an object of property: value")
             }
         }
         if object.isEmpty {
-            report(.invalidValue, path, subject, "a device matcher needs at least one of \"name\", \"udev\", \"node\"")
+            report(
+                .invalidValue, path, subject,
+                "a device matcher needs at least one of \"name\", \"udev\", \"node\"")
         }
         return matcher
     }
@@ -403,12 +449,14 @@ struct ConfigParser {
     // MARK: - Views
 
     private mutating func view(
-        _ value: JSONValue, _ path: [JSONPathComponent], parentViewPath: String?, placeholder: String, depth: Int,
+        _ value: JSONValue, _ path: [JSONPathComponent], parentViewPath: String?, placeholder: String,
+        depth: Int,
         defaultFrame: Rect?
     ) -> View? {
         viewCount += 1
         if viewCount > limits.maxViews {
-            report(.tooManyViews, path, Subject(viewPath: parentViewPath), "more than \(limits.maxViews) views")
+            report(
+                .tooManyViews, path, Subject(viewPath: parentViewPath), "more than \(limits.maxViews) views")
             stopped = true
             return nil
         }
@@ -439,7 +487,9 @@ struct ConfigParser {
         switch object["id"] {
         case .string(let id)?:
             if validID == nil {
-                report(.invalidID, path + [.key("id")], subject, "an id must be letters, digits, '-', '_' or '.', found \"\(id)\"")
+                report(
+                    .invalidID, path + [.key("id")], subject,
+                    "an id must be letters, digits, '-', '_' or '.', found \"\(id)\"")
             }
         case nil:
             report(.missingKey, path, subject, "missing \"id\"")
@@ -448,7 +498,9 @@ struct ConfigParser {
         }
         if let id = validID {
             if let first = firstViewPathByID[id] {
-                report(.duplicateID, path + [.key("id")], subject, "duplicate id \"\(id)\": already used by view \"\(first)\"")
+                report(
+                    .duplicateID, path + [.key("id")], subject,
+                    "duplicate id \"\(id)\": already used by view \"\(first)\"")
             } else {
                 firstViewPathByID[id] = viewPath
             }
@@ -467,7 +519,9 @@ struct ConfigParser {
             if (0...1).contains(value) {
                 alpha = value
             } else {
-                report(.alphaOutOfRange, path + [.key("alpha")], subject, "alpha must be in 0…1, found \(Self.format(value))")
+                report(
+                    .alphaOutOfRange, path + [.key("alpha")], subject,
+                    "alpha must be in 0…1, found \(Self.format(value))")
             }
         }
         let shape = object["shape"].flatMap { self.shape($0, path + [.key("shape")], subject) } ?? .rect
@@ -475,7 +529,9 @@ struct ConfigParser {
         if let marginValue = object["touchMargin"] {
             margin = touchMargin(marginValue, path + [.key("touchMargin")], subject, shape: shape) ?? .zero
         }
-        let transform = object["transform"].flatMap { self.transform($0, path + [.key("transform")], subject) }
+        let transform = object["transform"].flatMap {
+            self.transform($0, path + [.key("transform")], subject)
+        }
         let hidden = bool(object, "hidden", path, subject) ?? false
         let interactive = bool(object, "interactive", path, subject) ?? true
         let multipleTouch = bool(object, "multipleTouch", path, subject) ?? false
@@ -495,14 +551,16 @@ struct ConfigParser {
                     }
                 }
             } else {
-                wrongType(childrenValue, path + [.key("children")], subject, "\"children\"", "an array of views")
+                wrongType(
+                    childrenValue, path + [.key("children")], subject, "\"children\"", "an array of views")
             }
         }
 
         // Once anything is wrong the file is rejected, so stop building views and only keep checking.
         guard pending.isEmpty else { return nil }
         return View(
-            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha, interactive: interactive,
+            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha,
+            interactive: interactive,
             touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
             multipleTouch: multipleTouch, exclusiveTouch: exclusiveTouch)
     }
@@ -528,26 +586,32 @@ struct ConfigParser {
         return result.count == count ? result : nil
     }
 
-    private mutating func frame(_ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject) -> Rect? {
-        guard let values = numbers(value, count: 4, path, subject, "\"frame\"", "[x, y, width, height]") else {
+    private mutating func frame(_ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject) -> Rect?
+    {
+        guard let values = numbers(value, count: 4, path, subject, "\"frame\"", "[x, y, width, height]")
+        else {
             return nil
         }
         var valid = true
         for (index, name) in [(2, "width"), (3, "height")] where values[index] <= 0 {
-            report(.nonPositiveSize, path + [.index(index)], subject, "\(name) must be > 0, found \(Self.format(values[index]))")
+            report(
+                .nonPositiveSize, path + [.index(index)], subject,
+                "\(name) must be > 0, found \(Self.format(values[index]))")
             valid = false
         }
         return valid ? Rect(x: values[0], y: values[1], width: values[2], height: values[3]) : nil
     }
 
-    private mutating func shape(_ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject) -> Shape? {
+    private mutating func shape(_ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject) -> Shape?
+    {
         let expected = "\"rect\", \"ellipse\", {\"roundedRect\": radius} or {\"polygon\": [[x, y], …]}"
         switch value {
         case .string("rect"): return .rect
         case .string("ellipse"): return .ellipse
         case .string(let name):
             var message = "unknown shape \"\(name)\""
-            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys) {
+            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys)
+            {
                 message += " (did you mean \"\(suggestion)\"?)"
             }
             report(.invalidValue, path, subject, message + "; a shape is \(expected)")
@@ -559,11 +623,14 @@ struct ConfigParser {
             }
             switch key {
             case "roundedRect":
-                guard let radius = finiteNumber(inner, path + [.key(key)], subject, "the corner radius") else {
+                guard let radius = finiteNumber(inner, path + [.key(key)], subject, "the corner radius")
+                else {
                     return nil
                 }
                 guard radius >= 0 else {
-                    report(.invalidValue, path + [.key(key)], subject, "the corner radius must be ≥ 0, found \(Self.format(radius))")
+                    report(
+                        .invalidValue, path + [.key(key)], subject,
+                        "the corner radius must be ≥ 0, found \(Self.format(radius))")
                     return nil
                 }
                 return .roundedRect(radius: radius)
@@ -575,12 +642,17 @@ struct ConfigParser {
                 }
                 var points: [Point] = []
                 for (index, pointValue) in list.enumerated() {
-                    if let xy = numbers(pointValue, count: 2, pointsPath + [.index(index)], subject, "a polygon point", "[x, y]") {
+                    if let xy = numbers(
+                        pointValue, count: 2, pointsPath + [.index(index)], subject, "a polygon point",
+                        "[x, y]")
+                    {
                         points.append(Point(xy[0], xy[1]))
                     }
                 }
                 guard list.count >= 3 else {
-                    report(.polygonTooFewPoints, pointsPath, subject, "a polygon needs at least 3 points, found \(list.count)")
+                    report(
+                        .polygonTooFewPoints, pointsPath, subject,
+                        "a polygon needs at least 3 points, found \(list.count)")
                     return nil
                 }
                 return points.count == list.count ? .polygon(points) : nil
@@ -601,7 +673,8 @@ struct ConfigParser {
         case .number:
             guard let margin = finiteNumber(value, path, subject, "\"touchMargin\"") else { return nil }
             guard margin >= 0 else {
-                report(.negativeMargin, path, subject, "touchMargin must be ≥ 0, found \(Self.format(margin))")
+                report(
+                    .negativeMargin, path, subject, "touchMargin must be ≥ 0, found \(Self.format(margin))")
                 return nil
             }
             return EdgeMargin(all: margin)
@@ -609,14 +682,18 @@ struct ConfigParser {
             if shape != .rect {
                 report(
                     .perEdgeMarginOnShape, path, subject,
-                    "a shaped view takes a single touchMargin number; {top, left, bottom, right} is for rectangles only")
+                    "a shaped view takes a single touchMargin number; "
+                        + "{top, left, bottom, right} is for rectangles only"
+                )
             }
             checkKeys(object, allowed: Self.marginKeys, path, subject)
             var edges: [Double] = []
             for key in Self.marginKeys {
                 let edge = number(object, key, path, subject) ?? 0
                 if edge < 0 {
-                    report(.negativeMargin, path + [.key(key)], subject, "touchMargin \(key) must be ≥ 0, found \(Self.format(edge))")
+                    report(
+                        .negativeMargin, path + [.key(key)], subject,
+                        "touchMargin \(key) must be ≥ 0, found \(Self.format(edge))")
                 }
                 edges.append(max(0, edge))
             }
@@ -627,7 +704,9 @@ struct ConfigParser {
         }
     }
 
-    private mutating func transform(_ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject) -> ViewTransform? {
+    private mutating func transform(
+        _ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject
+    ) -> ViewTransform? {
         guard let object = object(value, path, subject, "\"transform\"") else { return nil }
         checkKeys(object, allowed: Self.transformKeys, path, subject)
         var transform = ViewTransform()
@@ -638,7 +717,8 @@ struct ConfigParser {
             let scalePath = path + [.key("scale")]
             let scales: [Double]?
             if case .array = scaleValue {
-                scales = numbers(scaleValue, count: 2, scalePath, subject, "\"scale\"", "a number or [sx, sy]")
+                scales = numbers(
+                    scaleValue, count: 2, scalePath, subject, "\"scale\"", "a number or [sx, sy]")
             } else if case .number = scaleValue {
                 scales = finiteNumber(scaleValue, scalePath, subject, "\"scale\"").map { [$0, $0] }
             } else {

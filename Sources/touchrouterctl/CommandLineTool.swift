@@ -160,7 +160,8 @@ struct CommandLineTool {
             }
             guard token.hasPrefix("--"), let option = spec.options.first(where: { $0.name == name }) else {
                 var message = "unknown option '\(token.split(separator: "=").first ?? "")'"
-                if let suggestion = NearMiss.suggestion(for: name, among: spec.options.map(\.name) + ["help"]) {
+                if let suggestion = NearMiss.suggestion(for: name, among: spec.options.map(\.name) + ["help"])
+                {
                     message += " (did you mean '--\(suggestion)'?)"
                 }
                 throw UsageError(message: message)
@@ -226,7 +227,9 @@ struct CommandLineTool {
             lines += spec.arguments.map { row($0.repeats ? "\($0.name)..." : $0.name, $0.help) }
         }
         lines += ["", "OPTIONS:"]
-        lines += (spec.options + [helpOption]).map { row($0.name == "help" ? "-h, --help" : $0.synopsis, $0.help) }
+        lines += (spec.options + [helpOption]).map {
+            row($0.name == "help" ? "-h, --help" : $0.synopsis, $0.help)
+        }
         if let discussion = spec.discussion {
             lines += ["", discussion]
         }

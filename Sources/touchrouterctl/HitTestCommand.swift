@@ -50,7 +50,10 @@ enum HitTestCommand: Command {
         if arguments.flag("json") {
             print(json(hit))
         } else if let hit {
-            print("\(hit.path.joined(separator: "/")) at local (\(number(hit.localPoint.x)), \(number(hit.localPoint.y)))")
+            print(
+                "\(hit.path.joined(separator: "/")) at local "
+                    + "(\(number(hit.localPoint.x)), \(number(hit.localPoint.y)))"
+            )
         } else {
             print("no view at (\(number(x)), \(number(y))) on screen \"\(screen.name)\"")
         }

@@ -28,7 +28,8 @@ enum ValidateCommand: Command {
 
     /// `2 screens, 34 views`
     static func summary(_ config: Config) -> String {
-        let screens = config.layout.screens.count, views = config.layout.viewCount
+        let screens = config.layout.screens.count
+        let views = config.layout.viewCount
         return "\(screens) screen\(screens == 1 ? "" : "s"), \(views) view\(views == 1 ? "" : "s")"
     }
 }

@@ -8,7 +8,8 @@ enum RepositoryPaths {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let exampleConfig = root.appendingPathComponent("config/kiosk.json5")
-    static let utf8TrapFixture = root.appendingPathComponent("Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin")
+    static let utf8TrapFixture = root.appendingPathComponent(
+        "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin")
 }
 
 /// Parses config text, returning the errors (empty when the file is valid).

@@ -45,85 +45,134 @@ struct BadConfigCase: CustomTestStringConvertible, Sendable {
 @Suite("Config validation")
 struct ConfigValidationTests {
     static let badCases: [BadConfigCase] = [
-        .view("width 0", #"{ id: "k", frame: [0, 0, 0, 10] }"#, .nonPositiveSize, path: "main/k", at: "0, 10]",
-              says: "width must be > 0"),
-        .view("negative height", #"{ id: "k", frame: [0, 0, 5, -5] }"#, .nonPositiveSize, path: "main/k",
-              at: "-5", says: "height must be > 0"),
-        .view("alpha above 1", #"{ id: "k", frame: [0, 0, 5, 5], alpha: 1.5 }"#, .alphaOutOfRange,
-              path: "main/k", at: "alpha"),
-        .view("alpha below 0", #"{ id: "k", frame: [0, 0, 5, 5], alpha: -0.1 }"#, .alphaOutOfRange,
-              path: "main/k", at: "alpha"),
-        .view("polygon of 2 points", #"{ id: "k", frame: [0, 0, 5, 5], shape: { polygon: [[0, 0], [1, 1]] } }"#,
-              .polygonTooFewPoints, path: "main/k", at: "polygon", says: "at least 3 points"),
-        .view("zero scale", #"{ id: "k", frame: [0, 0, 5, 5], transform: { scale: 0 } }"#, .zeroScale,
-              path: "main/k", at: "scale"),
-        .view("zero y scale", #"{ id: "k", frame: [0, 0, 5, 5], transform: { rotate: 10, scale: [2, 0] } }"#,
-              .zeroScale, path: "main/k", at: "scale"),
-        .view("unknown key, near miss", #"{ id: "k", frame: [0, 0, 5, 5], hiden: true }"#, .unknownKey,
-              path: "main/k", at: "hiden", says: #"did you mean "hidden"?"#),
-        .view("unknown key, far", #"{ id: "k", frame: [0, 0, 5, 5], colour: "red" }"#, .unknownKey,
-              path: "main/k", at: "colour", says: #"unknown key "colour""#),
-        .view("bool as string", #"{ id: "k", frame: [0, 0, 5, 5], hidden: "yes" }"#, .wrongType,
-              path: "main/k", at: "hidden", says: "must be true or false, found a string"),
-        .view("number as bool", #"{ id: "k", frame: [0, 0, 5, 5], alpha: true }"#, .wrongType,
-              path: "main/k", at: "alpha", says: "found a boolean"),
-        .view("frame of 3", #"{ id: "k", frame: [0, 0, 5] }"#, .wrongType, path: "main/k", at: "frame",
-              says: "found 3 values"),
-        .view("frame element string", #"{ id: "k", frame: [0, "0", 5, 5] }"#, .wrongType, path: "main/k",
-              at: #""0""#),
-        .view("children not an array", #"{ id: "k", frame: [0, 0, 5, 5], children: {} }"#, .wrongType,
-              path: "main/k", at: "children: {}"),
-        .view("space in id", #"{ id: "key 7", frame: [0, 0, 5, 5] }"#, .invalidID, path: "main/key 7",
-              at: #"id: "key 7""#),
-        .view("slash in id", #"{ id: "a/b", frame: [0, 0, 5, 5] }"#, .invalidID, path: "main/a/b", at: #"id: "a/b""#),
+        .view(
+            "width 0", #"{ id: "k", frame: [0, 0, 0, 10] }"#, .nonPositiveSize, path: "main/k", at: "0, 10]",
+            says: "width must be > 0"),
+        .view(
+            "negative height", #"{ id: "k", frame: [0, 0, 5, -5] }"#, .nonPositiveSize, path: "main/k",
+            at: "-5", says: "height must be > 0"),
+        .view(
+            "alpha above 1", #"{ id: "k", frame: [0, 0, 5, 5], alpha: 1.5 }"#, .alphaOutOfRange,
+            path: "main/k", at: "alpha"),
+        .view(
+            "alpha below 0", #"{ id: "k", frame: [0, 0, 5, 5], alpha: -0.1 }"#, .alphaOutOfRange,
+            path: "main/k", at: "alpha"),
+        .view(
+            "polygon of 2 points", #"{ id: "k", frame: [0, 0, 5, 5], shape: { polygon: [[0, 0], [1, 1]] } }"#,
+            .polygonTooFewPoints, path: "main/k", at: "polygon", says: "at least 3 points"),
+        .view(
+            "zero scale", #"{ id: "k", frame: [0, 0, 5, 5], transform: { scale: 0 } }"#, .zeroScale,
+            path: "main/k", at: "scale"),
+        .view(
+            "zero y scale", #"{ id: "k", frame: [0, 0, 5, 5], transform: { rotate: 10, scale: [2, 0] } }"#,
+            .zeroScale, path: "main/k", at: "scale"),
+        .view(
+            "unknown key, near miss", #"{ id: "k", frame: [0, 0, 5, 5], hiden: true }"#, .unknownKey,
+            path: "main/k", at: "hiden", says: #"did you mean "hidden"?"#),
+        .view(
+            "unknown key, far", #"{ id: "k", frame: [0, 0, 5, 5], colour: "red" }"#, .unknownKey,
+            path: "main/k", at: "colour", says: #"unknown key "colour""#),
+        .view(
+            "bool as string", #"{ id: "k", frame: [0, 0, 5, 5], hidden: "yes" }"#, .wrongType,
+            path: "main/k", at: "hidden", says: "must be true or false, found a string"),
+        .view(
+            "number as bool", #"{ id: "k", frame: [0, 0, 5, 5], alpha: true }"#, .wrongType,
+            path: "main/k", at: "alpha", says: "found a boolean"),
+        .view(
+            "frame of 3", #"{ id: "k", frame: [0, 0, 5] }"#, .wrongType, path: "main/k", at: "frame",
+            says: "found 3 values"),
+        .view(
+            "frame element string", #"{ id: "k", frame: [0, "0", 5, 5] }"#, .wrongType, path: "main/k",
+            at: #""0""#),
+        .view(
+            "children not an array", #"{ id: "k", frame: [0, 0, 5, 5], children: {} }"#, .wrongType,
+            path: "main/k", at: "children: {}"),
+        .view(
+            "space in id", #"{ id: "key 7", frame: [0, 0, 5, 5] }"#, .invalidID, path: "main/key 7",
+            at: #"id: "key 7""#),
+        .view(
+            "slash in id", #"{ id: "a/b", frame: [0, 0, 5, 5] }"#, .invalidID, path: "main/a/b",
+            at: #"id: "a/b""#),
         .view("empty id", #"{ id: "", frame: [0, 0, 5, 5] }"#, .invalidID, path: "main/#0", at: #"id: """#),
         .view("id is a number", #"{ id: 7, frame: [0, 0, 5, 5] }"#, .wrongType, path: "main/#0", at: "id: 7"),
-        .view("missing id", #"{ frame: [0, 0, 5, 5] }"#, .missingKey, path: "main/#0", at: "{ frame",
-              says: #"missing "id""#),
+        .view(
+            "missing id", #"{ frame: [0, 0, 5, 5] }"#, .missingKey, path: "main/#0", at: "{ frame",
+            says: #"missing "id""#),
         .view("missing frame", #"{ id: "k" }"#, .missingKey, path: "main/k", at: "{ id", says: "frame"),
-        .view("duplicate id", #"{ id: "k", frame: [0, 0, 5, 5] }, { id: "k", frame: [1, 1, 5, 5] }"#,
-              .duplicateID, path: "main/k", at: #"id: "k", frame: [1"#, says: #"already used by view "main/k""#),
-        .view("id of the root reused", #"{ id: "main", frame: [0, 0, 5, 5] }"#, .duplicateID,
-              path: "main/main", at: #"id: "main", frame"#),
-        .view("per-edge margin on an ellipse", #"{ id: "k", frame: [0, 0, 5, 5], shape: "ellipse", touchMargin: { top: 4 } }"#,
-              .perEdgeMarginOnShape, path: "main/k", at: "touchMargin"),
-        .view("negative margin", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: -3 }"#, .negativeMargin,
-              path: "main/k", at: "touchMargin"),
-        .view("negative edge", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: { left: -3 } }"#, .negativeMargin,
-              path: "main/k", at: "left"),
-        .view("unknown edge", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: { botom: 3 } }"#, .unknownKey,
-              path: "main/k", at: "botom", says: #"did you mean "bottom"?"#),
-        .view("unknown shape", #"{ id: "k", frame: [0, 0, 5, 5], shape: "elipse" }"#, .invalidValue,
-              path: "main/k", at: "shape", says: #"did you mean "ellipse"?"#),
-        .view("shape with two keys", #"{ id: "k", frame: [0, 0, 5, 5], shape: { roundedRect: 2, polygon: [] } }"#,
-              .invalidValue, path: "main/k", at: "shape"),
-        .view("negative radius", #"{ id: "k", frame: [0, 0, 5, 5], shape: { roundedRect: -2 } }"#, .invalidValue,
-              path: "main/k", at: "roundedRect"),
-        .view("rotate as string", #"{ id: "k", frame: [0, 0, 5, 5], transform: { rotate: "90" } }"#, .wrongType,
-              path: "main/k", at: "rotate"),
-        .view("reserved access key", #"{ id: "k", frame: [0, 0, 5, 5], access: [] }"#, .reservedKey,
-              path: "main/k", at: "access"),
-        .view("nested path", #"{ id: "keypad", frame: [0, 0, 50, 50], children: [{ id: "key7", frame: [0, 0, 0, 1] }] }"#,
-              .nonPositiveSize, path: "main/keypad/key7", at: "0, 1] }"),
+        .view(
+            "duplicate id", #"{ id: "k", frame: [0, 0, 5, 5] }, { id: "k", frame: [1, 1, 5, 5] }"#,
+            .duplicateID, path: "main/k", at: #"id: "k", frame: [1"#, says: #"already used by view "main/k""#),
+        .view(
+            "id of the root reused", #"{ id: "main", frame: [0, 0, 5, 5] }"#, .duplicateID,
+            path: "main/main", at: #"id: "main", frame"#),
+        .view(
+            "per-edge margin on an ellipse",
+            #"{ id: "k", frame: [0, 0, 5, 5], shape: "ellipse", touchMargin: { top: 4 } }"#,
+            .perEdgeMarginOnShape, path: "main/k", at: "touchMargin"),
+        .view(
+            "negative margin", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: -3 }"#, .negativeMargin,
+            path: "main/k", at: "touchMargin"),
+        .view(
+            "negative edge", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: { left: -3 } }"#, .negativeMargin,
+            path: "main/k", at: "left"),
+        .view(
+            "unknown edge", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: { botom: 3 } }"#, .unknownKey,
+            path: "main/k", at: "botom", says: #"did you mean "bottom"?"#),
+        .view(
+            "unknown shape", #"{ id: "k", frame: [0, 0, 5, 5], shape: "elipse" }"#, .invalidValue,
+            path: "main/k", at: "shape", says: #"did you mean "ellipse"?"#),
+        .view(
+            "shape with two keys",
+            #"{ id: "k", frame: [0, 0, 5, 5], shape: { roundedRect: 2, polygon: [] } }"#,
+            .invalidValue, path: "main/k", at: "shape"),
+        .view(
+            "negative radius", #"{ id: "k", frame: [0, 0, 5, 5], shape: { roundedRect: -2 } }"#,
+            .invalidValue,
+            path: "main/k", at: "roundedRect"),
+        .view(
+            "rotate as string", #"{ id: "k", frame: [0, 0, 5, 5], transform: { rotate: "90" } }"#, .wrongType,
+            path: "main/k", at: "rotate"),
+        .view(
+            "reserved access key", #"{ id: "k", frame: [0, 0, 5, 5], access: [] }"#, .reservedKey,
+            path: "main/k", at: "access"),
+        .view(
+            "nested path",
+            #"{ id: "keypad", frame: [0, 0, 50, 50], children: [{ id: "key7", frame: [0, 0, 0, 1] }] }"#,
+            .nonPositiveSize, path: "main/keypad/key7", at: "0, 1] }"),
         .view("NaN", #"{ id: "k", frame: [0, 0, NaN, 5] }"#, .nonFinite, path: nil, at: "NaN"),
-        .view("Infinity", #"{ id: "k", frame: [0, 0, 5, -Infinity] }"#, .nonFinite, path: nil, at: "-Infinity"),
-        .view("overflowing number", #"{ id: "k", frame: [0, 0, 1e999, 5] }"#, .nonFinite, path: nil, at: "1e999"),
-        .view("duplicate key", #"{ id: "k", frame: [0, 0, 5, 5], alpha: 1, alpha: 0 }"#, .duplicateKey, path: nil,
-              at: "alpha: 0"),
-        .view("missing comma", #"{ id: "k" frame: [0, 0, 5, 5] }"#, .syntax, path: nil, at: "frame",
-              says: "expected ',' or '}'"),
+        .view(
+            "Infinity", #"{ id: "k", frame: [0, 0, 5, -Infinity] }"#, .nonFinite, path: nil, at: "-Infinity"),
+        .view(
+            "overflowing number", #"{ id: "k", frame: [0, 0, 1e999, 5] }"#, .nonFinite, path: nil, at: "1e999"
+        ),
+        .view(
+            "duplicate key", #"{ id: "k", frame: [0, 0, 5, 5], alpha: 1, alpha: 0 }"#, .duplicateKey,
+            path: nil,
+            at: "alpha: 0"),
+        .view(
+            "missing comma", #"{ id: "k" frame: [0, 0, 5, 5] }"#, .syntax, path: nil, at: "frame",
+            says: "expected ',' or '}'"),
         .view("unclosed string", #"{ id: "k, frame: [0, 0, 5, 5] }"#, .syntax, path: nil, at: #""k,"#),
+        .view(
+            "leading zero", #"{ id: "k", frame: [0, 0, 5, 05] }"#, .syntax, path: nil, at: "05",
+            says: "must not start with 0"),
+        .view(
+            "no-break space", "{ id: \"k\",\u{A0}frame: [0, 0, 5, 5] }", .syntax, path: nil, at: "\u{A0}",
+            says: "U+00A0"),
         .view("bare word", #"{ id: "k", frame: [0, 0, 5, 5], hidden: yes }"#, .syntax, path: nil, at: "yes"),
 
         .screen("rotation 45", "rotation: 45,", .invalidRotation, at: "rotation", says: "0, 90, 180 or 270"),
         .screen("rotation as string", #"rotation: "90","#, .wrongType, at: "rotation"),
-        .screen("calibration of 5", "calibration: [1, 0, 0, 0, 1],", .invalidCalibration, at: "calibration",
-                says: "found 5 values"),
-        .screen("calibration with a string", #"calibration: [1, 0, 0, 0, 1, "0"],"#, .invalidCalibration,
-                at: "calibration"),
+        .screen(
+            "calibration of 5", "calibration: [1, 0, 0, 0, 1],", .invalidCalibration, at: "calibration",
+            says: "found 5 values"),
+        .screen(
+            "calibration with a string", #"calibration: [1, 0, 0, 0, 1, "0"],"#, .invalidCalibration,
+            at: "calibration"),
         .screen("empty matcher", "devices: [{}],", .invalidValue, at: "{}", says: "at least one of"),
-        .screen("unknown matcher key", #"devices: [{ nmae: "x" }],"#, .unknownKey, at: "nmae",
-                says: #"did you mean "name"?"#),
+        .screen(
+            "unknown matcher key", #"devices: [{ nmae: "x" }],"#, .unknownKey, at: "nmae",
+            says: #"did you mean "name"?"#),
         .screen("udev value not a string", "devices: [{ udev: { ID_PATH: 3 } }],", .wrongType, at: "ID_PATH"),
         .screen("relative node", #"devices: [{ node: "event3" }],"#, .invalidValue, at: "node"),
         .screen("devices not a list", #"devices: "ILITEK*","#, .wrongType, at: "devices"),
@@ -138,22 +187,31 @@ struct ConfigValidationTests {
         .file("trailing garbage", "{ screens: [] } x", .syntax, at: "x"),
         .file("unclosed object", "{ screens: [", .syntax, at: nil, says: "not closed"),
         .file("unclosed comment", "{ /* screens", .syntax, at: "/*"),
-        .file("reserved socket", #"{ socket: "/run/x.sock", screens: [{ name: "a", width: 1, height: 1, root: { id: "a" } }] }"#,
-              .reservedKey, at: "socket"),
-        .file("unknown policy", #"{ unmatchedDevices: "drop", screens: [{ name: "a", width: 1, height: 1, root: { id: "a" } }] }"#,
-              .invalidValue, at: "unmatchedDevices", says: "first-screen"),
-        .file("duplicate screen name", """
+        .file(
+            "reserved socket",
+            #"{ socket: "/run/x.sock", screens: [{ name: "a", width: 1, height: 1, root: { id: "a" } }] }"#,
+            .reservedKey, at: "socket"),
+        .file(
+            "unknown policy",
+            #"{ unmatchedDevices: "drop", screens: [{ name: "a", width: 1, height: 1, root: { id: "a" } }] }"#,
+            .invalidValue, at: "unmatchedDevices", says: "first-screen"),
+        .file(
+            "duplicate screen name",
+            """
             { screens: [
               { name: "a", width: 1, height: 1, root: { id: "a" } },
               { name: "a", width: 1, height: 1, root: { id: "b" } },
             ] }
             """, .duplicateScreenName, at: #"name: "a", width: 1, height: 1, root: { id: "b""#),
-        .file("screen width 0", #"{ screens: [{ name: "a", width: 0, height: 1, root: { id: "a" } }] }"#,
-              .nonPositiveSize, at: "width"),
-        .file("screen without root", #"{ screens: [{ name: "a", width: 1, height: 1 }] }"#, .missingKey,
-              at: "{ name", says: "root"),
-        .file("bad screen name", #"{ screens: [{ name: "a b", width: 1, height: 1, root: { id: "a" } }] }"#,
-              .invalidID, at: "name"),
+        .file(
+            "screen width 0", #"{ screens: [{ name: "a", width: 0, height: 1, root: { id: "a" } }] }"#,
+            .nonPositiveSize, at: "width"),
+        .file(
+            "screen without root", #"{ screens: [{ name: "a", width: 1, height: 1 }] }"#, .missingKey,
+            at: "{ name", says: "root"),
+        .file(
+            "bad screen name", #"{ screens: [{ name: "a b", width: 1, height: 1, root: { id: "a" } }] }"#,
+            .invalidID, at: "name"),
     ]
 
     @Test("a bad config is rejected with the expected error and location", arguments: badCases)
@@ -193,15 +251,19 @@ struct ConfigValidationTests {
             }
             """
         let errors = configErrors(text)
-        #expect(errors.map(\.code) == [.invalidRotation, .nonPositiveSize, .alphaOutOfRange, .duplicateID, .unknownKey])
+        #expect(
+            errors.map(\.code) == [
+                .invalidRotation, .nonPositiveSize, .alphaOutOfRange, .duplicateID, .unknownKey,
+            ])
         let described = ConfigErrors(errors).description.split(separator: "\n").map(String.init)
-        #expect(described == [
-            #"test.json5:3:44: screen "main": rotation must be 0, 90, 180 or 270, found 45"#,
-            #"test.json5:6:37: view "main/keypad/key7": width must be > 0, found 0"#,
-            #"test.json5:6:45: view "main/keypad/key7": alpha must be in 0…1, found 2"#,
-            #"test.json5:7:11: view "main/keypad/key7": duplicate id "key7": already used by view "main/keypad/key7""#,
-            #"test.json5:7:46: view "main/keypad/key7": unknown key "interactve" (did you mean "interactive"?)"#,
-        ])
+        #expect(
+            described == [
+                #"test.json5:3:44: screen "main": rotation must be 0, 90, 180 or 270, found 45"#,
+                #"test.json5:6:37: view "main/keypad/key7": width must be > 0, found 0"#,
+                #"test.json5:6:45: view "main/keypad/key7": alpha must be in 0…1, found 2"#,
+                #"test.json5:7:11: view "main/keypad/key7": duplicate id "key7": already used by view "main/keypad/key7""#,
+                #"test.json5:7:46: view "main/keypad/key7": unknown key "interactve" (did you mean "interactive"?)"#,
+            ])
     }
 
     @Test("errors past the report limit are summed up in one line")
@@ -213,10 +275,12 @@ struct ConfigValidationTests {
         #expect(errors.last?.message == "15 more errors not listed")
     }
 
-    @Test("did you mean: near misses only", arguments: [
-        ("interactve", "interactive"), ("touchmargin", "touchMargin"), ("chidlren", "children"),
-        ("multipletouch", "multipleTouch"), ("Frame", "frame"), ("xyz", nil), ("colour", nil), ("a", nil),
-    ] as [(String, String?)])
+    @Test(
+        "did you mean: near misses only",
+        arguments: [
+            ("interactve", "interactive"), ("touchmargin", "touchMargin"), ("chidlren", "children"),
+            ("multipletouch", "multipleTouch"), ("Frame", "frame"), ("xyz", nil), ("colour", nil), ("a", nil),
+        ] as [(String, String?)])
     func didYouMean(word: String, expected: String?) {
         #expect(NearMiss.suggestion(for: word, among: ConfigParser.viewKeys) == expected)
     }
@@ -283,8 +347,10 @@ struct ConfigLimitTests {
     @Test("100,000 nested views: rejected with a position, no stack overflow")
     func maliciousViewNesting() throws {
         let depth = 100_000
-        let text = "{screens:[{name:\"s\",width:1,height:1,root:"
-            + String(repeating: #"{"children":["#, count: depth) + String(repeating: "]}", count: depth) + "}]}"
+        let text =
+            "{screens:[{name:\"s\",width:1,height:1,root:"
+            + String(repeating: #"{"children":["#, count: depth) + String(repeating: "]}", count: depth)
+            + "}]}"
         let errors = configErrors(text)
         #expect(errors.map(\.code) == [.nestingTooDeep])
         #expect(errors.first?.line == 1)
@@ -296,6 +362,18 @@ struct ConfigLimitTests {
         let errors = configErrors(String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
         #expect(errors.map(\.code) == [.nestingTooDeep])
         #expect(errors.first?.column == 513)
+    }
+
+    @Test("nesting of exactly 512 levels is parsed (and then judged by the schema), 513 is not")
+    func nestingBoundary() {
+        let nested512 = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(configErrors(nested512).map(\.code) == [.wrongType])
+        let inView = fileWithChildren(
+            #"{ id: "k", frame: [0, 0, 5, 5], hidden: "# + String(repeating: "[", count: 505)
+                + String(repeating: "]", count: 505) + " }")
+        #expect(configErrors(inView).map(\.code) == [.wrongType])
+        let nested513 = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect(configErrors(nested513).map(\.code) == [.nestingTooDeep])
     }
 
     @Test("file size: the limit is allowed, one byte more is rejected before parsing")
@@ -311,12 +389,15 @@ struct ConfigLimitTests {
 
     @Test("loadConfig checks the size before reading")
     func loadConfigSizeLimit() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-tests-\(UUID())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "config-tests-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("big.json5")
         try Data(repeating: UInt8(ascii: " "), count: 4096).write(to: file)
-        #expect(throws: ConfigErrors.self) { try loadConfig(path: file.path, limits: ConfigLimits(maxFileBytes: 4095)) }
+        #expect(throws: ConfigErrors.self) {
+            try loadConfig(path: file.path, limits: ConfigLimits(maxFileBytes: 4095))
+        }
         do {
             _ = try loadConfig(path: file.path, limits: ConfigLimits(maxFileBytes: 4095))
         } catch {
@@ -351,14 +432,16 @@ struct ConfigUTF8Tests {
         }
     }
 
-    @Test("invalid sequences are found at their first bad byte", arguments: [
-        ([0x7B, 0xC0, 0x80], 1),  // overlong NUL
-        ([0x7B, 0x20, 0xED, 0xA0, 0x80], 2),  // UTF-16 surrogate
-        ([0x7B, 0xF4, 0x90, 0x80, 0x80], 1),  // above U+10FFFF
-        ([0x7B, 0xE2, 0x82], 1),  // truncated at the end
-        ([0x7B, 0xE2, 0x28, 0xA1], 1),  // bad continuation
-        ([0x80], 0),  // lone continuation
-    ] as [([UInt8], Int)])
+    @Test(
+        "invalid sequences are found at their first bad byte",
+        arguments: [
+            ([0x7B, 0xC0, 0x80], 1),  // overlong NUL
+            ([0x7B, 0x20, 0xED, 0xA0, 0x80], 2),  // UTF-16 surrogate
+            ([0x7B, 0xF4, 0x90, 0x80, 0x80], 1),  // above U+10FFFF
+            ([0x7B, 0xE2, 0x82], 1),  // truncated at the end
+            ([0x7B, 0xE2, 0x28, 0xA1], 1),  // bad continuation
+            ([0x80], 0),  // lone continuation
+        ] as [([UInt8], Int)])
     func invalidSequences(bytes: [UInt8], offset: Int) {
         let errors = configErrors(Data(bytes))
         #expect(errors.map(\.code) == [.invalidUTF8])

@@ -7,7 +7,8 @@ import Testing
 /// directory, where `swift test` puts every executable of the package); `.build/debug/` under the
 /// package root (found from this file's path). `swift build --product touchrouterctl` makes it.
 enum TouchrouterctlProcess {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
 
     static func executable() throws -> URL {
@@ -19,7 +20,8 @@ enum TouchrouterctlProcess {
             candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("touchrouterctl"))
         }
         candidates.append(packageRoot.appendingPathComponent(".build/debug/touchrouterctl"))
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
             throw LookupError(message: "touchrouterctl not built; looked at \(candidates.map(\.path))")
         }
         return found
@@ -43,10 +45,12 @@ enum TouchrouterctlProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ctl-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stdoutURL = directory.appendingPathComponent("stdout"), stderrURL = directory.appendingPathComponent("stderr")
+        let stdoutURL = directory.appendingPathComponent("stdout")
+        let stderrURL = directory.appendingPathComponent("stderr")
         FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let stdout = try FileHandle(forWritingTo: stdoutURL), stderr = try FileHandle(forWritingTo: stderrURL)
+        let stdout = try FileHandle(forWritingTo: stdoutURL)
+        let stderr = try FileHandle(forWritingTo: stderrURL)
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
@@ -85,7 +89,9 @@ struct ValidateCommandTests {
 
     @Test("a bad file: exit 1, every error on stderr, nothing on stdout")
     func badFile() throws {
-        let path = try TouchrouterctlProcess.temporaryFile("kiosk.json5", """
+        let path = try TouchrouterctlProcess.temporaryFile(
+            "kiosk.json5",
+            """
             {
               screens: [{
                 name: "main", width: 1080, height: 1920,
@@ -101,37 +107,46 @@ struct ValidateCommandTests {
         let result = try TouchrouterctlProcess.run(["validate", path])
         #expect(result.exitCode == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrLines == [
-            #"\#(path):6:37: view "main/keypad/key7": width must be > 0, found 0"#,
-            #"\#(path):6:46: view "main/keypad/key7": alpha must be in 0…1, found 1.5"#,
-            #"\#(path):7:46: view "main/keypad/key8": unknown key "touchMargn" (did you mean "touchMargin"?)"#,
-        ])
+        #expect(
+            result.stderrLines == [
+                #"\#(path):6:37: view "main/keypad/key7": width must be > 0, found 0"#,
+                #"\#(path):6:46: view "main/keypad/key7": alpha must be in 0…1, found 1.5"#,
+                #"\#(path):7:46: view "main/keypad/key8": unknown key "touchMargn" (did you mean "touchMargin"?)"#,
+            ])
     }
 
     @Test("several files: each gets its line; exit 1 if any is bad")
     func severalFiles() throws {
         let bad = try TouchrouterctlProcess.temporaryFile("bad.json5", "{ screens: [] }")
-        let result = try TouchrouterctlProcess.run(["validate", "config/kiosk.json5", bad, "/nonexistent/x.json5"])
+        let result = try TouchrouterctlProcess.run([
+            "validate", "config/kiosk.json5", bad, "/nonexistent/x.json5",
+        ])
         #expect(result.exitCode == 1)
         #expect(result.stdoutLines == ["config/kiosk.json5: OK, 2 screens, 32 views"])
-        #expect(result.stderrLines == [
-            "\(bad):1:3: the config has no screens: \"screens\" is empty",
-            "/nonexistent/x.json5: no such file",
-        ])
+        #expect(
+            result.stderrLines == [
+                "\(bad):1:3: the config has no screens: \"screens\" is empty",
+                "/nonexistent/x.json5: no such file",
+            ])
     }
 
     @Test("the file that traps Foundation's JSON5 decoder is an ordinary error")
     func utf8Trap() throws {
-        let result = try TouchrouterctlProcess.run(["validate", "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin"])
+        let result = try TouchrouterctlProcess.run([
+            "validate", "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin",
+        ])
         #expect(result.exitCode == 1)
-        #expect(result.stderr == "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin: not valid UTF-8 at byte 1\n")
+        #expect(
+            result.stderr == "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin: not valid UTF-8 at byte 1\n")
     }
 
     @Test("no file is a usage error")
     func noFile() throws {
         let result = try TouchrouterctlProcess.run(["validate"])
         #expect(result.exitCode == 2)
-        #expect(result.stderr == "touchrouterctl validate: missing FILE...\nSee 'touchrouterctl validate --help'.\n")
+        #expect(
+            result.stderr
+                == "touchrouterctl validate: missing FILE...\nSee 'touchrouterctl validate --help'.\n")
     }
 }
 
@@ -139,14 +154,18 @@ struct ValidateCommandTests {
 struct HitTestCommandTests {
     @Test("text output: the path and the local point")
     func text() throws {
-        let result = try TouchrouterctlProcess.run(["hit-test", "--config", "config/kiosk.json5", "650", "1050"])
+        let result = try TouchrouterctlProcess.run([
+            "hit-test", "--config", "config/kiosk.json5", "650", "1050",
+        ])
         #expect(result.exitCode == 0)
         #expect(result.stdout == "main/content/keypad/key9 at local (-10, 50)\n")
     }
 
     @Test("--json: exactly one object with view, path and local")
     func json() throws {
-        let result = try TouchrouterctlProcess.run(["hit-test", "--config", "config/kiosk.json5", "--json", "330", "1090.5"])
+        let result = try TouchrouterctlProcess.run([
+            "hit-test", "--config", "config/kiosk.json5", "--json", "330", "1090.5",
+        ])
         #expect(result.exitCode == 0)
         #expect(result.stdoutLines.count == 1)
         let object = try #require(
@@ -159,14 +178,18 @@ struct HitTestCommandTests {
 
     @Test("--json on a miss: view and local are null")
     func jsonMiss() throws {
-        let result = try TouchrouterctlProcess.run(["hit-test", "--config=config/kiosk.json5", "--json", "--", "-5", "-5"])
+        let result = try TouchrouterctlProcess.run([
+            "hit-test", "--config=config/kiosk.json5", "--json", "--", "-5", "-5",
+        ])
         #expect(result.exitCode == 0)
         #expect(result.stdout == #"{"view": null, "path": [], "local": null}"# + "\n")
     }
 
     @Test("--screen picks the screen; negative numbers are coordinates, not options")
     func screenOption() throws {
-        let result = try TouchrouterctlProcess.run(["hit-test", "--config", "config/kiosk.json5", "--screen", "service", "600", "150"])
+        let result = try TouchrouterctlProcess.run([
+            "hit-test", "--config", "config/kiosk.json5", "--screen", "service", "600", "150",
+        ])
         #expect(result.stdout == "service/service-restart at local (60, 50)\n")
         let miss = try TouchrouterctlProcess.run(["hit-test", "--config", "config/kiosk.json5", "-1", "-2.5"])
         #expect(miss.exitCode == 0)
@@ -175,31 +198,53 @@ struct HitTestCommandTests {
 
     @Test("an unknown screen is an error with the screens listed")
     func unknownScreen() throws {
-        let result = try TouchrouterctlProcess.run(["hit-test", "--config", "config/kiosk.json5", "--screen", "servise", "1", "1"])
+        let result = try TouchrouterctlProcess.run([
+            "hit-test", "--config", "config/kiosk.json5", "--screen", "servise", "1", "1",
+        ])
         #expect(result.exitCode == 1)
-        #expect(result.stderr == "config/kiosk.json5: no screen named \"servise\" (did you mean \"service\"?); screens: main, service\n")
+        #expect(
+            result.stderr
+                == "config/kiosk.json5: no screen named \"servise\" (did you mean \"service\"?); screens: main, service\n"
+        )
     }
 
     @Test("a bad config prints its errors and exits 1")
     func badConfig() throws {
-        let result = try TouchrouterctlProcess.run(["hit-test", "--config", "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin", "1", "1"])
+        let result = try TouchrouterctlProcess.run([
+            "hit-test", "--config", "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin", "1", "1",
+        ])
         #expect(result.exitCode == 1)
         #expect(result.stderr.contains("not valid UTF-8 at byte 1"))
     }
 
-    @Test("command-line mistakes exit 2 with a clear message", arguments: [
-        (["hit-test", "--config", "config/kiosk.json5", "--jsn", "1", "2"],
-         "touchrouterctl hit-test: unknown option '--jsn' (did you mean '--json'?)"),
-        (["hit-test", "--config", "config/kiosk.json5", "1"], "touchrouterctl hit-test: missing Y"),
-        (["hit-test", "--config", "config/kiosk.json5", "1", "2", "3"], "touchrouterctl hit-test: unexpected argument '3'"),
-        (["hit-test", "--config", "config/kiosk.json5", "x", "2"], "touchrouterctl hit-test: X and Y must be finite numbers"),
-        (["hit-test", "1", "2"],
-         "touchrouterctl hit-test: needs --config FILE (asking the running daemon is not available yet)"),
-        (["hit-test", "--config"], "touchrouterctl hit-test: '--config' needs a value (--config FILE)"),
-        (["hit-test", "--json=yes", "--config", "c", "1", "2"], "touchrouterctl hit-test: '--json' takes no value"),
-        (["hit-tset"], "touchrouterctl: unknown command 'hit-tset' (did you mean 'hit-test'?)"),
-        (["--verbose"], "touchrouterctl: unknown option '--verbose'"),
-    ] as [([String], String)])
+    @Test(
+        "command-line mistakes exit 2 with a clear message",
+        arguments: [
+            (
+                ["hit-test", "--config", "config/kiosk.json5", "--jsn", "1", "2"],
+                "touchrouterctl hit-test: unknown option '--jsn' (did you mean '--json'?)"
+            ),
+            (["hit-test", "--config", "config/kiosk.json5", "1"], "touchrouterctl hit-test: missing Y"),
+            (
+                ["hit-test", "--config", "config/kiosk.json5", "1", "2", "3"],
+                "touchrouterctl hit-test: unexpected argument '3'"
+            ),
+            (
+                ["hit-test", "--config", "config/kiosk.json5", "x", "2"],
+                "touchrouterctl hit-test: X and Y must be finite numbers"
+            ),
+            (
+                ["hit-test", "1", "2"],
+                "touchrouterctl hit-test: needs --config FILE (asking the running daemon is not available yet)"
+            ),
+            (["hit-test", "--config"], "touchrouterctl hit-test: '--config' needs a value (--config FILE)"),
+            (
+                ["hit-test", "--json=yes", "--config", "c", "1", "2"],
+                "touchrouterctl hit-test: '--json' takes no value"
+            ),
+            (["hit-tset"], "touchrouterctl: unknown command 'hit-tset' (did you mean 'hit-test'?)"),
+            (["--verbose"], "touchrouterctl: unknown option '--verbose'"),
+        ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) throws {
         let result = try TouchrouterctlProcess.run(arguments)
         #expect(result.exitCode == 2)
@@ -215,24 +260,25 @@ struct HelpTests {
     func overview() throws {
         let help = try TouchrouterctlProcess.run(["--help"])
         #expect(help.exitCode == 0)
-        #expect(help.stdout == """
-            OVERVIEW: Check touchrouter layouts and ask where a touch lands.
+        #expect(
+            help.stdout == """
+                OVERVIEW: Check touchrouter layouts and ask where a touch lands.
 
-            USAGE: touchrouterctl COMMAND [OPTIONS] [ARGUMENTS]
+                USAGE: touchrouterctl COMMAND [OPTIONS] [ARGUMENTS]
 
-            COMMANDS:
-              validate              Check config files and list every error.
-              hit-test              Find the view under a screen point.
-              monitor               Show the touches the running daemon routes, live.
-              status                Show the running daemon's state and counters.
-              layout                Show the layout the running daemon uses.
-              inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
-              input-events          (diagnostic) Print live touch frames from libinput, one line each.
-              transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
+                COMMANDS:
+                  validate              Check config files and list every error.
+                  hit-test              Find the view under a screen point.
+                  monitor               Show the touches the running daemon routes, live.
+                  status                Show the running daemon's state and counters.
+                  layout                Show the layout the running daemon uses.
+                  inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
+                  input-events          (diagnostic) Print live touch frames from libinput, one line each.
+                  transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
 
-            See 'touchrouterctl help COMMAND' or 'touchrouterctl COMMAND --help' for a command's options.
+                See 'touchrouterctl help COMMAND' or 'touchrouterctl COMMAND --help' for a command's options.
 
-            """)
+                """)
         let bare = try TouchrouterctlProcess.run([])
         #expect(bare.exitCode == 2)
         #expect(bare.stderr == help.stdout)
@@ -242,24 +288,27 @@ struct HelpTests {
     func commandHelp() throws {
         let help = try TouchrouterctlProcess.run(["validate", "--help"])
         #expect(help.exitCode == 0)
-        #expect(help.stdout == """
-            OVERVIEW: Check config files and list every error.
+        #expect(
+            help.stdout == """
+                OVERVIEW: Check config files and list every error.
 
-            USAGE: touchrouterctl validate FILE...
+                USAGE: touchrouterctl validate FILE...
 
-            ARGUMENTS:
-              FILE...               A config file (JSON5).
+                ARGUMENTS:
+                  FILE...               A config file (JSON5).
 
-            OPTIONS:
-              -h, --help            Show this help.
+                OPTIONS:
+                  -h, --help            Show this help.
 
-            Prints 'FILE: OK, N screens, N views' for each valid file. For a file with errors, prints
-            each one on stderr as 'FILE:LINE:COLUMN: view "PATH": what is wrong'. Exits 1 if any file
-            has errors.
+                Prints 'FILE: OK, N screens, N views' for each valid file. For a file with errors, prints
+                each one on stderr as 'FILE:LINE:COLUMN: view "PATH": what is wrong'. Exits 1 if any file
+                has errors.
 
-            """)
+                """)
         #expect(try TouchrouterctlProcess.run(["help", "validate"]).stdout == help.stdout)
         let hitTest = try TouchrouterctlProcess.run(["hit-test", "-h"])
-        #expect(hitTest.stdout.contains("USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] X Y"))
+        #expect(
+            hitTest.stdout.contains(
+                "USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] X Y"))
     }
 }
