@@ -2,13 +2,11 @@
 # The touchrouter demo: build, start touchrouterd on the example kiosk layout with a real
 # touchscreen recording replayed in a loop, and watch the routed touches (view ids and local
 # coordinates) with touchrouterctl monitor. Ctrl-C stops both. Needs no touch hardware.
-#   scripts/demo.sh [--install-packages]   (the option apt-installs the C libraries first)
+# On a fresh machine it first installs the C libraries it links (scripts/setup, only what is missing).
+#   scripts/demo.sh
 set -eu
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = "--install-packages" ]; then
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get install -y libinput-dev libudev-dev libevdev-dev
-fi
+scripts/setup --no-vm
 swift build --product touchrouterd
 swift build --product touchrouterctl
 bin="$(swift build --show-bin-path)"

@@ -1,12 +1,13 @@
 /// The accelerated hit-test engine: the same answers as `PlainHitTest`, fast on large layouts.
 ///
 /// The layout is flattened once into arrays (pre-order) and every container with many children
-/// gets a uniform grid over its children's conservative touch boxes. A query walks the same way as
-/// the plain recursion (children topmost first, the first hit wins) but only looks at the children
-/// whose box can contain the point. The boxes and grid only ever *skip* a child that the plain
-/// recursion would have rejected; every local point and every point-inside decision is computed with
-/// the same floating-point operations as `View.convertFromParent` and `View.containsLocal`, so the
-/// results are bit-identical (see docs/performance.md).
+/// gets a uniform grid over its children's conservative touch boxes. A query descends from the
+/// root as the plain recursion does (children topmost first, the first that contains the point
+/// is entered) but only looks at the children whose box can contain the point. The boxes and grid
+/// only ever *skip* a child that the plain recursion would have rejected; every local point and
+/// every point-inside decision is computed with the same floating-point operations as
+/// `View.convertFromParent` and `View.containsLocal`, so the results are bit-identical (see
+/// docs/performance.md).
 
 /// A hit-test index over one screen, built once per layout and queried for every touch-down.
 ///
@@ -141,6 +142,9 @@ struct ChildGrid {
     /// Children too large for cells (or unbounded): checked for every point, in `entries`.
     var largeStart: Int32
     var largeCount: Int32
+    /// The highest node index in any cell (-1 when the cells are empty): large children above it
+    /// are tried before the cell is even looked up.
+    var highestCellEntry: Int32
 
     /// The cell of a point, or nil when the point is outside the grid (NaN included).
     @inline(__always)
@@ -155,8 +159,7 @@ struct ChildGrid {
 final class HitTestIndexStorage: Sendable {
     let nodes: ContiguousArray<IndexedNode>
     let details: ContiguousArray<IndexedDetail>
-    /// Per node: its parent's node index (-1 for the root) and its index among the view's children.
-    let parents: ContiguousArray<Int32>
+    /// Per node: its index among its view's children.
     let indexInParent: ContiguousArray<Int32>
     let ids: ContiguousArray<String>
     let polygons: ContiguousArray<[Point]>
@@ -166,17 +169,19 @@ final class HitTestIndexStorage: Sendable {
     let cellOffsets: ContiguousArray<Int32>
     /// Node indices per cell and per large list, each run in descending order (topmost first).
     let entries: ContiguousArray<Int32>
+    /// The deepest node's depth (the root is 0).
+    let maximumDepth: Int
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
-        parents: ContiguousArray<Int32>, indexInParent: ContiguousArray<Int32>,
+        indexInParent: ContiguousArray<Int32>,
         ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
-        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>
+        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int
     ) {
+        self.maximumDepth = maximumDepth
         self.nodes = nodes
         self.details = details
-        self.parents = parents
         self.indexInParent = indexInParent
         self.ids = ids
         self.polygons = polygons
@@ -188,45 +193,43 @@ final class HitTestIndexStorage: Sendable {
 
     func hitTest(_ screenPoint: Point) -> HitResult? {
         guard !nodes.isEmpty else { return nil }
-        let found: (node: Int32, local: Point)? = nodes.withUnsafeBufferPointer { nodes in
+        // `way`: the nodes from the root down to the hit view, on the stack.
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
+            var wayCount = 0
+            guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
+            let path = [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
+                for k in 0..<wayCount { (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])]) }
+                initialized = wayCount
+            }
+            let indexPath = [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
+                for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
+                initialized = wayCount - 1
+            }
+            return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
+        }
+    }
+
+    private func descend(
+        _ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int
+    ) -> Point? {
+        nodes.withUnsafeBufferPointer { nodes in
             details.withUnsafeBufferPointer { details in
                 children.withUnsafeBufferPointer { children in
                     grids.withUnsafeBufferPointer { grids in
                         cellOffsets.withUnsafeBufferPointer { cellOffsets in
                             entries.withUnsafeBufferPointer { entries in
-                                let query = Query(
-                                    nodes: nodes, details: details, children: children, grids: grids,
-                                    cellOffsets: cellOffsets, entries: entries, polygons: polygons)
-                                var hitNode: Int32 = -1
-                                guard let local = query.hit(0, parentPoint: screenPoint, hitNode: &hitNode)
-                                else { return nil }
-                                return (hitNode, local)
+                                polygons.withUnsafeBufferPointer { polygons in
+                                    Query(
+                                        nodes: nodes, details: details, children: children, grids: grids,
+                                        cellOffsets: cellOffsets, entries: entries, polygons: polygons
+                                    ).hit(screenPoint, way: way, wayCount: &wayCount)
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        guard let found else { return nil }
-        // The way down, from the parent links.
-        var depth = 0
-        var node = found.node
-        while node != 0 {
-            depth += 1
-            node = parents[Int(node)]
-        }
-        var path = [String](repeating: "", count: depth + 1)
-        var indexPath = [Int](repeating: 0, count: depth)
-        node = found.node
-        var level = depth
-        while true {
-            path[level] = ids[Int(node)]
-            if node == 0 { break }
-            level -= 1
-            indexPath[level] = Int(indexInParent[Int(node)])
-            node = parents[Int(node)]
-        }
-        return HitResult(path: path, indexPath: indexPath, localPoint: found.local)
     }
 }
 
@@ -238,22 +241,28 @@ struct Query {
     let grids: UnsafeBufferPointer<ChildGrid>
     let cellOffsets: UnsafeBufferPointer<Int32>
     let entries: UnsafeBufferPointer<Int32>
-    let polygons: ContiguousArray<[Point]>
+    let polygons: UnsafeBufferPointer<[Point]>
 
     /// `View.convertFromParent` then `View.containsLocal`, operation for operation (the shaped cases
     /// call the same functions); nil when the point is not inside.
     @inline(__always)
     func localPointIfInside(_ index: Int, _ p: Point) -> Point? {
         let node = nodes.baseAddress! + index
-        let detailIndex = Int(node.pointee.detail)
-        if detailIndex < 0 {
+        if node.pointee.detail < 0 {
+            // A plain rectangle: frame origin, then CGRect.contains on the grown bounds.
             let local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
             guard local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
                 && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
             else { return nil }
             return local
         }
-        let detail = details.baseAddress! + detailIndex
+        return detailedLocalPointIfInside(node, p)
+    }
+
+    /// `localPointIfInside` for a transformed or shaped view.
+    @inline(never)
+    func detailedLocalPointIfInside(_ node: UnsafePointer<IndexedNode>, _ p: Point) -> Point? {
+        let detail = details.baseAddress! + Int(node.pointee.detail)
         let local: Point
         if detail.pointee.hasTransform {
             let dx = p.x - node.pointee.originX, dy = p.y - node.pointee.originY
@@ -290,53 +299,78 @@ struct Query {
         return detailIndex < 0 || details[detailIndex].boxContains(p)
     }
 
-    /// The plain recursion's steps 2–4 for one touchable node (step 1 was applied at build time).
-    func hit(_ index: Int32, parentPoint: Point, hitNode: inout Int32) -> Point? {
-        guard let local = localPointIfInside(Int(index), parentPoint) else { return nil }
-        let node = nodes.baseAddress! + Int(index)
-        let gridIndex = Int(node.pointee.grid)
-        if gridIndex < 0 {
-            var k = Int(node.pointee.childStart + node.pointee.childCount)
-            let start = Int(node.pointee.childStart)
-            while k > start {
-                k -= 1
-                let child = children[k]
-                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
-                    return found
+    /// The plain recursion, unrolled into a descent. A view that ignores touches was left out at
+    /// build time (step 1), so `hit(child)` is nil exactly when the child does not contain the point
+    /// (step 2): once a child contains it, the answer lies in that child's subtree, and the recursion
+    /// never comes back up. So: start at the root; at each view, take the first child (topmost
+    /// first, step 3) that contains the point and go down into it; when none does, that view is hit
+    /// (step 4). Writes the nodes from the root to the hit view to `way` (room for the maximum
+    /// depth); nil when the root misses.
+    func hit(_ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int) -> Point? {
+        guard var local = localPointIfInside(0, screenPoint) else { return nil }
+        var index: Int32 = 0
+        descent: while true {
+            way[wayCount] = index
+            wayCount += 1
+            let node = nodes.baseAddress! + Int(index)
+            let gridIndex = Int(node.pointee.grid)
+            if gridIndex < 0 {
+                var k = Int(node.pointee.childStart + node.pointee.childCount)
+                let start = Int(node.pointee.childStart)
+                while k > start {
+                    k -= 1
+                    let child = children[k]
+                    if mayContain(child, local), let childLocal = localPointIfInside(Int(child), local) {
+                        index = child
+                        local = childLocal
+                        continue descent
+                    }
                 }
-            }
-        } else {
-            let grid = grids.baseAddress! + gridIndex
-            var i = 0, cellEnd = 0
-            if let cell = grid.pointee.cell(of: local) {
-                i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
-                cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
-            }
-            var j = Int(grid.pointee.largeStart)
-            let largeEnd = j + Int(grid.pointee.largeCount)
-            // Merge the cell's run and the large run, both descending: topmost child first.
-            while true {
-                let child: Int32
-                if i < cellEnd {
-                    if j < largeEnd && entries[j] > entries[i] {
+            } else {
+                let grid = grids.baseAddress! + gridIndex
+                var j = Int(grid.pointee.largeStart)
+                let largeEnd = j + Int(grid.pointee.largeCount)
+                // Large children on top of every cell's children (a container's topmost panel, the
+                // next level of a deep chain) need no cell lookup.
+                while j < largeEnd && entries[j] > grid.pointee.highestCellEntry {
+                    let child = entries[j]
+                    j += 1
+                    if mayContain(child, local), let childLocal = localPointIfInside(Int(child), local) {
+                        index = child
+                        local = childLocal
+                        continue descent
+                    }
+                }
+                var i = 0, cellEnd = 0
+                if let cell = grid.pointee.cell(of: local) {
+                    i = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell])
+                    cellEnd = Int(cellOffsets[Int(grid.pointee.offsetsStart) + cell + 1])
+                }
+                // Merge the cell's run and the large run, both descending: topmost child first.
+                while true {
+                    let child: Int32
+                    if i < cellEnd {
+                        if j < largeEnd && entries[j] > entries[i] {
+                            child = entries[j]
+                            j += 1
+                        } else {
+                            child = entries[i]
+                            i += 1
+                        }
+                    } else if j < largeEnd {
                         child = entries[j]
                         j += 1
                     } else {
-                        child = entries[i]
-                        i += 1
+                        break
                     }
-                } else if j < largeEnd {
-                    child = entries[j]
-                    j += 1
-                } else {
-                    break
-                }
-                if mayContain(child, local), let found = hit(child, parentPoint: local, hitNode: &hitNode) {
-                    return found
+                    if mayContain(child, local), let childLocal = localPointIfInside(Int(child), local) {
+                        index = child
+                        local = childLocal
+                        continue descent
+                    }
                 }
             }
+            return local
         }
-        hitNode = index
-        return local
     }
 }

@@ -5,7 +5,6 @@ struct HitTestIndexBuilder {
     let gridThreshold: Int
     private var nodes = ContiguousArray<IndexedNode>()
     private var details = ContiguousArray<IndexedDetail>()
-    private var parents = ContiguousArray<Int32>()
     private var indexInParent = ContiguousArray<Int32>()
     private var ids = ContiguousArray<String>()
     private var polygons = ContiguousArray<[Point]>()
@@ -13,9 +12,8 @@ struct HitTestIndexBuilder {
     private var grids = ContiguousArray<ChildGrid>()
     private var cellOffsets = ContiguousArray<Int32>()
     private var entries = ContiguousArray<Int32>()
-    /// Scratch for the counting sort of a grid's cells.
-    private var cellFill = [Int32]()
-    private var childBoxes = [(minX: Double, minY: Double, maxX: Double, maxY: Double)?]()
+    private var depth = 0
+    private var maximumDepth = 0
 
     /// Relative tolerance by which every pruning box is grown: far above the few ulps of rounding
     /// that `convertFromParent` can differ from the exact inverse mapping.
@@ -30,30 +28,48 @@ struct HitTestIndexBuilder {
     }
 
     consuming func build(_ root: View) -> HitTestIndexStorage {
-        _ = add(root, parent: -1, indexInParent: 0)
+        // Sizing the arrays once saves the copies and page faults of growing them.
+        let viewCount = withUnsafePointer(to: root) { Self.count($0) }
+        nodes.reserveCapacity(viewCount)
+        indexInParent.reserveCapacity(viewCount)
+        ids.reserveCapacity(viewCount)
+        children.reserveCapacity(viewCount)
+        withUnsafePointer(to: root) { _ = add($0, indexInParent: 0) }
         return HitTestIndexStorage(
-            nodes: nodes, details: details, parents: parents, indexInParent: indexInParent, ids: ids,
+            nodes: nodes, details: details, indexInParent: indexInParent, ids: ids,
             polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
-            entries: entries)
+            entries: entries, maximumDepth: maximumDepth)
+    }
+
+    /// The number of views in the subtree. Views are read in place through pointers: copying a
+    /// `View` (retains and a 200-byte copy) would cost more than everything else the build does.
+    private static func count(_ view: UnsafePointer<View>) -> Int {
+        view.pointee.children.withUnsafeBufferPointer { children in
+            var total = 1
+            for k in children.indices { total += count(children.baseAddress! + k) }
+            return total
+        }
     }
 
     /// Adds a view and its touchable subtree; nil when the view can never be hit (it ignores touches,
     /// or its touch area is empty, or its transform is singular), so neither can its subtree.
-    private mutating func add(_ view: borrowing View, parent: Int32, indexInParent childIndex: Int) -> Int32? {
-        if view.ignoresTouches { return nil }
+    private mutating func add(_ view: UnsafePointer<View>, indexInParent childIndex: Int) -> Int32? {
+        if view.pointee.ignoresTouches { return nil }
         let index = Int32(nodes.count)
         guard let node = makeNode(view) else { return nil }
-        let childCount = view.children.count
+        let childCount = view.pointee.children.count
         let childStart = children.count
-        children.append(contentsOf: repeatElement(-1, count: childCount))
+        if childCount > 0 { children.append(contentsOf: repeatElement(-1, count: childCount)) }
         nodes.append(node)
-        parents.append(parent)
         indexInParent.append(Int32(childIndex))
-        ids.append(view.id)
+        ids.append(view.pointee.id)
         var liveCount = 0
-        view.children.withUnsafeBufferPointer { childViews in
+        maximumDepth = max(maximumDepth, depth)
+        depth += 1
+        defer { depth -= 1 }
+        view.pointee.children.withUnsafeBufferPointer { childViews in
             for k in 0..<childCount {
-                if let child = add(childViews[k], parent: index, indexInParent: k) {
+                if let child = add(childViews.baseAddress! + k, indexInParent: k) {
                     children[childStart + liveCount] = child
                     liveCount += 1
                 }
@@ -70,10 +86,10 @@ struct HitTestIndexBuilder {
 
     /// The node's conversion and point-inside values (and, for transformed or shaped views, a detail
     /// record with the box); nil when nothing can be inside.
-    private mutating func makeNode(_ view: borrowing View) -> IndexedNode? {
-        let frame = view.frame
+    private mutating func makeNode(_ view: UnsafePointer<View>) -> IndexedNode? {
+        let frame = view.pointee.frame
         let width = frame.width, height = frame.height
-        let margin = view.touchMargin
+        let margin = view.pointee.touchMargin
         var node = IndexedNode(
             originX: frame.x, originY: frame.y, insideMinX: 0, insideMinY: 0, insideMaxX: 0, insideMaxY: 0,
             childStart: 0, childCount: 0, grid: -1, detail: -1)
@@ -83,8 +99,8 @@ struct HitTestIndexBuilder {
         node.insideMaxX = node.insideMinX + (width + margin.left + margin.right)
         node.insideMaxY = node.insideMinY + (height + margin.top + margin.bottom)
 
-        let parentToLocal = view.parentToLocal
-        if parentToLocal == nil, case .rect = view.shape {
+        let parentToLocal = view.pointee.parentToLocal
+        if parentToLocal == nil, case .rect = view.pointee.shape {
             // The common case: a plain rectangle, no detail, no box (its exact test is as cheap).
             guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
             return node
@@ -107,7 +123,7 @@ struct HitTestIndexBuilder {
         // The touch area's bounding box in local space (as containsLocal computes its edges).
         var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)
         var bounded = true
-        switch view.shape {
+        switch view.pointee.shape {
         case .rect:
             guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
             box = (node.insideMinX, node.insideMinY, node.insideMaxX, node.insideMaxY)
@@ -142,7 +158,10 @@ struct HitTestIndexBuilder {
             box = (box.minX - reach, box.minY - reach, box.maxX + reach, box.maxY + reach)
         }
         node.detail = Int32(details.count)
-        if bounded, let parentBox = Self.parentBox(of: box, frame: frame, detail: detail, view: view) {
+        if bounded,
+            let parentBox = Self.parentBox(
+                of: box, frame: frame, detail: detail, transform: view.pointee.transform)
+        {
             (detail.boxMinX, detail.boxMinY, detail.boxMaxX, detail.boxMaxY) = parentBox
         }
         details.append(detail)
@@ -153,7 +172,7 @@ struct HitTestIndexBuilder {
     /// trusted (non-finite, or a transform too ill-conditioned), so the view is always tried.
     private static func parentBox(
         of localBox: (minX: Double, minY: Double, maxX: Double, maxY: Double), frame: Rect,
-        detail: IndexedDetail, view: borrowing View
+        detail: IndexedDetail, transform: ViewTransform
     ) -> (Double, Double, Double, Double)? {
         var box = localBox
         guard box.minX.isFinite, box.minY.isFinite, box.maxX.isFinite, box.maxY.isFinite else { return nil }
@@ -166,7 +185,7 @@ struct HitTestIndexBuilder {
         var stretch = 1.0
         var magnitude = max(abs(frame.x), abs(frame.y))
         if detail.hasTransform {
-            let forward = view.transform.matrix
+            let forward = transform.matrix
             stretch = (forward.a * forward.a + forward.b * forward.b + forward.c * forward.c
                 + forward.d * forward.d).squareRoot()
             let inverseNorm =
@@ -196,7 +215,9 @@ struct HitTestIndexBuilder {
             max(max(abs(parentBox.minX), abs(parentBox.minY)), max(abs(parentBox.maxX), abs(parentBox.maxY))))
         let slack = tolerance * max(condition, 1) * (1 + magnitude) + localSlack * stretch
         guard slack.isFinite, magnitude.isFinite else { return nil }
-        return (parentBox.minX - slack, parentBox.minY - slack, parentBox.maxX + slack, parentBox.maxY + slack)
+        return (
+            parentBox.minX - slack, parentBox.minY - slack, parentBox.maxX + slack, parentBox.maxY + slack
+        )
     }
 
     /// The box of a node in its parent's space (for grid cells); nil when unbounded.
@@ -221,15 +242,15 @@ struct HitTestIndexBuilder {
     /// A uniform grid over the boxes of `children[childStart ..< childStart + count]`, about one
     /// cell per child, shaped like the children's extent.
     private mutating func makeGrid(childStart: Int, count: Int) -> ChildGrid {
+        // Boxes of the children (minX is NaN for an unbounded child), computed once.
+        var boxes = [(minX: Double, minY: Double, maxX: Double, maxY: Double)](
+            repeating: (.nan, 0, 0, 0), count: count)
         var minX = Double.infinity, minY = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity
         var boundedCount = 0
-        // Boxes of the children (nil: unbounded), computed once.
-        childBoxes.removeAll(keepingCapacity: true)
-        for k in childStart..<(childStart + count) {
-            let childBox = box(of: children[k])
-            childBoxes.append(childBox)
-            guard let childBox else { continue }
+        for k in 0..<count {
+            guard let childBox = box(of: children[childStart + k]) else { continue }
+            boxes[k] = childBox
             boundedCount += 1
             minX = min(minX, childBox.minX)
             minY = min(minY, childBox.minY)
@@ -239,7 +260,7 @@ struct HitTestIndexBuilder {
         var columns = 1, rows = 1
         let extentX = maxX - minX, extentY = maxY - minY
         if boundedCount > 0 {
-            let cells = Double(2 * boundedCount)
+            let cells = Double(boundedCount)
             if extentX > 0 && extentY > 0 {
                 columns = Int(min(max((cells * extentX / extentY).squareRoot(), 1), cells))
                 rows = Int(min(max(cells / Double(columns), 1), cells))
@@ -263,61 +284,91 @@ struct HitTestIndexBuilder {
             minX: minX, minY: minY, maxX: maxX, maxY: maxY,
             cellsPerUnitX: cellsPerUnitX, cellsPerUnitY: cellsPerUnitY,
             columns: Int32(columns), rows: Int32(rows), offsetsStart: Int32(cellOffsets.count),
-            largeStart: 0, largeCount: 0)
+            largeStart: 0, largeCount: 0, highestCellEntry: -1)
         let cellCount = columns * rows
 
-        // Cell ranges per child; nil for the large list.
-        func cellRange(_ childBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?)
-            -> (x0: Int, y0: Int, x1: Int, y1: Int)?
-        {
-            guard let childBox else { return nil }
-            let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
-            let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
-            let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
-            let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
-            if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild { return nil }
-            return (x0, y0, x1, y1)
-        }
-
-        // Counting sort: count, prefix sums, then fill from the topmost child down.
-        cellFill.removeAll(keepingCapacity: true)
-        cellFill.append(contentsOf: repeatElement(0, count: cellCount))
+        // Each child's cell range (the same arithmetic as `ChildGrid.cell(of:)`, which is monotonic,
+        // so a point in the box lands in a cell of the range); x0 = -1: the large list.
+        var ranges = [(x0: Int32, y0: Int32, x1: Int32, y1: Int32)](repeating: (-1, 0, 0, 0), count: count)
+        var cellCounts = [Int32](repeating: 0, count: cellCount + 1)
         var largeCount = 0
-        for k in 0..<count {
-            guard let range = cellRange(childBoxes[k]) else {
-                largeCount += 1
-                continue
-            }
-            for y in range.y0...range.y1 {
-                for x in range.x0...range.x1 { cellFill[y * columns + x] += 1 }
-            }
-        }
-        var position = Int32(entries.count)
-        for cell in 0..<cellCount {
-            cellOffsets.append(position)
-            let countInCell = cellFill[cell]
-            cellFill[cell] = position
-            position += countInCell
-        }
-        cellOffsets.append(position)
-        grid.largeStart = position
-        grid.largeCount = Int32(largeCount)
-        let total = Int(position) + largeCount - entries.count
-        entries.append(contentsOf: repeatElement(-1, count: total))
-        var largeFill = Int(position)
-        for k in (0..<count).reversed() {
-            let child = children[childStart + k]
-            guard let range = cellRange(childBoxes[k]) else {
-                entries[largeFill] = child
-                largeFill += 1
-                continue
-            }
-            for y in range.y0...range.y1 {
-                for x in range.x0...range.x1 {
-                    entries[Int(cellFill[y * columns + x])] = child
-                    cellFill[y * columns + x] += 1
+        var highestCellEntry: Int32 = -1
+        cellCounts.withUnsafeMutableBufferPointer { cellCounts in
+            for k in 0..<count {
+                let childBox = boxes[k]
+                if childBox.minX.isNaN {
+                    largeCount += 1
+                    continue
+                }
+                let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
+                let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
+                let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
+                let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
+                if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild {
+                    largeCount += 1
+                    continue
+                }
+                ranges[k] = (Int32(x0), Int32(y0), Int32(x1), Int32(y1))
+                highestCellEntry = max(highestCellEntry, children[childStart + k])
+                var y = y0
+                while y <= y1 {
+                    var x = x0
+                    while x <= x1 {
+                        cellCounts[y &* columns &+ x] &+= 1
+                        x &+= 1
+                    }
+                    y &+= 1
                 }
             }
+        }
+
+        // Prefix sums: cell offsets into `entries`; `cellCounts` becomes each cell's fill position.
+        var position = Int32(entries.count)
+        let firstOffset = cellOffsets.count
+        cellOffsets.append(contentsOf: repeatElement(0, count: cellCount + 1))
+        cellOffsets.withUnsafeMutableBufferPointer { offsets in
+            cellCounts.withUnsafeMutableBufferPointer { cellCounts in
+                for cell in 0..<cellCount {
+                    offsets[firstOffset + cell] = position
+                    let countInCell = cellCounts[cell]
+                    cellCounts[cell] = position
+                    position &+= countInCell
+                }
+                offsets[firstOffset + cellCount] = position
+            }
+        }
+        grid.largeStart = position
+        grid.largeCount = Int32(largeCount)
+        grid.highestCellEntry = highestCellEntry
+        entries.append(contentsOf: repeatElement(-1, count: Int(position) + largeCount - entries.count))
+
+        // Fill from the topmost child down, so every run is descending.
+        var largeFill = Int(position)
+        children.withUnsafeBufferPointer { childList in
+        entries.withUnsafeMutableBufferPointer { entries in
+            cellCounts.withUnsafeMutableBufferPointer { fill in
+                for k in stride(from: count - 1, through: 0, by: -1) {
+                    let child = childList[childStart + k]
+                    let range = ranges[k]
+                    if range.x0 < 0 {
+                        entries[largeFill] = child
+                        largeFill &+= 1
+                        continue
+                    }
+                    var y = Int(range.y0)
+                    while y <= Int(range.y1) {
+                        var x = Int(range.x0)
+                        while x <= Int(range.x1) {
+                            let cell = y &* columns &+ x
+                            entries[Int(fill[cell])] = child
+                            fill[cell] &+= 1
+                            x &+= 1
+                        }
+                        y &+= 1
+                    }
+                }
+            }
+        }
         }
         return grid
     }

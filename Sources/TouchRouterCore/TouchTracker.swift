@@ -50,7 +50,7 @@ public struct TouchTracker: Sendable {
     public init(layout: Layout, configuration: TrackerConfiguration = .default) {
         self.layout = layout
         self.configuration = configuration
-        self.hitTesters = layout.screens.map(TrackerHitTester.init(screen:))
+        self.hitTesters = layout.screens.map { TrackerHitTester(screen: $0) }
         touches.reserveCapacity(configuration.maximumSimultaneousTouches)
         droppedContacts.reserveCapacity(configuration.maximumSimultaneousTouches)
         recentTaps.reserveCapacity(Self.recentTapCapacity)
@@ -64,7 +64,9 @@ public struct TouchTracker: Sendable {
 
     // MARK: - Entry points
 
-    /// Processes one input event and returns the resulting per-view messages.
+    /// Processes one input event and returns the resulting per-view messages: one per view with a
+    /// changed touch (two, in order, only when one contact both begins and changes again within the
+    /// frame, so that no message carries a touch twice).
     ///
     /// `subscribedViews` is consulted only at touch-down, to pick each new touch's target along the
     /// responder chain; a touch keeps its target for life whatever happens to subscriptions later.
@@ -101,8 +103,9 @@ public struct TouchTracker: Sendable {
         var moves: [(screenIndex: Int, chain: [View])] = []
         for index in touches.indices {
             let screenName = layout.screens[touches[index].screenIndex].name
+            let targetViewID = touches[index].targetViewID
             if let screenIndex = newLayout.screens.firstIndex(where: { $0.name == screenName }),
-                let chain = Self.chain(to: touches[index].targetViewID, from: newLayout.screens[screenIndex].root)
+                let chain = Self.chain(to: targetViewID, from: newLayout.screens[screenIndex].root)
             {
                 moves.append((screenIndex, chain))
             } else {
@@ -116,7 +119,7 @@ public struct TouchTracker: Sendable {
             touches[index].chain = moves[index].chain
         }
         layout = newLayout
-        hitTesters = newLayout.screens.map(TrackerHitTester.init(screen:))
+        hitTesters = newLayout.screens.map { TrackerHitTester(screen: $0) }
         return output.finish()
     }
 

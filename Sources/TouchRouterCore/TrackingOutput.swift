@@ -27,7 +27,8 @@ struct DeliveryBuffer {
             var touches = spareTouchArrays.popLast() ?? []
             touches.removeAll(keepingCapacity: true)
             groups.append(
-                ViewTouches(viewID: viewID, screen: screen, timestampMicros: timestampMicros, touches: touches))
+                ViewTouches(
+                    viewID: viewID, screen: screen, timestampMicros: timestampMicros, touches: touches))
         }
         count += 1
     }

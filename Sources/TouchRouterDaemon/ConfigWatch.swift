@@ -16,7 +16,8 @@ final class ConfigWatch {
             rawValue: try checked("inotify_init1") {
                 inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             })
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+        // Not IN_CREATE: a file being created is still empty; its IN_CLOSE_WRITE follows.
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO)
         do {
             try checked("inotify_add_watch") {
                 inotify_add_watch(fd.rawValue, directory.isEmpty ? "/" : directory, mask)

@@ -18,6 +18,8 @@ public final class Daemon {
     private let signals: SignalChannel
     private let timer: MonotonicTimer
     private var configWatch: ConfigWatch?
+    private let systemd = SystemdNotifier()
+    private var watchdogTimer: MonotonicTimer?
 
     private var config: Config
     private var layout: Layout { config.layout }
@@ -120,12 +122,28 @@ public final class Daemon {
     /// tears everything down in reverse order.
     public func run() throws {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
+        systemd?.notify(
+            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
+        if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
+            // The only periodic wake-up, and only when the unit sets WatchdogSec=.
+            let watchdog = try MonotonicTimer()
+            try watchdog.armPeriodic(intervalMicros: max(interval / 2, 1))
+            try loop.register(watchdog.fd, for: .readable) { _ in
+                watchdog.acknowledge()
+                systemd.notify("WATCHDOG=1")
+            }
+            watchdogTimer = watchdog
+        }
         try loop.run()
         for client in clients.values { disconnect(client, .daemonStopping) }
         configWatch?.close()
         if let liveInput { loop.deregister(FileDescriptor(rawValue: liveInput.fileDescriptor)) }
         liveInput = nil
         listener?.close()
+        if let watchdogTimer {
+            loop.deregister(watchdogTimer.fd)
+            watchdogTimer.fd.close()
+        }
         timer.fd.close()
         signals.fd.close()
         logger.notice("stopped")
@@ -199,8 +217,9 @@ public final class Daemon {
     private func playDueFrames() {
         guard var clock = replay else { return }
         let now = monotonicMicros()
-        while let frame = clock.nextDueFrame(atMonotonicMicros: now) {
+        while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
+            if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
             process(.frame(frame))
             if clock.speed == 0 { break }
         }
@@ -500,6 +519,8 @@ public final class Daemon {
             logger.info("reload (\(trigger)): config unchanged")
             return nil
         }
+        systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
+        defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
         deliver(tracker.replaceLayout(newLayout, timestampMicros: monotonicMicros()))
         config = newConfig
@@ -519,6 +540,7 @@ public final class Daemon {
     private func beginStop(reason: String) {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
+        systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
         deliver(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
         isStopping = true
         if let listener {

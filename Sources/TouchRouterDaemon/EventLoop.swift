@@ -141,6 +141,15 @@ public final class MonotonicTimer {
         try checked("timerfd_settime") { timerfd_settime(fd.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil) }
     }
 
+    /// `timerfd_settime`: fire every `intervalMicros`, the first time one interval from now.
+    public func armPeriodic(intervalMicros: UInt64) throws {
+        var spec = itimerspec()
+        spec.it_interval.tv_sec = Int(intervalMicros / 1_000_000)
+        spec.it_interval.tv_nsec = Int(intervalMicros % 1_000_000) * 1_000
+        spec.it_value = spec.it_interval
+        try checked("timerfd_settime") { timerfd_settime(fd.rawValue, 0, &spec, nil) }
+    }
+
     /// `timerfd_settime` with a zero value: no more wake-ups.
     public func disarm() throws {
         var spec = itimerspec()

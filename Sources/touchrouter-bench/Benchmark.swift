@@ -22,6 +22,14 @@ func monotonicNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
+/// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID): what a build costs
+/// without the time other processes on a shared machine took the core away.
+func threadCPUNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
 /// The cost of one `monotonicNanoseconds()` pair with nothing between: subtracted from single timings.
 func timerOverheadNanoseconds() -> Double {
     var samples: [Double] = []

@@ -35,7 +35,9 @@ enum BenchLayouts {
     static let width = 1080.0, height = 1920.0
 
     /// `count` tiles in a grid filling `frame`-sized space, 10% gaps, ids `prefix0…`.
-    static func tiles(count: Int, width: Double, height: Double, prefix: String, margin: Double = 0) -> [View] {
+    static func tiles(
+        count: Int, width: Double, height: Double, prefix: String, margin: Double = 0
+    ) -> [View] {
         guard count > 0 else { return [] }
         let columns = max(1, Int((Double(count) * width / height).squareRoot().rounded(.up)))
         let rows = (count + columns - 1) / columns
@@ -45,7 +47,8 @@ enum BenchLayouts {
             return View(
                 id: "\(prefix)\(k)",
                 frame: Rect(
-                    x: Double(column) * tileWidth + tileWidth * 0.05, y: Double(row) * tileHeight + tileHeight * 0.05,
+                    x: Double(column) * tileWidth + tileWidth * 0.05,
+                    y: Double(row) * tileHeight + tileHeight * 0.05,
                     width: tileWidth * 0.9, height: tileHeight * 0.9),
                 touchMargin: EdgeMargin(all: margin * min(tileWidth, tileHeight)))
         }
@@ -71,7 +74,8 @@ enum BenchLayouts {
                 ? Rect(x: 0, y: 0, width: width, height: height)
                 : Rect(x: 1, y: 1, width: width - 2 * inset, height: height - 2 * inset)
             var children = tiles(
-                count: leafCount(level: level), width: frame.width, height: frame.height, prefix: "l\(level)_")
+                count: leafCount(level: level), width: frame.width, height: frame.height,
+                prefix: "l\(level)_")
             if let inner = view { children.append(inner) }
             view = View(id: level == 0 ? "root" : "level\(level)", frame: frame, children: children)
         }
@@ -96,7 +100,10 @@ enum BenchLayouts {
                 switch random.next() % 20 {
                 case 0, 1: shape = .roundedRect(radius: min(frame.width, frame.height) / 4)
                 case 2: shape = .ellipse
-                case 3: shape = .polygon([Point(0, frame.height), Point(frame.width / 2, 0), Point(frame.width, frame.height)])
+                case 3:
+                    shape = .polygon([
+                        Point(0, frame.height), Point(frame.width / 2, 0), Point(frame.width, frame.height),
+                    ])
                 default: break
                 }
                 if roll(15) { margin = EdgeMargin(all: min(frame.width, frame.height) * 0.05) }
@@ -148,7 +155,10 @@ func runHitTestBenchmark(_ arguments: [String]) {
     while let argument = iterator.next() {
         switch argument {
         case "--sizes": sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
-        case "--shapes": shapes = (iterator.next() ?? "").split(separator: ",").compactMap { BenchLayoutShape(rawValue: String($0)) }
+        case "--shapes":
+            shapes = (iterator.next() ?? "").split(separator: ",").compactMap {
+                BenchLayoutShape(rawValue: String($0))
+            }
         case "--queries": indexQueries = Int(iterator.next() ?? "") ?? indexQueries
         case "--no-plain": measurePlain = false
         default:
@@ -157,14 +167,17 @@ func runHitTestBenchmark(_ arguments: [String]) {
         }
     }
     let overhead = timerOverheadNanoseconds()
-    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+        .split(separator: " ").prefix(3)
         .joined(separator: " ") ?? "?"
     print("hittest: per-query cost, plain recursion vs HitTestIndex (release build)")
-    print("  timer: CLOCK_MONOTONIC, pair overhead \(formatNanoseconds(overhead)) subtracted from single timings;")
-    print("  p50/p99 from single timed queries, mean from untimed back-to-back batches; load average \(load)")
+    print("  p50/p99: single queries timed with CLOCK_MONOTONIC, minus the timer pair's own cost")
+    print("  (\(formatNanoseconds(overhead))); mean: untimed back-to-back batch / count; build: median of")
+    print("  several builds, wall and thread CPU time; queries: uniform random points; load \(load)")
     print(
         [
-            column("shape", 9), column("views", 8), column("build", 10), column("grids", 6),
+            column("shape", 9), column("views", 8), column("build", 10), column("build cpu", 10),
+            column("grids", 6),
             column("plain p50", 10), column("plain p99", 10), column("plain mean", 11),
             column("index p50", 10), column("index p99", 10), column("index mean", 11),
             column("×p50", 7), column("×mean", 7), column("agree", 6),
@@ -174,10 +187,13 @@ func runHitTestBenchmark(_ arguments: [String]) {
             let screen = shape.screen(viewCount: size)
             // Build time: median of several builds.
             var buildTimes: [Double] = []
+            var buildCPUTimes: [Double] = []
             var index = HitTestIndex(screen: screen)
             for _ in 0..<(size >= 1_000_000 ? 3 : 7) {
                 let start = monotonicNanoseconds()
+                let startCPU = threadCPUNanoseconds()
                 index = HitTestIndex(screen: screen)
+                buildCPUTimes.append(Double(threadCPUNanoseconds() - startCPU))
                 buildTimes.append(Double(monotonicNanoseconds() - start))
             }
             var random = SeededRandom(seed: UInt64(size))
@@ -192,18 +208,23 @@ func runHitTestBenchmark(_ arguments: [String]) {
             ) {
                 PlainHitTest.hitTest(screen.root, screenPoint: $0)
             }
-            let indexed = measure(points: points, overhead: overhead, maximumQueries: indexQueries, budgetNanoseconds: 2e9) {
+            let indexed = measure(
+                points: points, overhead: overhead, maximumQueries: indexQueries, budgetNanoseconds: 2e9
+            ) {
                 index.hitTest($0)
             }
             // Agreement on the points the plain recursion had time for.
             var agree = true
-            for point in points.prefix(min(plain.queries, points.count)) where PlainHitTest.hitTest(screen.root, screenPoint: point) != index.hitTest(point) {
+            for point in points.prefix(min(plain.queries, points.count))
+            where PlainHitTest.hitTest(screen.root, screenPoint: point) != index.hitTest(point) {
                 agree = false
             }
             print(
                 [
                     column(shape.rawValue, 9), column("\(size)", 8),
-                    column(formatNanoseconds(percentile(buildTimes, 0.5)), 10), column("\(index.gridCount)", 6),
+                    column(formatNanoseconds(percentile(buildTimes, 0.5)), 10),
+                    column(formatNanoseconds(percentile(buildCPUTimes, 0.5)), 10),
+                    column("\(index.gridCount)", 6),
                     column(formatNanoseconds(plain.median), 10), column(formatNanoseconds(plain.p99), 10),
                     column(formatNanoseconds(plain.mean), 11),
                     column(formatNanoseconds(indexed.median), 10), column(formatNanoseconds(indexed.p99), 10),
@@ -229,7 +250,9 @@ func measure(
     let warmStart = monotonicNanoseconds()
     for point in points.prefix(maximumQueries == 0 ? 0 : 256) { checksum &+= query(point)?.path.count ?? 0 }
     let warmCost = Double(monotonicNanoseconds() - warmStart) / Double(min(256, points.count))
-    let queries = maximumQueries == 0 ? 0 : max(50, min(maximumQueries, Int(budgetNanoseconds / max(warmCost, 1))))
+    let queries =
+        maximumQueries == 0
+        ? 0 : max(50, min(maximumQueries, Int(budgetNanoseconds / max(warmCost, 1))))
     if queries == 0 { return QueryFigures(median: .nan, p99: .nan, mean: .nan, queries: 0) }
     var samples: [Double] = []
     samples.reserveCapacity(queries)

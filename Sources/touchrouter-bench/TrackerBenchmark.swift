@@ -6,13 +6,20 @@ import TouchRouterCore
 /// into per-view messages). Prints median, p99 and p99.9 per frame, and the same for frames where
 /// all 10 fingers go down (hit-test and binding included) and up.
 ///
-/// `TOUCHROUTER_BENCH_FRAMES` moving frames (default 200,000) and `TOUCHROUTER_BENCH_TAPS` down/up
-/// frame pairs (default 2,000). Run it under `valgrind` with two frame counts and the same tap count to
-/// count allocations per moving frame (see docs/tracking.md).
-func runTrackerBenchmark() {
-    let environment = ProcessInfo.processInfo.environment
-    let frameCount = environment["TOUCHROUTER_BENCH_FRAMES"].flatMap(Int.init) ?? 200_000
-    let tapCount = environment["TOUCHROUTER_BENCH_TAPS"].flatMap(Int.init) ?? 2_000
+///     touchrouter-bench tracker [MOVING_FRAMES [DOWN_UP_PAIRS]]     (defaults 200000 2000)
+///
+/// Run it under `valgrind` with two frame counts and the same pair count to count allocations per
+/// moving frame (see docs/tracking.md).
+let trackerBenchmark = Benchmark(
+    name: "tracker",
+    summary: "tracker cost per frame, 10 concurrent touches (moving, down, up); [FRAMES [PAIRS]]",
+    run: { arguments in
+        runTrackerBenchmark(
+            frameCount: arguments.first.flatMap(Int.init) ?? 200_000,
+            tapCount: arguments.dropFirst().first.flatMap(Int.init) ?? 2_000)
+    })
+
+func runTrackerBenchmark(frameCount: Int, tapCount: Int) {
     let layout = TrackerBenchmark.kioskLayout()
     var subscribed = Set<String>()
     for row in 0..<4 {
@@ -50,28 +57,34 @@ func runTrackerBenchmark() {
     _ = tracker.process(downFrame, subscribedViews: subscribed)
     for index in 0..<frameCount {
         let event = moveFrames[index % cycle]
-        let start = TrackerBenchmark.nowNanos()
+        let start = monotonicNanoseconds()
         let messages = tracker.process(event, subscribedViews: subscribed)
-        let end = TrackerBenchmark.nowNanos()
+        let end = monotonicNanoseconds()
         checksum &+= messages.count
         moveNanos.append(end - start)
     }
     _ = tracker.process(upFrame, subscribedViews: subscribed)
     for _ in 0..<max(1, tapCount) {
-        var start = TrackerBenchmark.nowNanos()
+        var start = monotonicNanoseconds()
         checksum &+= tracker.process(downFrame, subscribedViews: subscribed).count
-        var end = TrackerBenchmark.nowNanos()
+        var end = monotonicNanoseconds()
         downNanos.append(end - start)
-        start = TrackerBenchmark.nowNanos()
+        start = monotonicNanoseconds()
         checksum &+= tracker.process(upFrame, subscribedViews: subscribed).count
-        end = TrackerBenchmark.nowNanos()
+        end = monotonicNanoseconds()
         upNanos.append(end - start)
     }
-    print("tracker: \(layout.viewCount) views, 10 fingers on 10 views, \(frameCount) frames (checksum \(checksum))")
-    print(TrackerBenchmark.summary("frame, 10 touches moving", moveNanos))
-    print(TrackerBenchmark.summary("frame, 10 touches down (hit-test, bind)", downNanos))
-    print(TrackerBenchmark.summary("frame, 10 touches up", upNanos))
-    print("tracker statistics: began \(tracker.statistics.touchesBegan), ended \(tracker.statistics.touchesEnded)")
+    print(
+        "tracker: \(layout.viewCount) views, 10 fingers on 10 views, \(frameCount) frames"
+            + " (checksum \(checksum))")
+    let overhead = timerOverheadNanoseconds()
+    print(TrackerBenchmark.summary("frame, 10 touches moving", moveNanos, timerOverhead: overhead))
+    print(
+        TrackerBenchmark.summary(
+            "frame, 10 touches down (hit-test, bind)", downNanos, timerOverhead: overhead))
+    print(TrackerBenchmark.summary("frame, 10 touches up", upNanos, timerOverhead: overhead))
+    let statistics = tracker.statistics
+    print("tracker statistics: began \(statistics.touchesBegan), ended \(statistics.touchesEnded)")
 }
 
 enum TrackerBenchmark {
@@ -87,13 +100,18 @@ enum TrackerBenchmark {
                         id: "button-\(row)-\(column)-\(index)",
                         frame: Rect(x: 10 + Double(index) * 50, y: 10, width: 45, height: 120),
                         children: [
-                            View(id: "label-\(row)-\(column)-\(index)", frame: Rect(x: 0, y: 80, width: 45, height: 40), interactive: false),
-                            View(id: "icon-\(row)-\(column)-\(index)", frame: Rect(x: 5, y: 5, width: 35, height: 35)),
+                            View(
+                                id: "label-\(row)-\(column)-\(index)",
+                                frame: Rect(x: 0, y: 80, width: 45, height: 40), interactive: false),
+                            View(
+                                id: "icon-\(row)-\(column)-\(index)",
+                                frame: Rect(x: 5, y: 5, width: 35, height: 35)),
                         ])
                 }
                 let origin = panelOrigin(number)
                 panels.append(View(
-                    id: "panel-\(row)-\(column)", frame: Rect(x: origin.x, y: origin.y, width: 240, height: 180),
+                    id: "panel-\(row)-\(column)",
+                    frame: Rect(x: origin.x, y: origin.y, width: 240, height: 180),
                     children: buttons,
                     transform: number % 3 == 0 ? ViewTransform(rotationDegrees: 5) : ViewTransform(),
                     multipleTouch: true))
@@ -107,19 +125,11 @@ enum TrackerBenchmark {
         Point(Double(number % 4) * 250, Double(number / 4) * 190)
     }
 
-    static func nowNanos() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    static func summary(_ label: String, _ nanos: [UInt64]) -> String {
-        let sorted = nanos.sorted()
-        func percentile(_ fraction: Double) -> String {
-            let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-            return String(format: "%.2f µs", Double(value) / 1000)
-        }
-        return "\(label): median \(percentile(0.5)), p99 \(percentile(0.99)), p99.9 \(percentile(0.999))"
-            + " (\(sorted.count) frames)"
+    /// Median, p99 and p99.9 of single-frame timings, the timer pair's own cost subtracted.
+    static func summary(_ label: String, _ nanos: [UInt64], timerOverhead: Double) -> String {
+        let samples = nanos.map { max(0, Double($0) - timerOverhead) }
+        let figures = [0.5, 0.99, 0.999].map { formatNanoseconds(percentile(samples, $0)) }
+        return "\(label): median \(figures[0]), p99 \(figures[1]), p99.9 \(figures[2])"
+            + " (\(samples.count) frames)"
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 /// A benchmark is one file defining a `Benchmark` value, plus one line in this list.
 let benchmarks: [Benchmark] = [
     hitTestBenchmark,
+    trackerBenchmark,
     encodeBenchmark,
+    daemonLatencyBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

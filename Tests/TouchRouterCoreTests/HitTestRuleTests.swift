@@ -115,13 +115,17 @@ private let pentagram: [Point] = (0..<5).map { k in
         HitCase(
             name: "margin past the parent's bounds is not reachable (the parent rejects first)",
             root: root([
-                box("parent", 50, 50, 20, 20, children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
+                box(
+                    "parent", 50, 50, 20, 20,
+                    children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
             ]),
             screenPoint: Point(45, 45), expectedPath: ["root"]),
         HitCase(
             name: "margin inside the parent's bounds is reachable",
             root: root([
-                box("parent", 50, 50, 20, 20, children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
+                box(
+                    "parent", 50, 50, 20, 20,
+                    children: [box("child", 0, 0, 10, 10, margin: EdgeMargin(all: 20))])
             ]),
             screenPoint: Point(65, 65), expectedPath: ["root", "parent", "child"],
             expectedLocal: Point(15, 15)),
@@ -140,7 +144,11 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(10, 10), expectedPath: ["root", "back"]),
         HitCase(
             name: "the deepest view under the point wins, local point through every level",
-            root: root([box("a", 10, 10, 100, 100, children: [box("b", 5, 5, 50, 50, children: [box("c", 1, 2, 10, 10)])])]),
+            root: root([
+                box(
+                    "a", 10, 10, 100, 100,
+                    children: [box("b", 5, 5, 50, 50, children: [box("c", 1, 2, 10, 10)])])
+            ]),
             screenPoint: Point(20, 20), expectedPath: ["root", "a", "b", "c"], expectedLocal: Point(4, 3)),
         HitCase(
             name: "a container with no child under the point is hit itself",
@@ -190,11 +198,15 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(3, 3), expectedPath: ["root", "rr"]),
         HitCase(
             name: "rounded rect with margin reaches past its corner arc",
-            root: root([box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))]),
+            root: root([
+                box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))
+            ]),
             screenPoint: Point(17, 25), expectedPath: ["root", "rr"], expectedLocal: Point(-3, 5)),
         HitCase(
             name: "rounded rect with margin still rounds its grown corner",
-            root: root([box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))]),
+            root: root([
+                box("rr", 20, 20, 40, 40, margin: EdgeMargin(all: 5), shape: .roundedRect(radius: 10))
+            ]),
             screenPoint: Point(19, 19), expectedPath: ["root"]),
         HitCase(
             name: "ellipse edge is inside (its rightmost point)",
@@ -234,7 +246,9 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(10, 0), expectedPath: ["root"]),
         HitCase(
             name: "polygon outside the bounds is still the polygon",
-            root: root([box("p", 20, 20, 10, 10, shape: .polygon([Point(0, 0), Point(30, 0), Point(0, 30)]))]),
+            root: root([
+                box("p", 20, 20, 10, 10, shape: .polygon([Point(0, 0), Point(30, 0), Point(0, 30)]))
+            ]),
             screenPoint: Point(35, 25), expectedPath: ["root", "p"], expectedLocal: Point(15, 5)),
         HitCase(
             name: "self-intersecting polygon: the even-odd hole is outside",
@@ -246,7 +260,11 @@ private let pentagram: [Point] = (0..<5).map { k in
             screenPoint: Point(50, 10), expectedPath: ["root", "star"]),
         HitCase(
             name: "polygon with margin takes a point near an edge",
-            root: root([box("p", 20, 20, 10, 10, margin: EdgeMargin(all: 3), shape: .polygon([Point(0, 0), Point(10, 0), Point(0, 10)]))]),
+            root: root([
+                box(
+                    "p", 20, 20, 10, 10, margin: EdgeMargin(all: 3),
+                    shape: .polygon([Point(0, 0), Point(10, 0), Point(0, 10)]))
+            ]),
             screenPoint: Point(25, 18), expectedPath: ["root", "p"], expectedLocal: Point(5, -2)),
     ]
 
@@ -278,5 +296,66 @@ private let pentagram: [Point] = (0..<5).map { k in
             ids.append(view.id)
         }
         return ids
+    }
+}
+
+/// The index's API around the hit-test itself.
+@Suite struct HitTestIndexAPITests {
+    let screen = Screen(
+        name: "api", width: 200, height: 200,
+        root: View(
+            id: "root", frame: Rect(x: 0, y: 0, width: 200, height: 200),
+            children: [
+                View(
+                    id: "panel", frame: Rect(x: 10, y: 20, width: 100, height: 100),
+                    children: [
+                        View(
+                            id: "knob", frame: Rect(x: 5, y: 5, width: 40, height: 20),
+                            transform: ViewTransform(rotationDegrees: 30, scaleX: 1.5, scaleY: 1.5))
+                    ]),
+                View(
+                    id: "overlay", frame: Rect(x: 0, y: 0, width: 200, height: 200),
+                    children: [View(id: "inside-overlay", frame: Rect(x: 0, y: 0, width: 10, height: 10))],
+                    hidden: true),
+            ]))
+
+    @Test("localPoint(of:) follows the hit's conversions bit for bit, also after the touch moves")
+    func localPointMatchesHit() throws {
+        let index = HitTestIndex(screen: screen)
+        let hit = try #require(index.hitTest(Point(35, 35)))
+        #expect(hit.path == ["root", "panel", "knob"])
+        let local = try #require(index.localPoint(of: hit.indexPath, screenPoint: Point(35, 35)))
+        #expect(local.x.bitPattern == hit.localPoint.x.bitPattern)
+        #expect(local.y.bitPattern == hit.localPoint.y.bitPattern)
+        // A moved touch: the same conversions as a fresh hit-test at that point.
+        let moved = Point(36.5, 33.25)
+        let movedHit = try #require(PlainHitTest.hitTest(screen.root, screenPoint: moved))
+        #expect(movedHit.path == hit.path)
+        #expect(index.localPoint(of: hit.indexPath, screenPoint: moved) == movedHit.localPoint)
+    }
+
+    @Test("localPoint(of:) works for hidden views and rejects paths that name no view")
+    func localPointEdgeCases() {
+        let index = HitTestIndex(screen: screen)
+        #expect(index.localPoint(of: [1, 0], screenPoint: Point(3, 4)) == Point(3, 4))
+        #expect(index.localPoint(of: [], screenPoint: Point(3, 4)) == Point(3, 4))
+        #expect(index.localPoint(of: [2], screenPoint: Point(3, 4)) == nil)
+        #expect(index.localPoint(of: [0, 0, 0], screenPoint: Point(3, 4)) == nil)
+    }
+
+    @Test("views that can never be hit are left out of the index")
+    func untouchableViewsAreLeftOut() {
+        let index = HitTestIndex(screen: screen)
+        #expect(index.indexedViewCount == 3)  // root, panel, knob; not the hidden overlay subtree
+        #expect(screen.makeHitTestIndex().hitTest(Point(5, 5))?.path == ["root"])
+    }
+
+    @Test("a hidden root gives an empty index that hits nothing")
+    func hiddenRoot() {
+        var hiddenScreen = screen
+        hiddenScreen.root.hidden = true
+        let index = HitTestIndex(screen: hiddenScreen)
+        #expect(index.indexedViewCount == 0)
+        #expect(index.hitTest(Point(5, 5)) == nil)
     }
 }

@@ -8,7 +8,8 @@ struct TrackingDetailTests {
     let allViews = TrackingFixtures.allViewIDs
 
     func frame(_ time: UInt64, _ contacts: ContactEvent..., deviceID: UInt32 = 1) -> InputEvent {
-        .frame(InputFrame(device: device(deviceID), screen: "main", timestampMicros: time, contacts: contacts))
+        .frame(
+            InputFrame(device: device(deviceID), screen: "main", timestampMicros: time, contacts: contacts))
     }
 
     @Test func previousLocationIsTheLocationAtTheLastDelivery() {
@@ -34,7 +35,8 @@ struct TrackingDetailTests {
         #expect(messages.count == 1)
         let message = messages[0]
         #expect(message.viewID == "multi" && message.screen == "main" && message.timestampMicros == 3000)
-        let stationary = message.touches[0], moved = message.touches[1]
+        let stationary = message.touches[0]
+        let moved = message.touches[1]
         #expect(stationary.phase == .stationary && stationary.timestampMicros == 1000)
         #expect(stationary.screenPoint == Point(510, 10) && stationary.previousLocalPoint == Point(10, 10))
         #expect(stationary.device == device(1))
@@ -56,18 +58,24 @@ struct TrackingDetailTests {
         let screen = TrackingFixtures.layout.screens[0]
         var random = SeededRandom(seed: 42)
         for slot in Int32(0)..<200 {
-            let point = Point(Double.random(in: 650...750, using: &random), Double.random(in: 750...950, using: &random))
+            let point = Point(
+                Double.random(in: 650...750, using: &random), Double.random(in: 750...950, using: &random))
             guard let hit = screen.plainHitTest(point), hit.viewID == "turned" else { continue }
-            let messages = tracker.process(frame(UInt64(slot) * 1_000_000, down(slot, point.x, point.y)), subscribedViews: allViews)
+            let messages = tracker.process(
+                frame(UInt64(slot) * 1_000_000, down(slot, point.x, point.y)), subscribedViews: allViews)
             #expect(messages.last?.touches.last?.localPoint == hit.localPoint)
             _ = tracker.process(frame(UInt64(slot) * 1_000_000 + 1, up(slot)), subscribedViews: allViews)
         }
     }
 
     @Test func ignoredInputLeavesNoTouchBehind() {
-        var tracker = TouchTracker(layout: TrackingFixtures.layout, configuration: TrackerConfiguration(maximumSimultaneousTouches: 4))
+        var tracker = TouchTracker(
+            layout: TrackingFixtures.layout,
+            configuration: TrackerConfiguration(maximumSimultaneousTouches: 4))
         for slot in Int32(0)..<100 {
-            _ = tracker.process(frame(UInt64(slot), down(slot, -1, -1), down(slot + 1000, .nan, 0)), subscribedViews: allViews)
+            _ = tracker.process(
+                frame(UInt64(slot), down(slot, -1, -1), down(slot + 1000, .nan, 0)), subscribedViews: allViews
+            )
         }
         // The dropped contacts never lifted hold the cap until their device goes.
         #expect(render(tracker.process(frame(200, down(5000, 510, 10)), subscribedViews: allViews)) == [])

@@ -16,7 +16,9 @@ enum TrackingScenarios {
         TrackingScenario(
             name: "a view's message carries its stationary touches",
             steps: [
-                frame(1000, down(0, 510, 10), down(1, 520, 20), expect: ["multi: #1 began (10, 10), #2 began (20, 20)"]),
+                frame(
+                    1000, down(0, 510, 10), down(1, 520, 20),
+                    expect: ["multi: #1 began (10, 10), #2 began (20, 20)"]),
                 frame(2000, move(1, 530, 30), expect: ["multi: #1 stationary (10, 10), #2 moved (30, 30)"]),
                 frame(3000, up(0), expect: ["multi: #1 ended (10, 10), #2 stationary (30, 30)"]),
                 frame(4000, up(1), expect: ["multi: #2 ended (30, 30)"]),
@@ -24,8 +26,12 @@ enum TrackingScenarios {
         TrackingScenario(
             name: "one message per changed view per frame, views in began order",
             steps: [
-                frame(1000, down(0, 510, 10), down(1, 50, 50), expect: ["multi: #1 began (10, 10)", "panel: #2 began (50, 50)"]),
-                frame(2000, move(1, 60, 60), move(0, 520, 20), expect: ["multi: #1 moved (20, 20)", "panel: #2 moved (60, 60)"]),
+                frame(
+                    1000, down(0, 510, 10), down(1, 50, 50),
+                    expect: ["multi: #1 began (10, 10)", "panel: #2 began (50, 50)"]),
+                frame(
+                    2000, move(1, 60, 60), move(0, 520, 20),
+                    expect: ["multi: #1 moved (20, 20)", "panel: #2 moved (60, 60)"]),
                 frame(3000, move(1, 70, 70), expect: ["panel: #2 moved (70, 70)"]),
             ]),
         TrackingScenario(
@@ -47,7 +53,8 @@ enum TrackingScenarios {
             steps: [
                 frame(1000, down(0, 150, 150), expect: ["panel: #1 began (150, 150)"]),
                 frame(2000, down(1, 510, 10), expect: ["root: #2 began (510, 10)"]),
-                frame(3000, up(0), up(1), expect: ["panel: #1 ended (150, 150)", "root: #2 ended (510, 10)"]),
+                frame(
+                    3000, up(0), up(1), expect: ["panel: #1 ended (150, 150)", "root: #2 ended (510, 10)"]),
             ]),
         TrackingScenario(
             name: "a touch nobody subscribed to is dropped, counted, and its slot consumed quietly",
@@ -87,7 +94,9 @@ enum TrackingScenarios {
         TrackingScenario(
             name: "each screen hit-tests against its own tree",
             steps: [
-                frame(1000, device: 2, screen: "side", down(0, 50, 50), expect: ["sideButton: #1 began (50, 50)"]),
+                frame(
+                    1000, device: 2, screen: "side", down(0, 50, 50),
+                    expect: ["sideButton: #1 began (50, 50)"]),
                 frame(2000, device: 1, down(0, 50, 50), expect: ["panel: #2 began (50, 50)"]),
             ]),
         TrackingScenario(
@@ -111,13 +120,18 @@ enum TrackingScenarios {
             ],
             counters: ["dropped-multiple-touch": 1]),
         TrackingScenario(
-            name: "exclusiveTouch: a touched exclusive view keeps every other view of its screen from new touches",
+            name:
+                "exclusiveTouch: a touched exclusive view keeps every other view of its screen from new touches",
             steps: [
                 frame(1000, down(0, 200, 700), expect: ["exclusive: #1 began (200, 200)"]),
                 frame(2000, down(1, 510, 10), expect: []),
-                frame(3000, down(2, 210, 710), expect: ["exclusive: #1 stationary (200, 200), #2 began (210, 210)"]),
+                frame(
+                    3000, down(2, 210, 710),
+                    expect: ["exclusive: #1 stationary (200, 200), #2 began (210, 210)"]),
                 frame(4000, down(3, 50, 550), expect: []),
-                frame(5000, device: 2, screen: "side", down(0, 50, 50), expect: ["sideButton: #3 began (50, 50)"]),
+                frame(
+                    5000, device: 2, screen: "side", down(0, 50, 50),
+                    expect: ["sideButton: #3 began (50, 50)"]),
                 frame(6000, up(0), up(2), expect: ["exclusive: #1 ended (200, 200), #2 ended (210, 210)"]),
                 frame(7000, move(1, 520, 20), expect: []),
                 frame(8000, down(5, 510, 10), expect: ["multi: #4 began (10, 10)"]),
@@ -184,8 +198,12 @@ enum TrackingScenarios {
         TrackingScenario(
             name: "a libinput cancel cancels the touch",
             steps: [
-                frame(1000, down(0, 510, 10), down(1, 520, 20), expect: ["multi: #1 began (10, 10), #2 began (20, 20)"]),
-                frame(2000, cancel(0), expect: ["multi: #1 cancelled/input-cancelled (10, 10), #2 stationary (20, 20)"]),
+                frame(
+                    1000, down(0, 510, 10), down(1, 520, 20),
+                    expect: ["multi: #1 began (10, 10), #2 began (20, 20)"]),
+                frame(
+                    2000, cancel(0),
+                    expect: ["multi: #1 cancelled/input-cancelled (10, 10), #2 stationary (20, 20)"]),
             ],
             counters: ["cancelled-input-cancelled": 1]),
         TrackingScenario(
@@ -193,11 +211,15 @@ enum TrackingScenarios {
             steps: [
                 frame(1000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
                 frame(1500, down(1, 150, 150), expect: ["button: #2 began (50, 50)"]),
-                frame(2000, device: 2, down(0, 520, 20), expect: ["multi: #1 stationary (10, 10), #3 began (20, 20)"]),
-                removeDevice(1, at: 3000, expect: [
-                    "multi: #1 cancelled/device-removed (10, 10), #3 stationary (20, 20)",
-                    "button: #2 cancelled/device-removed (50, 50)",
-                ]),
+                frame(
+                    2000, device: 2, down(0, 520, 20),
+                    expect: ["multi: #1 stationary (10, 10), #3 began (20, 20)"]),
+                removeDevice(
+                    1, at: 3000,
+                    expect: [
+                        "multi: #1 cancelled/device-removed (10, 10), #3 stationary (20, 20)",
+                        "button: #2 cancelled/device-removed (50, 50)",
+                    ]),
                 frame(4000, up(0), expect: []),
                 frame(5000, device: 2, up(0), expect: ["multi: #3 ended (20, 20)"]),
             ],
@@ -206,7 +228,9 @@ enum TrackingScenarios {
             name: "a second down on a live slot cancels the old touch and starts a new one",
             steps: [
                 frame(1000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
-                frame(2000, down(0, 150, 150), expect: ["multi: #1 cancelled/slot-reused (10, 10)", "button: #2 began (50, 50)"]),
+                frame(
+                    2000, down(0, 150, 150),
+                    expect: ["multi: #1 cancelled/slot-reused (10, 10)", "button: #2 began (50, 50)"]),
                 frame(3000, up(0), expect: ["button: #2 ended (50, 50)"]),
             ],
             counters: ["cancelled-slot-reused": 1]),
@@ -214,16 +238,21 @@ enum TrackingScenarios {
             name: "an up and a new down on one slot in one frame end one touch and begin the next",
             steps: [
                 frame(1000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
-                frame(2000, up(0), down(0, 810, 310), expect: ["multi: #1 ended (10, 10), #2 began (310, 310)"]),
+                frame(
+                    2000, up(0), down(0, 810, 310), expect: ["multi: #1 ended (10, 10), #2 began (310, 310)"]),
             ]),
         TrackingScenario(
             name: "a touch that begins and ends in one frame comes as two messages",
             steps: [
-                frame(1000, down(0, 510, 10), up(0), expect: ["multi: #1 began (10, 10)", "multi: #1 ended (10, 10)"]),
-                frame(2000, down(0, 510, 10), down(1, 150, 150), cancel(0), expect: [
-                    "multi: #2 began (10, 10) tap2", "button: #3 began (50, 50)",
-                    "multi: #2 cancelled/input-cancelled (10, 10) tap2",
-                ]),
+                frame(
+                    1000, down(0, 510, 10), up(0),
+                    expect: ["multi: #1 began (10, 10)", "multi: #1 ended (10, 10)"]),
+                frame(
+                    2000, down(0, 510, 10), down(1, 150, 150), cancel(0),
+                    expect: [
+                        "multi: #2 began (10, 10) tap2", "button: #3 began (50, 50)",
+                        "multi: #2 cancelled/input-cancelled (10, 10) tap2",
+                    ]),
             ]),
         TrackingScenario(
             name: "motion, up and cancel for an unknown slot are ignored and counted",
@@ -244,41 +273,55 @@ enum TrackingScenarios {
             name: "touches over the cap are ignored and counted",
             configuration: TrackerConfiguration(maximumSimultaneousTouches: 2),
             steps: [
-                frame(1000, down(0, 510, 10), down(1, 520, 20), down(2, 530, 30), expect: [
-                    "multi: #1 began (10, 10), #2 began (20, 20)"
-                ]),
+                frame(
+                    1000, down(0, 510, 10), down(1, 520, 20), down(2, 530, 30),
+                    expect: [
+                        "multi: #1 began (10, 10), #2 began (20, 20)"
+                    ]),
                 frame(2000, move(2, 540, 40), expect: []),
-                frame(3000, up(0), down(3, 550, 50), expect: [
-                    "multi: #1 ended (10, 10), #2 stationary (20, 20), #3 began (50, 50)"
-                ]),
+                frame(
+                    3000, up(0), down(3, 550, 50),
+                    expect: [
+                        "multi: #1 ended (10, 10), #2 stationary (20, 20), #3 began (50, 50)"
+                    ]),
             ],
             counters: ["dropped-over-cap": 1, "ignored-unknown-slot": 1]),
         TrackingScenario(
             name: "a layout reload keeps touches whose view exists (new coordinates), cancels the others",
             steps: [
-                frame(1000, down(0, 150, 150), down(1, 510, 10), expect: [
-                    "button: #1 began (50, 50)", "multi: #2 began (10, 10)",
-                ]),
-                replaceLayout(TrackingFixtures.reloaded, at: 2000, expect: [
-                    "multi: #2 cancelled/view-removed (10, 10)"
-                ]),
+                frame(
+                    1000, down(0, 150, 150), down(1, 510, 10),
+                    expect: [
+                        "button: #1 began (50, 50)", "multi: #2 began (10, 10)",
+                    ]),
+                replaceLayout(
+                    TrackingFixtures.reloaded, at: 2000,
+                    expect: [
+                        "multi: #2 cancelled/view-removed (10, 10)"
+                    ]),
                 frame(3000, move(0, 160, 160), expect: ["button: #1 moved (-40, -40)"]),
                 // New touches use the new layout at once: `multi` is gone, root takes it.
                 frame(4000, down(1, 510, 10), expect: ["root: #3 began (510, 10)"]),
-                frame(5000, move(1, 511, 11), up(0), expect: [
-                    "button: #1 ended (-40, -40)", "root: #3 moved (511, 11)",
-                ]),
+                frame(
+                    5000, move(1, 511, 11), up(0),
+                    expect: [
+                        "button: #1 ended (-40, -40)", "root: #3 moved (511, 11)",
+                    ]),
             ],
             counters: ["cancelled-view-removed": 1]),
         TrackingScenario(
             name: "cancelAll cancels every touch with its reason and forgets the slots",
             steps: [
-                frame(1000, down(0, 150, 150), down(1, 510, 10), expect: [
-                    "button: #1 began (50, 50)", "multi: #2 began (10, 10)",
-                ]),
-                cancelAll(.shutdown, at: 2000, expect: [
-                    "button: #1 cancelled/shutdown (50, 50)", "multi: #2 cancelled/shutdown (10, 10)",
-                ]),
+                frame(
+                    1000, down(0, 150, 150), down(1, 510, 10),
+                    expect: [
+                        "button: #1 began (50, 50)", "multi: #2 began (10, 10)",
+                    ]),
+                cancelAll(
+                    .shutdown, at: 2000,
+                    expect: [
+                        "button: #1 cancelled/shutdown (50, 50)", "multi: #2 cancelled/shutdown (10, 10)",
+                    ]),
                 frame(3000, up(0), up(1), expect: []),
             ],
             counters: ["cancelled-shutdown": 2, "ignored-unknown-slot": 2]),
@@ -299,7 +342,8 @@ struct TrackingScenarioTests {
             let messages = render(tracker.feed(step.input, subscribed: subscribed))
             #expect(messages == step.expected, "step \(number + 1)")
         }
-        let counters = Dictionary(uniqueKeysWithValues: tracker.statistics.namedCounters.map { ($0.name, $0.value) })
+        let counters = Dictionary(
+            uniqueKeysWithValues: tracker.statistics.namedCounters.map { ($0.name, $0.value) })
         for (name, value) in scenario.counters.sorted(by: { $0.key < $1.key }) {
             #expect(counters[name] == value, "counter \(name)")
         }

@@ -15,19 +15,26 @@ struct TrackingRecordingTests {
             for column in 0..<3 {
                 let key = View(id: "key-\(row)-\(column)", frame: Rect(x: 40, y: 40, width: 180, height: 160))
                 let transform =
-                    row == 0 && column == 1 ? ViewTransform(rotationDegrees: 30)
+                    row == 0 && column == 1
+                    ? ViewTransform(rotationDegrees: 30)
                     : row == 1 && column == 2 ? ViewTransform(scaleX: 0.8, scaleY: 1.2) : ViewTransform()
-                tiles.append(View(
-                    id: "tile-\(row)-\(column)",
-                    frame: Rect(x: 20 + Double(column) * 330, y: 10 + Double(row) * 300, width: 300, height: 280),
-                    children: [key], transform: transform, multipleTouch: true))
+                tiles.append(
+                    View(
+                        id: "tile-\(row)-\(column)",
+                        frame: Rect(
+                            x: 20 + Double(column) * 330, y: 10 + Double(row) * 300, width: 300, height: 280),
+                        children: [key], transform: transform, multipleTouch: true))
             }
         }
-        let root = View(id: "kiosk", frame: Rect(x: 0, y: 0, width: 1000, height: 600), children: tiles, multipleTouch: true)
+        let root = View(
+            id: "kiosk", frame: Rect(x: 0, y: 0, width: 1000, height: 600), children: tiles,
+            multipleTouch: true)
         return Layout(screens: [Screen(name: "kiosk", width: 1000, height: 600, root: root)])
     }()
 
-    static let subscribed: Set<String> = ["kiosk", "tile-0-0", "tile-0-1", "tile-0-2", "tile-1-0", "tile-1-2", "key-0-0"]
+    static let subscribed: Set<String> = [
+        "kiosk", "tile-0-0", "tile-0-1", "tile-0-2", "tile-1-0", "tile-1-2", "key-0-0",
+    ]
 
     static let recordings = Fixtures.evemuEvents + Fixtures.libinputRecords
 
@@ -55,7 +62,9 @@ struct TrackingRecordingTests {
                 let changed = Set(message.touches.filter { $0.phase != .stationary }.map(\.id))
                 let liveOfView = Set(model.live.filter { $0.value.viewID == message.viewID }.keys)
                     .union(expected.filter { $0.viewID == message.viewID && $0.phase.isTerminal }.map(\.id))
-                #expect(stationary == liveOfView.subtracting(changed), "\(relativePath) @\(frame.timestampMicros)")
+                #expect(
+                    stationary == liveOfView.subtracting(changed), "\(relativePath) @\(frame.timestampMicros)"
+                )
                 #expect(message.timestampMicros == frame.timestampMicros)
             }
             #expect(delivered.count == expected.count, "\(relativePath) @\(frame.timestampMicros)")
@@ -144,11 +153,15 @@ private struct IndependentModel {
                 nextID += 1
                 began += 1
                 let path = Array(hit.indexPath.prefix(depth))
-                live[id] = Live(viewID: hit.path[depth], hitViewID: hitView.id, targetIndexPath: path, screenPoint: contact.screenPoint)
+                live[id] = Live(
+                    viewID: hit.path[depth], hitViewID: hitView.id, targetIndexPath: path,
+                    screenPoint: contact.screenPoint)
                 idOfSlot[contact.slot] = id
-                changes.append(Change(
-                    id: id, viewID: hit.path[depth], phase: .began,
-                    localPoint: localPoint(contact.screenPoint, indexPath: path), screenPoint: contact.screenPoint))
+                changes.append(
+                    Change(
+                        id: id, viewID: hit.path[depth], phase: .began,
+                        localPoint: localPoint(contact.screenPoint, indexPath: path),
+                        screenPoint: contact.screenPoint))
             case .motion:
                 guard let id = idOfSlot[contact.slot], var touch = live[id],
                     touch.screenPoint != contact.screenPoint
@@ -166,7 +179,9 @@ private struct IndependentModel {
                     changes.append(change)
                 }
             case .up, .cancel:
-                guard let id = idOfSlot.removeValue(forKey: contact.slot), let touch = live[id] else { continue }
+                guard let id = idOfSlot.removeValue(forKey: contact.slot), let touch = live[id] else {
+                    continue
+                }
                 let phase: TouchPhase = contact.kind == .up ? .ended : .cancelled
                 let change = Change(
                     id: id, viewID: touch.viewID, phase: phase,

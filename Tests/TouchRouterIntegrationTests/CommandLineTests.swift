@@ -112,6 +112,42 @@ struct CommandLineTests {
         #expect(!log.contains("touchrouterd: notice:"))
     }
 
+    @Test("with NOTIFY_SOCKET, systemd hears READY, RELOADING and STOPPING")
+    func systemdNotify() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notify = try NotifySocket(path: directory.file("notify.sock"))
+        func nextDatagram() throws -> String { try notify.next() }
+        let config = directory.file("layout.json5")
+        try FileManager.default.copyItem(atPath: Scenario.layoutPath, toPath: config)
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: config),
+            environment: ["NOTIFY_SOCKET": notify.path])
+        defer { daemon.stop() }
+        #expect(try nextDatagram().hasPrefix("READY=1\nSTATUS=layout generation 1"))
+        let changed = try String(contentsOfFile: config, encoding: .utf8)
+            .replacingOccurrences(of: "left-edge", with: "left-margin")
+        try changed.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try nextDatagram().hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
+        #expect(try nextDatagram() == "READY=1\nSTATUS=layout generation 2")
+        daemon.signal(SIGTERM)
+        #expect(try nextDatagram() == "STOPPING=1\nSTATUS=stopping: SIGTERM")
+    }
+
+    @Test("with WATCHDOG_USEC, the daemon sends WATCHDOG=1 keep-alives")
+    func systemdWatchdog() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notify = try NotifySocket(path: directory.file("notify.sock"))
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(),
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"])
+        defer { daemon.stop() }
+        #expect(try notify.next().hasPrefix("READY=1"))
+        #expect(try notify.next() == "WATCHDOG=1")
+        #expect(try notify.next() == "WATCHDOG=1")
+    }
+
     @Test("a socket passed by systemd socket activation (LISTEN_FDS) is used and left in place")
     func socketActivation() throws {
         let activator = "/usr/bin/systemd-socket-activate"
@@ -168,5 +204,38 @@ struct CommandLineTests {
         #expect(lines.contains { $0.hasPrefix("left  touch ") && $0.contains(" began ") })
         #expect(lines.contains { $0.hasPrefix("right  touch ") && $0.contains(" ended ") })
         #expect(monitor.stderr.contains("shutting-down"))
+    }
+}
+
+/// A bound datagram socket standing in for systemd's NOTIFY_SOCKET.
+final class NotifySocket {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { throw HarnessError("bind \(path) failed") }
+    }
+
+    deinit { close(fd) }
+
+    /// The next datagram (waits; the limit only keeps a broken build from hanging).
+    func next() throws -> String {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 30_000) == 1 else { throw HarnessError("no sd_notify datagram") }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
     }
 }

@@ -60,7 +60,7 @@ final class DaemonProcess {
     /// listens (or has exited, for tests of refusals).
     init(
         directory: TemporaryDirectory, arguments: [String], socketName: String = "run/touchrouter.sock",
-        waitUntilListening: Bool = true, launcher: [String] = []
+        waitUntilListening: Bool = true, launcher: [String] = [], environment: [String: String] = [:]
     ) throws {
         socketPath = directory.file(socketName)
         logPath = directory.file("daemon-\(UUID().uuidString.prefix(8)).log")
@@ -70,6 +70,7 @@ final class DaemonProcess {
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments =
             command.dropFirst() + arguments + ["--socket", socketPath, "--log-level", "debug"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()

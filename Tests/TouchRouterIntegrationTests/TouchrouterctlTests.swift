@@ -234,8 +234,8 @@ struct HitTestCommandTests {
                 "touchrouterctl hit-test: X and Y must be finite numbers"
             ),
             (
-                ["hit-test", "1", "2"],
-                "touchrouterctl hit-test: needs --config FILE (asking the running daemon is not available yet)"
+                ["hit-test", "--config", "c", "--socket", "s", "1", "2"],
+                "touchrouterctl hit-test: --config and --socket are alternatives: give one"
             ),
             (["hit-test", "--config"], "touchrouterctl hit-test: '--config' needs a value (--config FILE)"),
             (
@@ -309,6 +309,6 @@ struct HelpTests {
         let hitTest = try TouchrouterctlProcess.run(["hit-test", "-h"])
         #expect(
             hitTest.stdout.contains(
-                "USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] X Y"))
+                "USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] [--socket PATH] X Y"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterCore
 
 @testable import TouchRouterProtocol
 
@@ -55,6 +56,20 @@ struct DocumentationTests {
             }
         }
         #expect(requestLines >= 7 && daemonLines >= 10)
+    }
+
+    @Test("every error code and cancel reason is documented")
+    func everyCodeDocumented() throws {
+        let docs = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("docs/protocol.md"),
+            encoding: .utf8)
+        for code in ErrorCode.allCases {
+            #expect(docs.contains("| `\(code.rawValue)` |"), "\(code.rawValue) is not in the error table")
+        }
+        for reason in CancelReason.allCases {
+            #expect(docs.contains("`\(reason.rawValue)`"), "\(reason.rawValue) is not documented")
+        }
     }
 
     static func type(of line: String) -> String {

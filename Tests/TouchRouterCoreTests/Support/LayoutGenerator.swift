@@ -186,7 +186,8 @@ struct LayoutGenerator {
     }
 
     private mutating func randomTransform() -> ViewTransform {
-        let rotation = chance(0.2) ? uniform(-360, 360) : pick([90, 180, 270, -90, 45, 30, 17.5, -120, 360, 0])
+        let rotation =
+            chance(0.2) ? uniform(-360, 360) : pick([90, 180, 270, -90, 45, 30, 17.5, -120, 360, 0])
         let scale: (Double, Double) =
             chance(0.2)
             ? (uniform(-2, 2), uniform(-2, 2))

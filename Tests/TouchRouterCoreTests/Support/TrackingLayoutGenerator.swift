@@ -15,17 +15,20 @@ struct TrackingLayoutGenerator {
         let screenCount = Int.random(in: 1...2, using: &random)
         return Layout(
             screens: (0..<screenCount).map { index in
-                Screen(name: "screen\(index)", width: 800, height: 600, root: view(depth: 0, parentSize: (800, 600)))
+                Screen(
+                    name: "screen\(index)", width: 800, height: 600,
+                    root: view(depth: 0, parentSize: (800, 600)))
             })
     }
 
     /// The same layout with some views (and their subtrees) removed and some frames moved.
     mutating func reloaded(_ layout: Layout) -> Layout {
-        Layout(screens: layout.screens.map { screen in
-            var screen = screen
-            screen.root = mutated(screen.root)
-            return screen
-        })
+        Layout(
+            screens: layout.screens.map { screen in
+                var screen = screen
+                screen.root = mutated(screen.root)
+                return screen
+            })
     }
 
     private mutating func mutated(_ view: View) -> View {
@@ -39,7 +42,8 @@ struct TrackingLayoutGenerator {
                 frame: Rect(
                     x: view.frame.x + Double.random(in: -20...20, using: &random), y: view.frame.y,
                     width: view.frame.width, height: view.frame.height),
-                children: view.children, hidden: view.hidden, alpha: view.alpha, interactive: view.interactive,
+                children: view.children, hidden: view.hidden, alpha: view.alpha,
+                interactive: view.interactive,
                 touchMargin: view.touchMargin, shape: view.shape, transform: view.transform,
                 multipleTouch: view.multipleTouch, exclusiveTouch: view.exclusiveTouch)
         }
@@ -49,13 +53,16 @@ struct TrackingLayoutGenerator {
     private mutating func view(depth: Int, parentSize: (Double, Double)) -> View {
         let id = "v\(nextViewNumber)"
         nextViewNumber += 1
-        let width = depth == 0 ? parentSize.0 : Double.random(in: 20...max(21, parentSize.0 * 0.8), using: &random)
-        let height = depth == 0 ? parentSize.1 : Double.random(in: 20...max(21, parentSize.1 * 0.8), using: &random)
+        let width =
+            depth == 0 ? parentSize.0 : Double.random(in: 20...max(21, parentSize.0 * 0.8), using: &random)
+        let height =
+            depth == 0 ? parentSize.1 : Double.random(in: 20...max(21, parentSize.1 * 0.8), using: &random)
         let x = depth == 0 ? 0 : Double.random(in: -10...max(-9, parentSize.0 - width + 10), using: &random)
         let y = depth == 0 ? 0 : Double.random(in: -10...max(-9, parentSize.1 - height + 10), using: &random)
         let childCount = depth >= 3 ? 0 : Int.random(in: 0...(depth == 0 ? 5 : 3), using: &random)
         let children = (0..<childCount).map { _ in view(depth: depth + 1, parentSize: (width, height)) }
-        let roll = { (odds: Int, random: inout SeededRandom) in Int.random(in: 0..<odds, using: &random) == 0 }
+        let roll = { (odds: Int, random: inout SeededRandom) in Int.random(in: 0..<odds, using: &random) == 0
+        }
         let shapes: [Shape] = [.rect, .rect, .roundedRect(radius: 10), .ellipse]
         return View(
             id: id, frame: Rect(x: x, y: y, width: width, height: height), children: children,

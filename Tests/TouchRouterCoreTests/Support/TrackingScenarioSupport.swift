@@ -56,7 +56,8 @@ func replaceLayout(_ layout: Layout, at timestampMicros: UInt64, expect expected
     ScenarioStep(input: .replaceLayout(layout, timestampMicros: timestampMicros), expected: expected)
 }
 
-func cancelAll(_ reason: CancelReason, at timestampMicros: UInt64, expect expected: [String]) -> ScenarioStep {
+func cancelAll(_ reason: CancelReason, at timestampMicros: UInt64, expect expected: [String]) -> ScenarioStep
+{
     ScenarioStep(input: .cancelAll(reason, timestampMicros: timestampMicros), expected: expected)
 }
 
@@ -136,11 +137,14 @@ enum TrackingFixtures {
                         id: "panel", frame: Rect(x: 0, y: 0, width: 400, height: 400),
                         children: [View(id: "button", frame: Rect(x: 100, y: 100, width: 100, height: 100))],
                         multipleTouch: true),
-                    View(id: "multi", frame: Rect(x: 500, y: 0, width: 400, height: 400), multipleTouch: true),
+                    View(
+                        id: "multi", frame: Rect(x: 500, y: 0, width: 400, height: 400), multipleTouch: true),
                     View(id: "single", frame: Rect(x: 500, y: 500, width: 400, height: 200)),
                     View(
                         id: "exclusive", frame: Rect(x: 0, y: 500, width: 400, height: 400),
-                        children: [View(id: "exclusiveChild", frame: Rect(x: 0, y: 0, width: 100, height: 100))],
+                        children: [
+                            View(id: "exclusiveChild", frame: Rect(x: 0, y: 0, width: 100, height: 100))
+                        ],
                         multipleTouch: true, exclusiveTouch: true),
                     View(
                         id: "turned", frame: Rect(x: 600, y: 800, width: 200, height: 100),
