@@ -217,8 +217,9 @@ public final class Daemon {
     private func playDueFrames() {
         guard var clock = replay else { return }
         let now = monotonicMicros()
-        while let frame = clock.nextDueFrame(atMonotonicMicros: now) {
+        while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
+            if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
             process(.frame(frame))
             if clock.speed == 0 { break }
         }

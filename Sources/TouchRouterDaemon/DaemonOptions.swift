@@ -32,6 +32,10 @@ public struct DaemonOptions: Equatable, Sendable {
     public var replayWaitSubscriberCount = 1
     /// The evemu `.desc` for an `.events` recording when it is not beside it (`--replay-device`).
     public var replayDevicePath: String?
+    /// Benchmarks only (`--replay-restamp`, left out of `--help`): each replayed frame's timestamp
+    /// is replaced by CLOCK_MONOTONIC (µs) read just before the frame goes to the tracker, so the
+    /// `time` of a touches message tells a client on the same machine when routing began.
+    public var replayRestampsFrames = false
     /// Stop the daemon (gracefully) once the recording has played (`--exit-after-replay`).
     public var exitsAfterReplay = false
     /// Lines less severe than this are not logged (`--log-level`).
@@ -108,6 +112,7 @@ public struct DaemonOptions: Equatable, Sendable {
                 options.replayWaitSubscriberCount = try number(for: flag, minimum: 1)
             case "--replay-device": options.replayDevicePath = try value(for: flag)
             case "--exit-after-replay": options.exitsAfterReplay = true
+            case "--replay-restamp": options.replayRestampsFrames = true
             case "--max-clients": options.maxClients = try number(for: flag, minimum: 1)
             case "--client-queue-bytes": options.clientQueueBytes = try number(for: flag, minimum: 4096)
             case "--log-level":
@@ -127,7 +132,7 @@ public struct DaemonOptions: Equatable, Sendable {
         if options.replayPath == nil {
             let replayOnly = [
                 "--speed", "--loop", "--replay-wait", "--replay-wait-for", "--replay-device",
-                "--exit-after-replay",
+                "--exit-after-replay", "--replay-restamp",
             ]
             if let misplaced = replayOnly.first(where: arguments.contains) {
                 throw UsageError("\(misplaced) needs --replay RECORDING")

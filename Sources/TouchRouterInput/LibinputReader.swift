@@ -56,6 +56,8 @@ public final class LibinputReader {
     private var devices: [OpaquePointer: DeviceState] = [:]
     /// Non-touch or unassigned devices seen, so each is logged once.
     private var ignoredDevices: Set<OpaquePointer> = []
+    /// Touch devices no screen takes now, referenced so that a config reload can take them.
+    private var unassignedTouchDevices: [OpaquePointer: LiveDeviceDescription] = [:]
 
     /// Opens libinput on `backend`. `assigner` picks each touch device's screen (nil: ignore it);
     /// `log` receives the reader's and libinput's own messages at `logLevel` and above.
@@ -113,6 +115,7 @@ public final class LibinputReader {
 
     deinit {
         for pointer in devices.keys { libinput_device_unref(pointer) }
+        for pointer in unassignedTouchDevices.keys { libinput_device_unref(pointer) }
         libinput_unref(context)
         if let udev { udev_unref(udev) }
         interface.deallocate()
@@ -140,8 +143,9 @@ public final class LibinputReader {
         return output
     }
 
-    /// Asks the assigner again for every device in use (after a config reload), applying the new
-    /// screen and calibration; a device that is now unassigned is reported removed.
+    /// Asks the assigner again for every touch device (after a config reload), applying the new
+    /// screen and calibration; a device that is now unassigned is reported removed, one that no
+    /// screen took before and one does now is taken (with a new id).
     public func reassignDevices() -> [InputEvent] {
         var output: [InputEvent] = []
         for (pointer, state) in devices {
@@ -149,12 +153,16 @@ public final class LibinputReader {
                 log(.info, "touch device \(describe(state)) matches no screen any more; ignoring it")
                 output.append(.deviceRemoved(state.device, timestampMicros: Self.monotonicMicros()))
                 devices[pointer] = nil
-                ignoredDevices.insert(pointer)
-                libinput_device_unref(pointer)
+                unassignedTouchDevices[pointer] = state.description  // keeps the reference
                 continue
             }
             devices[pointer]?.assignment = assignment
             apply(assignment, to: pointer, state.device)
+        }
+        for (pointer, description) in unassignedTouchDevices {
+            guard let assignment = assigner(description, defaultMatrix(pointer)) else { continue }
+            unassignedTouchDevices[pointer] = nil
+            take(pointer, description, assignment)  // the reference moves to `devices`
         }
         return output
     }
@@ -247,7 +255,9 @@ public final class LibinputReader {
             return
         }
         guard let assignment = assigner(description, defaultMatrix(pointer)) else {
-            if ignoredDevices.insert(pointer).inserted {
+            if unassignedTouchDevices[pointer] == nil {
+                libinput_device_ref(pointer)
+                unassignedTouchDevices[pointer] = description
                 log(
                     .info,
                     "ignoring touch device \(description.name) (\(description.node ?? description.sysname)): "
@@ -255,9 +265,16 @@ public final class LibinputReader {
             }
             return
         }
+        libinput_device_ref(pointer)
+        take(pointer, description, assignment)
+    }
+
+    /// Starts using a touch device (whose reference the caller holds) on its assigned screen.
+    private func take(
+        _ pointer: OpaquePointer, _ description: LiveDeviceDescription, _ assignment: ScreenAssignment
+    ) {
         let id = Self.deviceIDCounter.add(1, ordering: .relaxed).newValue
         let device = InputDevice(id: id, name: description.name)
-        libinput_device_ref(pointer)
         let state = DeviceState(
             device: device, description: description, assignment: assignment,
             accumulator: TouchFrameAccumulator(capacity: framesCapacity))
@@ -268,6 +285,7 @@ public final class LibinputReader {
 
     private func deviceRemoved(_ pointer: OpaquePointer, into output: inout [InputEvent]) {
         ignoredDevices.remove(pointer)
+        if unassignedTouchDevices.removeValue(forKey: pointer) != nil { libinput_device_unref(pointer) }
         guard let state = devices.removeValue(forKey: pointer) else { return }
         libinput_device_unref(pointer)
         log(.info, "touch device \(describe(state)) removed")

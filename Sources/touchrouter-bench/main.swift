@@ -11,6 +11,7 @@ let benchmarks: [Benchmark] = [
     hitTestBenchmark,
     trackerBenchmark,
     encodeBenchmark,
+    daemonLatencyBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,12 +1,12 @@
 /// Every command of touchrouterctl, in the order `--help` lists them.
 /// To add a command: write a type conforming to `Command` in its own file and add it here.
 let allCommands: [any Command.Type] = [
-    InjectCommand.self,
     ValidateCommand.self,
     HitTestCommand.self,
-    InputEventsCommand.self,
-    TranscriptDiffCommand.self,
     MonitorCommand.self,
     StatusCommand.self,
     LayoutCommand.self,
+    InjectCommand.self,
+    InputEventsCommand.self,
+    TranscriptDiffCommand.self,
 ]

@@ -1,7 +1,9 @@
+import TouchRouterClient
 import TouchRouterCore
+import TouchRouterProtocol
 
-/// `touchrouterctl hit-test --config FILE [--screen NAME] X Y [--json]`: the view under a screen point,
-/// computed offline from a config file.
+/// `touchrouterctl hit-test [--config FILE | --socket PATH] [--screen NAME] X Y [--json]`: the view
+/// under a screen point, computed offline from a config file or asked of the running daemon.
 enum HitTestCommand: Command {
     static let spec = CommandSpec(
         name: "hit-test",
@@ -10,6 +12,7 @@ enum HitTestCommand: Command {
             OptionSpec(name: "config", valueName: "FILE", help: "Hit-test this config file (offline)."),
             OptionSpec(name: "screen", valueName: "NAME", help: "The screen (default: the first)."),
             OptionSpec(name: "json", help: "Print one JSON object: {\"view\", \"path\", \"local\"}."),
+            socketOption,
         ],
         arguments: [
             ArgumentSpec(name: "X", help: "The point's x in screen (layout) units."),
@@ -17,16 +20,19 @@ enum HitTestCommand: Command {
         ],
         discussion: """
             Prints the hit view's path from the screen's root and the point in that view's own
-            coordinates, or that no view takes the point. --config is required for now; without it a
-            later version will ask the running daemon.
+            coordinates, or that no view takes the point. With --config the file is hit-tested here;
+            without it the running daemon answers from the layout it uses (same output).
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        guard let configPath = arguments.value("config") else {
-            return usage("needs --config FILE (asking the running daemon is not available yet)")
-        }
         guard let x = coordinate(arguments.argument("X")), let y = coordinate(arguments.argument("Y")) else {
             return usage("X and Y must be finite numbers")
+        }
+        guard let configPath = arguments.value("config") else {
+            return askDaemon(arguments, screenPoint: Point(x, y))
+        }
+        if arguments.value("socket") != nil {
+            return usage("--config and --socket are alternatives: give one")
         }
         let config: Config
         do {
@@ -47,17 +53,55 @@ enum HitTestCommand: Command {
         }
         let screenPoint = Point(x, y)
         let hit = screen.plainHitTest(screenPoint)
-        if arguments.flag("json") {
-            print(json(hit))
-        } else if let hit {
-            print(
-                "\(hit.path.joined(separator: "/")) at local "
-                    + "(\(number(hit.localPoint.x)), \(number(hit.localPoint.y)))"
-            )
-        } else {
-            print("no view at (\(number(x)), \(number(y))) on screen \"\(screen.name)\"")
-        }
+        printAnswer(
+            viewID: hit?.viewID, path: hit?.path ?? [], localPoint: hit?.localPoint, screenPoint: screenPoint,
+            screen: screen.name, asJSON: arguments.flag("json"))
         return .success
+    }
+
+    /// The daemon's `hitTest` reply, printed exactly as the offline answer.
+    private static func askDaemon(_ arguments: ParsedArguments, screenPoint: Point) -> ExitCode {
+        let screenName = arguments.value("screen")
+        let asJSON = arguments.flag("json")
+        return runBlocking {
+            guard let client = await connectToDaemon(arguments, command: "hit-test") else { return .failure }
+            do {
+                let reply = try await client.hitTest(screenPoint, screen: screenName)
+                printAnswer(
+                    viewID: reply.viewID, path: reply.path, localPoint: reply.localPoint,
+                    screenPoint: screenPoint, screen: reply.screen, asJSON: asJSON)
+                return .success
+            } catch {
+                if case ClientError.daemon(let daemonError) = error, daemonError.code == .unknownScreen {
+                    var message =
+                        "touchrouterctl hit-test: the daemon has no screen named \"\(screenName ?? "")\""
+                    let names = client.welcome.screens.map(\.name)
+                    if let suggestion = NearMiss.suggestion(for: screenName ?? "", among: names) {
+                        message += " (did you mean \"\(suggestion)\"?)"
+                    }
+                    StandardError.print(message + "; screens: " + names.joined(separator: ", "))
+                } else {
+                    StandardError.print("touchrouterctl hit-test: \(error)")
+                }
+                return .failure
+            }
+        }
+    }
+
+    /// `main/keypad/key7 at local (12.5, 40)`, the miss line, or the `--json` object.
+    private static func printAnswer(
+        viewID: String?, path: [String], localPoint: Point?, screenPoint: Point, screen: String, asJSON: Bool
+    ) {
+        if asJSON {
+            print(json(viewID: viewID, path: path, localPoint: localPoint))
+        } else if viewID != nil, let localPoint {
+            print(
+                "\(path.joined(separator: "/")) at local "
+                    + "(\(number(localPoint.x)), \(number(localPoint.y)))")
+        } else {
+            print(
+                "no view at (\(number(screenPoint.x)), \(number(screenPoint.y))) on screen \"\(screen)\"")
+        }
     }
 
     private static func usage(_ message: String) -> ExitCode {
@@ -73,10 +117,15 @@ enum HitTestCommand: Command {
     /// `{"view": "key7", "path": ["main", "keypad", "key7"], "local": [12.5, 40]}`, or a miss with
     /// `"view": null, "path": [], "local": null`.
     static func json(_ hit: HitResult?) -> String {
-        guard let hit else { return #"{"view": null, "path": [], "local": null}"# }
-        let path = hit.path.map(jsonString).joined(separator: ", ")
-        let local = "[\(number(hit.localPoint.x)), \(number(hit.localPoint.y))]"
-        return #"{"view": \#(jsonString(hit.viewID)), "path": [\#(path)], "local": \#(local)}"#
+        json(viewID: hit?.viewID, path: hit?.path ?? [], localPoint: hit?.localPoint)
+    }
+
+    /// The same object from its parts (the daemon's reply carries them separately).
+    static func json(viewID: String?, path: [String], localPoint: Point?) -> String {
+        guard let viewID, let localPoint else { return #"{"view": null, "path": [], "local": null}"# }
+        let pathText = path.map(jsonString).joined(separator: ", ")
+        let local = "[\(number(localPoint.x)), \(number(localPoint.y))]"
+        return #"{"view": \#(jsonString(viewID)), "path": [\#(pathText)], "local": \#(local)}"#
     }
 
     /// A number as JSON and people write it: `40`, `12.5`.

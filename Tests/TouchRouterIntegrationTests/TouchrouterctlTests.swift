@@ -234,8 +234,8 @@ struct HitTestCommandTests {
                 "touchrouterctl hit-test: X and Y must be finite numbers"
             ),
             (
-                ["hit-test", "1", "2"],
-                "touchrouterctl hit-test: needs --config FILE (asking the running daemon is not available yet)"
+                ["hit-test", "--config", "c", "--socket", "s", "1", "2"],
+                "touchrouterctl hit-test: --config and --socket are alternatives: give one"
             ),
             (["hit-test", "--config"], "touchrouterctl hit-test: '--config' needs a value (--config FILE)"),
             (
@@ -267,14 +267,14 @@ struct HelpTests {
                 USAGE: touchrouterctl COMMAND [OPTIONS] [ARGUMENTS]
 
                 COMMANDS:
-                  inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
                   validate              Check config files and list every error.
                   hit-test              Find the view under a screen point.
-                  input-events          (diagnostic) Print live touch frames from libinput, one line each.
-                  transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
                   monitor               Show the touches the running daemon routes, live.
                   status                Show the running daemon's state and counters.
                   layout                Show the layout the running daemon uses.
+                  inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
+                  input-events          (diagnostic) Print live touch frames from libinput, one line each.
+                  transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
 
                 See 'touchrouterctl help COMMAND' or 'touchrouterctl COMMAND --help' for a command's options.
 
@@ -309,6 +309,6 @@ struct HelpTests {
         let hitTest = try TouchrouterctlProcess.run(["hit-test", "-h"])
         #expect(
             hitTest.stdout.contains(
-                "USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] X Y"))
+                "USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] [--socket PATH] X Y"))
     }
 }

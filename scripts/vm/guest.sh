@@ -229,6 +229,31 @@ two_screens() {
 }
 scenario "two touchscreens, two screens" two_screens
 
+# 5. Scripted gestures at once (drag + pinch, three fingers): the injector's protocol-B events reach
+#    libinput as three contacts with the scripted start and end points.
+gestures() {
+    local name="touchrouter virtual touchscreen" routed frames
+    routed=$(monitor_lines)
+    start_device gestures "$name" "$CTL" inject --wait-stdin --start-delay 0 \
+        --gesture "drag 100 100 500 100 200" "pinch 1400 500 100 300 200" \
+        || { echo "device never reached libinput"; return 1; }
+    go gestures
+    finish gestures || { echo "injector failed or device not removed"; return 1; }
+    frames=$(device_frames "$DEV_gestures")
+    local contact
+    for contact in down:100.000:100.000 down:1300.000:500.000 down:1500.000:500.000 \
+        motion:500.000:100.000 motion:1100.000:500.000 motion:1700.000:500.000; do
+        echo "$frames" | grep -Eq " ${contact%%:*}:[0-9]+:${contact#*:}( |\$)" || { echo "no $contact"; return 1; }
+    done
+    [ "$(echo "$frames" | grep -o ' up:' | wc -l)" -eq 3 ] || { echo "not 3 ups"; return 1; }
+    wait_settled "$routed" 30 || { echo "the client did not see the touches end"; return 1; }
+    monitor_since "$routed" | grep -Eq '^left-half .* began .*local \(100, 100\)' \
+        && monitor_since "$routed" | grep -Eq '^left-half .* ended .*local \(500, 100\)' \
+        || { echo "client: $(monitor_since "$routed" | grep left-half | tail -1)"; return 1; }
+    echo "3 contacts from (100, 100), (1300, 500), (1500, 500) to (500, 100), (1100, 500), (1700, 500)"
+}
+scenario "gestures: drag and pinch at once" gestures
+
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID" && echo "daemon stopped cleanly" || echo "daemon exit status $?"

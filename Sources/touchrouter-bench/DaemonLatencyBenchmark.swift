@@ -1,0 +1,322 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `touchrouter-bench latency [--clients 1,10,50] [--seconds S] [--speed X] [--throughput-seconds S]
+/// [--config FILE] [--recording FILE] [--view ID]`.
+let daemonLatencyBenchmark = Benchmark(
+    name: "latency",
+    summary: "the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients",
+    run: { arguments in DaemonLatencyBenchmark.main(arguments) })
+
+/// Starts the real `touchrouterd` (built next to this tool) replaying a recording with
+/// `--replay-restamp`: each frame's timestamp becomes CLOCK_MONOTONIC read just before the frame
+/// goes to the tracker, so the `time` of every touches message is comparable with the
+/// CLOCK_MONOTONIC a client reads right after `recv` returns the line. The difference is the time
+/// the daemon adds from taking a frame to a client holding its message: tracking, hit-testing,
+/// encoding, queueing, one `write` per client, the kernel's socket hand-over, the client thread's
+/// wake-up and `recv`. Not included: the kernel and libinput before the daemon has the frame.
+///
+/// Every client subscribes to the same root with `subtree`, so every client receives every
+/// message (the worst fan-out). Clients are threads of this process, each blocking in `recv`.
+enum DaemonLatencyBenchmark {
+    struct Settings {
+        var clientCounts = [1, 10, 50]
+        var seconds = 10.0
+        var throughputSeconds = 5.0
+        var warmupSeconds = 1.0
+        var speed = 1.0
+        var config = packageRoot + "/config/kiosk.json5"
+        var recording = packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
+        var view = "main"
+    }
+
+    /// The repository the tool was built from (for the default config and recording).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// One run's figures.
+    struct Result {
+        var clients: Int
+        var latenciesNanos: [Double]
+        var messagesReceived: Int
+        var framesPerSecond: Double
+        var messagesPerSecond: Double
+        var coalesced: Int
+        var cutOff: Int
+        var disconnectedClients: Int
+    }
+
+    static func main(_ arguments: [String]) {
+        var settings = Settings()
+        var remaining = arguments[...]
+        while let flag = remaining.popFirst() {
+            guard let value = remaining.popFirst() else { fail("\(flag) needs a value") }
+            switch flag {
+            case "--clients": settings.clientCounts = value.split(separator: ",").compactMap { Int($0) }
+            case "--seconds": settings.seconds = Double(value) ?? settings.seconds
+            case "--throughput-seconds": settings.throughputSeconds = Double(value) ?? 0
+            case "--warmup-seconds": settings.warmupSeconds = Double(value) ?? settings.warmupSeconds
+            case "--speed": settings.speed = Double(value) ?? settings.speed
+            case "--config": settings.config = value
+            case "--recording": settings.recording = value
+            case "--view": settings.view = value
+            default: fail("unknown option \(flag)")
+            }
+        }
+        let daemon = daemonExecutable()
+        print("latency: \(daemon) --replay-restamp, recording \(URL(fileURLWithPath: settings.recording).lastPathComponent)")
+        print("  event to client = client CLOCK_MONOTONIC after recv - frame stamp taken before tracking")
+        print(
+            "  replay speed \(settings.speed), \(settings.seconds) s per row after \(settings.warmupSeconds) s"
+                + " warm-up; every client subscribed to \(settings.view) with subtree (receives everything)")
+        print("  load average at start: \(loadAverage())")
+        print("clients  messages   p50        p99        p99.9      max        frames/s  coalesced  cut-off")
+        for count in settings.clientCounts {
+            let result = measure(clients: count, speed: settings.speed, seconds: settings.seconds, settings)
+            printRow(result)
+        }
+        guard settings.throughputSeconds > 0 else { return }
+        print("throughput: replay --speed 0 (as fast as the daemon goes), \(settings.throughputSeconds) s per row")
+        print("clients  messages   p50        p99        p99.9      max        frames/s  msgs/s delivered  coalesced  cut-off")
+        for count in settings.clientCounts {
+            let result = measure(clients: count, speed: 0, seconds: settings.throughputSeconds, settings)
+            printRow(result, withThroughput: true)
+        }
+        print("  load average at end: \(loadAverage())")
+    }
+
+    static func printRow(_ result: Result, withThroughput: Bool = false) {
+        let samples = result.latenciesNanos
+        var row =
+            column("\(result.clients)", 7) + column("\(result.messagesReceived)", 10)
+            + [0.5, 0.99, 0.999].map { column(formatNanoseconds(percentile(samples, $0)), 11) }.joined()
+            + column(formatNanoseconds(samples.max() ?? .nan), 11)
+            + column(String(format: "%.0f", result.framesPerSecond), 10)
+        if withThroughput { row += column(String(format: "%.0f", result.messagesPerSecond), 18) }
+        row += column("\(result.coalesced)", 11) + column("\(result.cutOff)", 9)
+        if result.disconnectedClients > 0 { row += "  (\(result.disconnectedClients) clients lost early)" }
+        print(row)
+    }
+
+    /// One daemon, `clients` subscribers, `seconds` measured after the warm-up.
+    static func measure(clients: Int, speed: Double, seconds: Double, _ settings: Settings) -> Result {
+        var template = Array("/tmp/touchrouter-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { fail("mkdtemp failed") }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socketPath = directory + "/bench.sock"
+        let logPath = directory + "/daemon.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: daemonExecutable())
+        process.arguments = [
+            "--config", settings.config, "--replay", settings.recording, "--speed", "\(speed)", "--loop",
+            "--replay-wait-for", "\(clients)", "--replay-restamp", "--socket", socketPath,
+            "--max-clients", "\(clients + 4)", "--log-level", "warning",
+        ]
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        do { try process.run() } catch { fail("cannot start touchrouterd: \(error)") }
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        var control: Int32 = -1
+        for _ in 0..<2000 where control < 0 {
+            control = connectUnix(socketPath)
+            if control < 0 {
+                if !process.isRunning { fail("touchrouterd exited:\n\(log(logPath))") }
+                usleep(10_000)
+            }
+        }
+        guard control >= 0 else { fail("touchrouterd never listened:\n\(log(logPath))") }
+        defer { close(control) }
+        _ = status(control, hello: true)
+
+        let probes = (0..<clients).map { _ in Probe(socketPath: socketPath, view: settings.view) }
+        for probe in probes { probe.start() }
+        usleep(UInt32(settings.warmupSeconds * 1_000_000))
+        let before = status(control)
+        let windowStart = monotonicNanoseconds()
+        usleep(UInt32(seconds * 1_000_000))
+        let after = status(control)
+        let windowEnd = monotonicNanoseconds()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        for probe in probes { probe.finished.wait() }
+
+        var latencies: [Double] = []
+        var received = 0
+        for probe in probes {
+            for (index, arrival) in probe.arrivalNanos.enumerated()
+            where arrival >= windowStart && arrival < windowEnd {
+                latencies.append(Double(probe.latencyNanos[index]))
+                received += 1
+            }
+        }
+        let elapsedSeconds = Double(windowEnd - windowStart) / 1e9
+        return Result(
+            clients: clients, latenciesNanos: latencies, messagesReceived: received,
+            framesPerSecond: Double(after["frames"].map { $0 - (before["frames"] ?? 0) } ?? 0) / elapsedSeconds,
+            messagesPerSecond: Double(received) / elapsedSeconds,
+            coalesced: after["coalescedMessages"] ?? 0, cutOff: after["clientsCutOff"] ?? 0,
+            disconnectedClients: probes.filter { $0.lostEarly }.count)
+    }
+
+    /// The daemon's integer counters, by a `status` request on the control connection.
+    static func status(_ fd: Int32, hello: Bool = false) -> [String: Int] {
+        var request = ""
+        if hello { request += #"{"type":"hello","version":1,"client":"bench control"}"# + "\n" }
+        request += #"{"type":"status"}"# + "\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var text = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let lines = text.split(separator: 0x0A)
+            if let last = lines.last, text.last == 0x0A, last.starts(with: Array(#"{"type":"status""#.utf8)) {
+                guard
+                    let object = try? JSONSerialization.jsonObject(with: Data(last)) as? [String: Any],
+                    let counters = object["counters"] as? [String: Any]
+                else { return [:] }
+                return counters.compactMapValues { ($0 as? NSNumber)?.intValue }
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return [:] }
+            text += chunk[..<count]
+        }
+    }
+
+    static func daemonExecutable() -> String {
+        let own = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let path = own.deletingLastPathComponent().appendingPathComponent("touchrouterd").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            fail("no touchrouterd next to this tool (\(path)); swift build -c release --product touchrouterd")
+        }
+        return path
+    }
+
+    static func loadAverage() -> String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")
+            .split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    static func log(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("touchrouter-bench latency: \(message)\n".utf8))
+        exit(1)
+    }
+}
+
+/// A Unix stream socket connected to `path`, or -1.
+func connectUnix(_ path: String) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return -1 }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+    }
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    if result != 0 {
+        close(fd)
+        return -1
+    }
+    return fd
+}
+
+/// One subscribed client on its own thread: stamps CLOCK_MONOTONIC as soon as `recv` returns and
+/// records, for every touches line in what it got, the arrival and arrival − `time`.
+final class Probe: @unchecked Sendable {
+    let fd: Int32
+    let finished = DispatchSemaphore(value: 0)
+    private(set) var arrivalNanos: [UInt64] = []
+    private(set) var latencyNanos: [Int64] = []
+    /// The connection ended (or failed) before the daemon was told to stop.
+    private(set) var lostEarly = false
+
+    init(socketPath: String, view: String) {
+        fd = connectUnix(socketPath)
+        arrivalNanos.reserveCapacity(1 << 20)
+        latencyNanos.reserveCapacity(1 << 20)
+        let hello =
+            #"{"type":"hello","version":1,"client":"bench"}"# + "\n"
+            + #"{"type":"subscribe","views":["\#(view)"],"subtree":true}"# + "\n"
+        _ = hello.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            readUntilClosed()
+            close(fd)
+            finished.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private static let touchesPrefix = Array(#"{"type":"touches""#.utf8)
+    private static let timeKey = Array(#""time":"#.utf8)
+
+    private func readUntilClosed() {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var filled = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                recv(fd, raw.baseAddress! + filled, raw.count - filled, 0)
+            }
+            let arrival = monotonicNanoseconds()
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                if count < 0 { lostEarly = true }
+                return
+            }
+            filled += count
+            var lineStart = 0
+            while let newline = buffer[lineStart..<filled].firstIndex(of: 0x0A) {
+                if let time = Self.touchesTime(buffer, lineStart, newline) {
+                    arrivalNanos.append(arrival)
+                    latencyNanos.append(Int64(arrival) - Int64(time) * 1000)
+                }
+                lineStart = newline + 1
+            }
+            if lineStart > 0 {
+                buffer.withUnsafeMutableBytes { raw in
+                    _ = memmove(raw.baseAddress!, raw.baseAddress! + lineStart, filled - lineStart)
+                }
+                filled -= lineStart
+            }
+            if filled == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+        }
+    }
+
+    /// The `time` (µs) of a touches line, nil for other lines.
+    private static func touchesTime(_ buffer: [UInt8], _ start: Int, _ end: Int) -> UInt64? {
+        guard end - start > touchesPrefix.count,
+            buffer[start..<(start + touchesPrefix.count)].elementsEqual(touchesPrefix)
+        else { return nil }
+        var index = start
+        while index + timeKey.count < end {
+            if buffer[index..<(index + timeKey.count)].elementsEqual(timeKey) {
+                var value: UInt64 = 0
+                var digit = index + timeKey.count
+                while digit < end, buffer[digit] >= 0x30, buffer[digit] <= 0x39 {
+                    value = value * 10 + UInt64(buffer[digit] - 0x30)
+                    digit += 1
+                }
+                return value
+            }
+            index += 1
+        }
+        return nil
+    }
+}
