@@ -52,8 +52,13 @@ struct AccessListTests {
     @Test(
         "an outsider is refused the restricted views and never receives their touches",
         .enabled(if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
-        arguments: ["subtree", "plain"])
-    func outsider(subscription: String) throws {
+        arguments: [
+            ("subtree", ["--regid=65534", "--clear-groups"]),
+            ("plain", ["--regid=65534", "--clear-groups"]),
+            // nogroup only as a supplementary group (SO_PEERGROUPS), the primary group is users.
+            ("plain", ["--regid=100", "--groups=65534"]),
+        ])
+    func outsider(subscription: String, groups: [String]) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         chmod(directory.path, 0o755)
@@ -79,9 +84,8 @@ struct AccessListTests {
         let outsider = Process()
         outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         outsider.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", Self.python, directory.file("nobody.py"),
-            daemon.socketPath, subscription,
-        ]
+            "--reuid=65534"
+        ] + groups + [Self.python, directory.file("nobody.py"), daemon.socketPath, subscription]
         let output = Pipe()
         outsider.standardOutput = output
         try outsider.run()
