@@ -61,8 +61,11 @@ public final class TouchRouterClient: Sendable {
         return TouchRouterClient(connection: connection, welcome: welcome, events: events)
     }
 
-    /// Subscribes to views (with `subtree`, to every descendant too). Unknown ids are not an error
-    /// here: the known ones are subscribed and the unknown ones listed in the result.
+    /// Subscribes to views (with `subtree`, to every descendant too). Unknown ids and ids whose
+    /// access list excludes this client are not an error here: the others are subscribed and
+    /// those listed in the result (`unknown`, `denied`). When one request has both, the daemon's
+    /// single `permission-denied` reply names only the denied ones, so unknown ids then show up in
+    /// `subscribed`; `layout()` tells which exist.
     public func subscribe(_ viewIDs: [String], subtree: Bool = false) async throws(ClientError)
         -> SubscribeResult
     {
@@ -71,12 +74,17 @@ public final class TouchRouterClient: Sendable {
             guard case .subscribed(let subscribed) = reply else { throw ClientError.unexpectedReply(reply) }
             return SubscribeResult(subscribed: subscribed.views, unknown: [])
         } catch {
-            guard case .daemon(let daemonError) = error, daemonError.code == .unknownViews else {
+            guard case .daemon(let daemonError) = error,
+                daemonError.code == .unknownViews || daemonError.code == .permissionDenied
+            else {
                 throw error
             }
-            let unknown = Set(daemonError.views)
-            return SubscribeResult(
-                subscribed: viewIDs.filter { !unknown.contains($0) }, unknown: daemonError.views)
+            let refused = Set(daemonError.views)
+            let subscribed = viewIDs.filter { !refused.contains($0) }
+            if daemonError.code == .permissionDenied {
+                return SubscribeResult(subscribed: subscribed, unknown: [], denied: daemonError.views)
+            }
+            return SubscribeResult(subscribed: subscribed, unknown: daemonError.views)
         }
     }
 
@@ -145,11 +153,14 @@ public struct SubscribeResult: Hashable, Sendable {
     public var subscribed: [String]
     /// Ids the layout does not have (not subscribed).
     public var unknown: [String]
+    /// Ids whose access list excludes this client (not subscribed).
+    public var denied: [String]
 
     /// Makes a result.
-    public init(subscribed: [String], unknown: [String]) {
+    public init(subscribed: [String], unknown: [String], denied: [String] = []) {
         self.subscribed = subscribed
         self.unknown = unknown
+        self.denied = denied
     }
 }
 

@@ -8,6 +8,9 @@ public struct Config: Hashable, Sendable {
     public var screenInputs: [ScreenInputConfig]
     /// What a device that no screen matches drives (`unmatchedDevices`).
     public var unmatchedDevices: UnmatchedDevicePolicy
+    /// The access lists views declare (`access`), by view id; views without one are open to every
+    /// client that can connect (subject to their ancestors' lists).
+    public var viewAccess: [String: AccessList] = [:]
 
     /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
     public init(

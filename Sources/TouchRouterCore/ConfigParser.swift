@@ -24,9 +24,10 @@ struct ConfigParser {
     static let screenKeys = ["name", "width", "height", "root", "devices", "rotation", "calibration"]
     static let viewKeys = [
         "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
-        "multipleTouch", "exclusiveTouch",
+        "multipleTouch", "exclusiveTouch", "access",
     ]
-    static let reservedViewKeys = ["access"]
+    static let reservedViewKeys: [String] = []
+    static let accessKeys = ["users", "groups"]
     static let marginKeys = ["top", "left", "bottom", "right"]
     static let transformKeys = ["rotate", "scale"]
     static let shapeNames = ["rect", "ellipse"]
@@ -43,6 +44,8 @@ struct ConfigParser {
     private var stopped = false
     /// id → the path of the first view that used it.
     private var firstViewPathByID: [String: String] = [:]
+    /// View id → its declared access list.
+    private var accessByViewID: [String: AccessList] = [:]
 
     init(fileName: String, limits: ConfigLimits) {
         self.fileName = fileName
@@ -298,7 +301,10 @@ struct ConfigParser {
             wrongType(other, [.key("screens")], .top, "\"screens\"", "an array of screens")
         }
         guard pending.isEmpty else { return nil }
-        return Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
+        var config = Config(
+            layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
+        config.viewAccess = accessByViewID
+        return config
     }
 
     private mutating func screen(
@@ -536,6 +542,12 @@ struct ConfigParser {
         let interactive = bool(object, "interactive", path, subject) ?? true
         let multipleTouch = bool(object, "multipleTouch", path, subject) ?? false
         let exclusiveTouch = bool(object, "exclusiveTouch", path, subject) ?? false
+        if let accessValue = object["access"],
+            let list = accessList(accessValue, path + [.key("access")], subject),
+            let id = validID
+        {
+            accessByViewID[id] = list
+        }
 
         var children: [View] = []
         if let childrenValue = object["children"] {
@@ -563,6 +575,76 @@ struct ConfigParser {
             interactive: interactive,
             touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
             multipleTouch: multipleTouch, exclusiveTouch: exclusiveTouch)
+    }
+
+    /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
+    private mutating func accessList(
+        _ value: JSONValue, _ path: [JSONPathComponent], _ subject: Subject
+    ) -> AccessList? {
+        guard let object = object(value, path, subject, "\"access\"") else { return nil }
+        let problemsBefore = pending.count
+        checkKeys(object, allowed: Self.accessKeys, path, subject)
+        var list = AccessList()
+        var valid = pending.count == problemsBefore
+        for key in Self.accessKeys {
+            guard let entries = object[key] else { continue }
+            guard case .array(let elements) = entries else {
+                wrongType(
+                    entries, path + [.key(key)], subject, "\"access.\(key)\"", "an array of names or ids")
+                valid = false
+                continue
+            }
+            for (index, element) in elements.enumerated() {
+                let elementPath = path + [.key(key), .index(index)]
+                switch element {
+                case .string(let name) where Self.isValidPrincipalName(name):
+                    let principal = AccessList.Principal.name(name)
+                    if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
+                case .string(let name):
+                    report(
+                        .invalidValue, elementPath, subject,
+                        "\"\(name)\" is not a user or group name (letters, digits, '_', '.', '-'; not first"
+                            + " a digit or '-'; at most 32)")
+                    valid = false
+                case .number(let number)
+                where number == number.rounded() && number >= 0 && number < 4_294_967_295:
+                    let principal = AccessList.Principal.id(UInt32(number))
+                    if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
+                case .number(let number):
+                    report(
+                        .invalidValue, elementPath, subject,
+                        "a numeric \(key == "users" ? "uid" : "gid") must be an integer in 0…4294967294, found"
+                            + " \(Self.format(number))")
+                    valid = false
+                default:
+                    wrongType(
+                        element, elementPath, subject, "\"access.\(key)[\(index)]\"", "a name or a numeric id"
+                    )
+                    valid = false
+                }
+            }
+        }
+        if valid && list.users.isEmpty && list.groups.isEmpty {
+            report(
+                .invalidValue, path, subject,
+                "an access list must name at least one user or group (an empty one would admit only root)")
+            return nil
+        }
+        return valid ? list : nil
+    }
+
+    /// A user or group name as `useradd` accepts them, conservatively.
+    static func isValidPrincipalName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 32 else {
+            return false
+        }
+        guard first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "_.-".unicodeScalars.contains($0)
+        }
     }
 
     private mutating func numbers(

@@ -26,6 +26,7 @@ public final class Daemon {
     private var layoutGeneration: UInt64 = 1
     private var tracker: TouchTracker
     private var subscriptions: SubscriptionTable
+    private var access: AccessPolicy
 
     private var clients: [ClientID: ClientConnection] = [:]
     private var nextClientID: ClientID = 1
@@ -82,6 +83,10 @@ public final class Daemon {
         self.config = config
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
+        access = AccessPolicy(config: config)
+        for name in access.unknownNames {
+            logger.warning("access list: no such \(name); it admits nobody")
+        }
         if let path = options.replayPath {
             let frames = try ReplaySource.frames(
                 path: path, devicePath: options.replayDevicePath, config: config)
@@ -236,7 +241,12 @@ public final class Daemon {
     // MARK: Routing
 
     private func process(_ event: InputEvent) {
-        deliver(tracker.process(event, subscribedViews: subscriptions))
+        if access.declaringViews.isEmpty {
+            deliver(tracker.process(event, subscribedViews: subscriptions))
+        } else {
+            let targets = RoutingTargets(subscriptions: subscriptions, shields: access.declaringViews)
+            deliver(tracker.process(event, subscribedViews: targets))
+        }
     }
 
     /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
@@ -247,8 +257,13 @@ public final class Daemon {
             guard let subscribers = subscriptions.subscribersByView[viewTouches.viewID] else { continue }
             encodedTouches.removeAll(keepingCapacity: true)
             TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
+            let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewTouches.viewID)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil else { continue }
+                // A subtree subscription may cover a view the client may not see.
+                if checksAccess && !access.permits(client.credentials, viewID: viewTouches.viewID) {
+                    continue
+                }
                 let wasEmpty = client.outbox.isEmpty
                 switch client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches) {
                 case .queued:
@@ -381,8 +396,13 @@ public final class Daemon {
                             ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
                         },
                         seq: seq)))
-        case .subscribe(let viewIDs, let subtree):
+        case .subscribe(let requestedIDs, let subtree):
+            let denied = requestedIDs.filter { !access.permits(client.credentials, viewID: $0) }
+            let viewIDs = requestedIDs.filter { !denied.contains($0) }
             let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
+            if !denied.isEmpty {
+                logger.notice("\(client.label) denied (access list): \(denied.joined(separator: ", "))")
+            }
             logger.info(
                 "\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
                     + (subtree ? " (subtree)" : "")
@@ -391,6 +411,13 @@ public final class Daemon {
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
             {
                 startReplay()
+            }
+            if !denied.isEmpty {
+                return errorLine(
+                    code: .permissionDenied,
+                    message: "access list excludes you: \(denied.joined(separator: ", "))"
+                        + (unknown.isEmpty ? "" : "; no such view: \(unknown.joined(separator: ", "))"),
+                    seq: seq, views: denied)
             }
             guard unknown.isEmpty else {
                 return errorLine(
@@ -408,6 +435,11 @@ public final class Daemon {
                     code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)
             }
             let hit = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint)
+            if let hit, !access.permits(client.credentials, viewID: hit.viewID) {
+                return errorLine(
+                    code: .permissionDenied, message: "the view there is not open to you (access list)",
+                    seq: seq)
+            }
             return line(
                 .hitTestResult(
                     HitTestReply(
@@ -526,6 +558,10 @@ public final class Daemon {
         config = newConfig
         layoutGeneration += 1
         subscriptions.relayout(newLayout)
+        access = AccessPolicy(config: newConfig)
+        for name in access.unknownNames {
+            logger.warning("access list: no such \(name); it admits nobody")
+        }
         // Devices may now drive another screen, or none.
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")

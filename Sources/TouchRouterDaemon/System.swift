@@ -88,6 +88,8 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32
+    /// Supplementary groups (SO_PEERGROUPS); empty when the kernel cannot tell.
+    public var groups: [UInt32] = []
 
     public var description: String { "pid=\(pid) uid=\(uid) gid=\(gid)" }
 
@@ -102,6 +104,19 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
         pid = raw.0
         uid = raw.1
         gid = raw.2
+        // SO_PEERGROUPS (Linux 4.13): the peer's supplementary groups at connect time.
+        let soPeerGroups: Int32 = 59
+        var capacity = 64
+        while capacity <= 65536 {
+            var buffer = [UInt32](repeating: 0, count: capacity)
+            var size = socklen_t(capacity * MemoryLayout<UInt32>.size)
+            if getsockopt(socket.rawValue, SOL_SOCKET, soPeerGroups, &buffer, &size) == 0 {
+                groups = Array(buffer.prefix(Int(size) / MemoryLayout<UInt32>.size))
+                break
+            }
+            guard errno == ERANGE else { break }
+            capacity = max(capacity * 4, Int(size) / MemoryLayout<UInt32>.size)
+        }
     }
 }
 

@@ -47,6 +47,8 @@ enum DaemonLatencyBenchmark {
         var coalesced: Int
         var cutOff: Int
         var disconnectedClients: Int
+        /// The daemon's CPU time (user + system, from /proc) per replayed frame in the window.
+        var daemonCPUMicrosPerFrame: Double
     }
 
     static func main(_ arguments: [String]) {
@@ -67,20 +69,25 @@ enum DaemonLatencyBenchmark {
             }
         }
         let daemon = daemonExecutable()
-        print("latency: \(daemon) --replay-restamp, recording \(URL(fileURLWithPath: settings.recording).lastPathComponent)")
+        let recordingName = URL(fileURLWithPath: settings.recording).lastPathComponent
+        print("latency: \(daemon) --replay-restamp, recording \(recordingName)")
         print("  event to client = client CLOCK_MONOTONIC after recv - frame stamp taken before tracking")
         print(
             "  replay speed \(settings.speed), \(settings.seconds) s per row after \(settings.warmupSeconds) s"
                 + " warm-up; every client subscribed to \(settings.view) with subtree (receives everything)")
         print("  load average at start: \(loadAverage())")
-        print("clients  messages   p50        p99        p99.9      max        frames/s  coalesced  cut-off")
+        print(
+            "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
+                + "  coalesced  cut-off")
         for count in settings.clientCounts {
             let result = measure(clients: count, speed: settings.speed, seconds: settings.seconds, settings)
             printRow(result)
         }
         guard settings.throughputSeconds > 0 else { return }
-        print("throughput: replay --speed 0 (as fast as the daemon goes), \(settings.throughputSeconds) s per row")
-        print("clients  messages   p50        p99        p99.9      max        frames/s  msgs/s delivered  coalesced  cut-off")
+        print("throughput: replay --speed 0 (as fast as it goes), \(settings.throughputSeconds) s per row")
+        print(
+            "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
+                + "  msgs/s delivered  coalesced  cut-off")
         for count in settings.clientCounts {
             let result = measure(clients: count, speed: 0, seconds: settings.throughputSeconds, settings)
             printRow(result, withThroughput: true)
@@ -95,6 +102,7 @@ enum DaemonLatencyBenchmark {
             + [0.5, 0.99, 0.999].map { column(formatNanoseconds(percentile(samples, $0)), 11) }.joined()
             + column(formatNanoseconds(samples.max() ?? .nan), 11)
             + column(String(format: "%.0f", result.framesPerSecond), 10)
+            + column(String(format: "%.1f µs", result.daemonCPUMicrosPerFrame), 13)
         if withThroughput { row += column(String(format: "%.0f", result.messagesPerSecond), 18) }
         row += column("\(result.coalesced)", 11) + column("\(result.cutOff)", 9)
         if result.disconnectedClients > 0 { row += "  (\(result.disconnectedClients) clients lost early)" }
@@ -142,9 +150,11 @@ enum DaemonLatencyBenchmark {
         for probe in probes { probe.start() }
         usleep(UInt32(settings.warmupSeconds * 1_000_000))
         let before = status(control)
+        let cpuBefore = cpuMicros(process.processIdentifier)
         let windowStart = monotonicNanoseconds()
         usleep(UInt32(seconds * 1_000_000))
         let after = status(control)
+        let cpuAfter = cpuMicros(process.processIdentifier)
         let windowEnd = monotonicNanoseconds()
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
@@ -160,12 +170,25 @@ enum DaemonLatencyBenchmark {
             }
         }
         let elapsedSeconds = Double(windowEnd - windowStart) / 1e9
+        let frames = Double((after["frames"] ?? 0) - (before["frames"] ?? 0))
         return Result(
             clients: clients, latenciesNanos: latencies, messagesReceived: received,
-            framesPerSecond: Double(after["frames"].map { $0 - (before["frames"] ?? 0) } ?? 0) / elapsedSeconds,
+            framesPerSecond: frames / elapsedSeconds,
             messagesPerSecond: Double(received) / elapsedSeconds,
             coalesced: after["coalescedMessages"] ?? 0, cutOff: after["clientsCutOff"] ?? 0,
-            disconnectedClients: probes.filter { $0.lostEarly }.count)
+            disconnectedClients: probes.filter { $0.lostEarly }.count,
+            daemonCPUMicrosPerFrame: frames > 0 ? Double(cpuAfter - cpuBefore) / frames : .nan)
+    }
+
+    /// utime + stime of a process in µs (/proc/PID/stat, clock-tick resolution).
+    static func cpuMicros(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return 0 }
+        // After "pid (comm)": field 3 is the state; utime and stime are fields 14 and 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return (user + system) * 1_000_000 / sysconf(Int32(_SC_CLK_TCK))
     }
 
     /// The daemon's integer counters, by a `status` request on the control connection.

@@ -77,6 +77,11 @@ enum MonitorCommand: Command {
                     StandardError.print(
                         "touchrouterctl monitor: no such view: \(result.unknown.joined(separator: ", "))")
                 }
+                if !result.denied.isEmpty {
+                    StandardError.print(
+                        "touchrouterctl monitor: not open to you (access list): "
+                            + result.denied.joined(separator: ", "))
+                }
             } catch {
                 StandardError.print("touchrouterctl monitor: \(error)")
                 return .failure

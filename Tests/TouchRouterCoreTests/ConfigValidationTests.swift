@@ -133,8 +133,29 @@ struct ConfigValidationTests {
             "rotate as string", #"{ id: "k", frame: [0, 0, 5, 5], transform: { rotate: "90" } }"#, .wrongType,
             path: "main/k", at: "rotate"),
         .view(
-            "reserved access key", #"{ id: "k", frame: [0, 0, 5, 5], access: [] }"#, .reservedKey,
-            path: "main/k", at: "access"),
+            "access as an array", #"{ id: "k", frame: [0, 0, 5, 5], access: [] }"#, .wrongType,
+            path: "main/k", at: "access", says: "\"access\" must be an object"),
+        .view(
+            "empty access list", #"{ id: "k", frame: [0, 0, 5, 5], access: { users: [] } }"#, .invalidValue,
+            path: "main/k", at: "access", says: "at least one user or group"),
+        .view(
+            "unknown access key", #"{ id: "k", frame: [0, 0, 5, 5], access: { user: ["a"] } }"#,
+            .unknownKey, path: "main/k", at: "user:", says: "did you mean \"users\""),
+        .view(
+            "access users not an array", #"{ id: "k", frame: [0, 0, 5, 5], access: { users: "kiosk" } }"#,
+            .wrongType, path: "main/k", at: "users", says: "an array of names or ids"),
+        .view(
+            "bad user name", #"{ id: "k", frame: [0, 0, 5, 5], access: { users: ["-rf"] } }"#,
+            .invalidValue, path: "main/k", at: "\"-rf\"", says: "not a user or group name"),
+        .view(
+            "negative gid", #"{ id: "k", frame: [0, 0, 5, 5], access: { groups: [-1] } }"#,
+            .invalidValue, path: "main/k", at: "-1", says: "integer in 0…4294967294"),
+        .view(
+            "fractional uid", #"{ id: "k", frame: [0, 0, 5, 5], access: { users: [1000.5] } }"#,
+            .invalidValue, path: "main/k", at: "1000.5"),
+        .view(
+            "boolean in a group list", #"{ id: "k", frame: [0, 0, 5, 5], access: { groups: [true] } }"#,
+            .wrongType, path: "main/k", at: "true", says: "a name or a numeric id"),
         .view(
             "nested path",
             #"{ id: "keypad", frame: [0, 0, 50, 50], children: [{ id: "key7", frame: [0, 0, 0, 1] }] }"#,

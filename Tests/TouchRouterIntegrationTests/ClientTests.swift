@@ -52,6 +52,14 @@ struct ClientTests {
                         Welcome(
                             daemonVersion: "test", generation: 1,
                             screens: [ScreenInfo(name: "main", width: 800, height: 600)], seq: seq)))
+            case .subscribe(let views, let subtree) where views.contains("secret"):
+                subscribed += views.filter { $0 != "secret" }
+                connection.send(
+                    .error(
+                        ProtocolError(
+                            code: .permissionDenied, message: "access list excludes you: secret", seq: seq,
+                            views: ["secret"])))
+                _ = subtree
             case .subscribe(let views, let subtree):
                 let known = Set(["root", "keypad", "key-7"])
                 let unknown = views.filter { !known.contains($0) }
@@ -94,6 +102,15 @@ struct ClientTests {
                     .error(ProtocolError(code: .permissionDenied, message: "not admin", seq: seq)))
             }
         }
+    }
+
+    @Test("a subscribe partly refused by an access list: the rest subscribed, the refused listed")
+    func permissionDenied() async throws {
+        let server = try SocketServer()
+        server.serveOne(Self.miniDaemon)
+        let client = try await TouchRouterClient.connect(socketPath: server.path, clientName: "tests")
+        let result = try await client.subscribe(["keypad", "secret"])
+        #expect(result == SubscribeResult(subscribed: ["keypad"], unknown: [], denied: ["secret"]))
     }
 
     @Test("hello, subscribe, touches, layoutChanged, requests and replies")

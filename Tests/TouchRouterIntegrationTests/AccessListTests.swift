@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import Testing
+import TouchRouterProtocol
+
+/// Per-view access lists against the real daemon: a client running as `nobody` (through
+/// `setpriv`; the tests run as root) next to root clients.
+@Suite("Access lists: who may subscribe, hit-test and receive", .serialized)
+struct AccessListTests {
+    /// The split layout with `left` (and so `left-edge`) for root only and `right-edge` for the
+    /// group nogroup.
+    static let config = """
+        {
+          screens: [{
+            name: "main", width: 1280, height: 768,
+            root: { id: "panel", children: [
+              { id: "left", frame: [0, 0, 640, 768], access: { users: [0] },
+                children: [{ id: "left-edge", frame: [0, 0, 400, 768] }] },
+              { id: "right", frame: [640, 0, 640, 768],
+                children: [{ id: "right-edge", frame: [300, 0, 340, 768], access: { groups: ["nogroup"] } }] },
+            ] },
+          }],
+        }
+        """
+
+    /// Sends its requests at once, then prints every line from the daemon until it closes.
+    static let nobodyClient = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        subtree = sys.argv[2] == "subtree"
+        requests = [
+            {"type": "hello", "version": 1, "client": "nobody"},
+            {"type": "subscribe", "views": ["left", "right"], "seq": 1},
+            {"type": "subscribe", "views": ["left-edge"], "seq": 2},
+            {"type": "hitTest", "point": [100, 100], "seq": 3},
+            {"type": "hitTest", "point": [1000, 100], "seq": 4},
+            {"type": "subscribe", "views": ["panel", "right-edge"], "subtree": subtree, "seq": 5},
+        ]
+        s.sendall("".join(json.dumps(r) + "\\n" for r in requests).encode())
+        for line in s.makefile(encoding="utf-8"):
+            print(line.strip(), flush=True)
+        """
+
+    /// The system's Python (a per-user one, e.g. under /root, is not reachable for nobody).
+    static let python = "/usr/bin/python3"
+    static var haveSetpriv: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+            && FileManager.default.isExecutableFile(atPath: python)
+    }
+
+    @Test(
+        "an outsider is refused the restricted views and never receives their touches",
+        .enabled(if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
+        arguments: [
+            ("subtree", ["--regid=65534", "--clear-groups"]),
+            ("plain", ["--regid=65534", "--clear-groups"]),
+            // nogroup only as a supplementary group (SO_PEERGROUPS), the primary group is users.
+            ("plain", ["--regid=100", "--groups=65534"]),
+        ])
+    func outsider(subscription: String, groups: [String]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write("access.json5", Self.config)
+        try directory.write("nobody.py", Self.nobodyClient)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("access.json5"), waitFor: 3) + [
+                "--exit-after-replay", "--socket-mode", "0666",
+            ])
+        defer { daemon.stop() }
+
+        // Root clients: one on `right`, one on `left-edge` (root passes every list).
+        let right = try LineClient(socketPath: daemon.socketPath)
+        try right.hello("root right")
+        try right.send(ClientRequest(.subscribe(views: ["right"], subtree: false), seq: 1))
+        guard case .subscribed = try right.readReply() else { throw HarnessError("right: not subscribed") }
+        let leftEdge = try LineClient(socketPath: daemon.socketPath)
+        try leftEdge.hello("root left-edge")
+        try leftEdge.send(ClientRequest(.subscribe(views: ["left-edge"], subtree: false), seq: 1))
+        guard case .subscribed = try leftEdge.readReply() else { throw HarnessError("left-edge: refused") }
+
+        let outsider = Process()
+        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        outsider.arguments = [
+            "--reuid=65534"
+        ] + groups + [Self.python, directory.file("nobody.py"), daemon.socketPath, subscription]
+        let output = Pipe()
+        outsider.standardOutput = output
+        try outsider.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        outsider.waitUntilExit()
+        let messages = try text.split(separator: "\n").map { line in
+            switch DaemonMessageDecoder.decode(line: Array(line.utf8)) {
+            case .success(let message): return message
+            case .failure(let error): throw HarnessError("undecodable \(line): \(error)")
+            }
+        }
+
+        func reply(_ seq: Int64) -> DaemonMessage? {
+            messages.first { message in
+                switch message {
+                case .error(let error): error.seq == seq
+                case .subscribed(let subscribed): subscribed.seq == seq
+                case .hitTestResult(let result): result.seq == seq
+                default: false
+                }
+            }
+        }
+        guard case .error(let first)? = reply(1), case .error(let second)? = reply(2),
+            case .error(let hitLeft)? = reply(3), case .hitTestResult(let hitRight)? = reply(4),
+            case .subscribed? = reply(5)
+        else {
+            Issue.record("unexpected replies:\n\(text)\n\(daemon.log)")
+            return
+        }
+        #expect(first.code == .permissionDenied && first.views == ["left"])
+        #expect(second.code == .permissionDenied && second.views == ["left-edge"])
+        #expect(hitLeft.code == .permissionDenied)
+        #expect(hitRight.viewID == "right-edge")
+
+        let outsiderTouches = messages.compactMap(\.touches)
+        let outsiderPoints = outsiderTouches.flatMap { $0.touches.map(\.screenPoint.x) }
+        #expect(!outsiderTouches.isEmpty, "the outsider receives the views open to it")
+        #expect(outsiderPoints.allSatisfy { $0 >= 640 }, "no touch from the restricted left half")
+        #expect(Set(outsiderTouches.map(\.viewID)).isSubset(of: ["right", "right-edge"]))
+        #expect(outsiderTouches.contains { $0.viewID == "right-edge" })
+
+        // Root's clients get their views, restricted or not.
+        let leftEdgeTouches = try leftEdge.readUntilEOF().compactMap(\.touches)
+        #expect(!leftEdgeTouches.isEmpty)
+        #expect(leftEdgeTouches.allSatisfy { $0.viewID == "left-edge" })
+        let rightTouches = try right.readUntilEOF().compactMap(\.touches)
+        #expect(!rightTouches.isEmpty)
+        #expect(daemon.log.contains("denied (access list): left"))
+        #expect(try daemon.waitForExit() == 0)
+    }
+}
