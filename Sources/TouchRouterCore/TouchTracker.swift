@@ -49,6 +49,12 @@ public struct TouchTracker: Sendable {
     /// Delivered touches currently down.
     public var activeTouchCount: Int { touches.count }
 
+    /// Hit-tests a point of the named screen with the index new touches use (exactly what
+    /// `PlainHitTest` answers); nil when nothing is hit or there is no such screen.
+    public func hitTest(screen name: String, _ screenPoint: Point) -> HitResult? {
+        screens.first { $0.name == name }?.hitIndex.hitTest(screenPoint)
+    }
+
     /// The ids of the delivered touches currently down, in began order.
     public var activeTouchIDs: [UInt64] { touches.map(\.id) }
 

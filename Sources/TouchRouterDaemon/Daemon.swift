@@ -434,7 +434,7 @@ public final class Daemon {
                 return errorLine(
                     code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)
             }
-            let hit = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint)
+            let hit = tracker.hitTest(screen: screen.name, screenPoint)
             if let hit, !access.permits(client.credentials, viewID: hit.viewID) {
                 return errorLine(
                     code: .permissionDenied, message: "the view there is not open to you (access list)",

@@ -52,7 +52,7 @@ enum HitTestCommand: Command {
             return .failure
         }
         let screenPoint = Point(x, y)
-        let hit = screen.plainHitTest(screenPoint)
+        let hit = screen.makeHitTestIndex().hitTest(screenPoint)  // the engine the daemon uses
         printAnswer(
             viewID: hit?.viewID, path: hit?.path ?? [], localPoint: hit?.localPoint, screenPoint: screenPoint,
             screen: screen.name, asJSON: arguments.flag("json"))
