@@ -35,10 +35,76 @@ struct HitTestIndexBuilder {
         ids.reserveCapacity(viewCount)
         children.reserveCapacity(viewCount)
         withUnsafePointer(to: root) { _ = add($0, indexInParent: 0) }
+        let chains = makeChains()
         return HitTestIndexStorage(
             nodes: nodes, details: details, indexInParent: indexInParent, ids: ids,
             polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
-            entries: entries, maximumDepth: maximumDepth)
+            entries: entries, maximumDepth: maximumDepth, chainPosition: chains.position,
+            chainLinks: chains.links, chainNodes: chains.nodes)
+    }
+
+    /// The chains: every node whose topmost touchable child is a plain rectangle links to it; these
+    /// links form disjoint paths (a node has one topmost child and one parent), each stored
+    /// contiguously from its head and closed by a sentinel.
+    private func makeChains() -> (
+        position: ContiguousArray<Int32>, links: ContiguousArray<ChainLink>, nodes: ContiguousArray<Int32>
+    ) {
+        let count = nodes.count
+        var position = ContiguousArray<Int32>(repeating: -1, count: count)
+        var links = ContiguousArray<ChainLink>()
+        var linkNodes = ContiguousArray<Int32>()
+        nodes.withUnsafeBufferPointer { nodes in
+            children.withUnsafeBufferPointer { children in
+                // The plain topmost child of each node, or -1.
+                func plainTop(_ index: Int) -> Int {
+                    let node = nodes[index]
+                    guard node.childCount > 0 else { return -1 }
+                    let top = Int(children[Int(node.childStart + node.childCount - 1)])
+                    return nodes[top].detail < 0 ? top : -1
+                }
+                // A node that is some node's plain topmost child is stored in its parent's run.
+                var isLink = [Bool](repeating: false, count: count)
+                var linkCount = 0
+                for index in 0..<count {
+                    let top = plainTop(index)
+                    if top >= 0 {
+                        isLink[top] = true
+                        linkCount += 1
+                    }
+                }
+                links.reserveCapacity(2 * linkCount)
+                linkNodes.reserveCapacity(2 * linkCount)
+                for head in 0..<count where !isLink[head] && plainTop(head) >= 0 {
+                    var current = head
+                    while current >= 0 {
+                        let node = nodes[current]
+                        position[current] = Int32(links.count)
+                        links.append(
+                            ChainLink(
+                                originX: node.originX, originY: node.originY,
+                                insideMinX: node.insideMinX, insideMinY: node.insideMinY,
+                                insideMaxX: node.insideMaxX, insideMaxY: node.insideMaxY))
+                        linkNodes.append(Int32(current))
+                        current = plainTop(current)
+                    }
+                    // The last node of the run has no plain topmost child: no position of its own.
+                    position[Int(linkNodes[linkNodes.count - 1])] = -1
+                    links.append(.sentinel)
+                    linkNodes.append(-1)
+                }
+            }
+        }
+        return (position, links, linkNodes)
+    }
+
+    /// The same id, stored inline when it fits (15 UTF-8 bytes or fewer): an id made by
+    /// interpolation or parsing is usually a heap string even when short, and every copy of it
+    /// into a result's path would cost an atomic retain (and a release when the result is dropped).
+    @inline(__always)
+    static func compact(_ id: String) -> String {
+        var id = id
+        guard id.utf8.count <= 15 else { return id }
+        return id.withUTF8 { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The number of views in the subtree. Views are read in place through pointers: copying a
@@ -62,7 +128,7 @@ struct HitTestIndexBuilder {
         if childCount > 0 { children.append(contentsOf: repeatElement(-1, count: childCount)) }
         nodes.append(node)
         indexInParent.append(Int32(childIndex))
-        ids.append(view.pointee.id)
+        ids.append(Self.compact(view.pointee.id))
         var liveCount = 0
         maximumDepth = max(maximumDepth, depth)
         depth += 1
