@@ -9,6 +9,7 @@ struct HitTestIndexBuilder {
     private var ids = ContiguousArray<String>()
     private var polygons = ContiguousArray<[Point]>()
     private var children = ContiguousArray<Int32>()
+    private var childCursor = 0
     private var grids = ContiguousArray<ChildGrid>()
     private var cellOffsets = ContiguousArray<Int32>()
     private var entries = ContiguousArray<Int32>()
@@ -33,7 +34,8 @@ struct HitTestIndexBuilder {
         nodes.reserveCapacity(viewCount)
         indexInParent.reserveCapacity(viewCount)
         ids.reserveCapacity(viewCount)
-        children.reserveCapacity(viewCount)
+        // Every view is some view's child at most once: one slot per view, filled from a cursor.
+        children = ContiguousArray(repeating: -1, count: viewCount)
         withUnsafePointer(to: root) { _ = add($0, indexInParent: 0) }
         let chains = makeChains()
         return HitTestIndexStorage(
@@ -97,16 +99,6 @@ struct HitTestIndexBuilder {
         return (position, links, linkNodes)
     }
 
-    /// The same id, stored inline when it fits (15 UTF-8 bytes or fewer): an id made by
-    /// interpolation or parsing is usually a heap string even when short, and every copy of it
-    /// into a result's path would cost an atomic retain (and a release when the result is dropped).
-    @inline(__always)
-    static func compact(_ id: String) -> String {
-        var id = id
-        guard id.utf8.count <= 15 else { return id }
-        return id.withUTF8 { String(decoding: $0, as: UTF8.self) }
-    }
-
     /// The number of views in the subtree. Views are read in place through pointers: copying a
     /// `View` (retains and a 200-byte copy) would cost more than everything else the build does.
     private static func count(_ view: UnsafePointer<View>) -> Int {
@@ -124,11 +116,11 @@ struct HitTestIndexBuilder {
         let index = Int32(nodes.count)
         guard let node = makeNode(view) else { return nil }
         let childCount = view.pointee.children.count
-        let childStart = children.count
-        if childCount > 0 { children.append(contentsOf: repeatElement(-1, count: childCount)) }
+        let childStart = childCursor
+        childCursor += childCount
         nodes.append(node)
         indexInParent.append(Int32(childIndex))
-        ids.append(Self.compact(view.pointee.id))
+        ids.append(view.pointee.id)
         var liveCount = 0
         maximumDepth = max(maximumDepth, depth)
         depth += 1
