@@ -298,16 +298,27 @@ struct HitTestIndexBuilder {
     }
 
     /// A uniform grid over the boxes of `children[childStart ..< childStart + count]`, about one
-    /// cell per child, shaped like the children's extent.
+    /// cell per child, shaped like the children's extent. The scratch space is unsafe buffers: the
+    /// checked, uniqueness-tested subscripts of Swift arrays cost as much as the work itself.
     private mutating func makeGrid(childStart: Int, count: Int) -> ChildGrid {
-        // Boxes of the children (minX is NaN for an unbounded child), computed once.
-        var boxes = [(minX: Double, minY: Double, maxX: Double, maxY: Double)](
-            repeating: (.nan, 0, 0, 0), count: count)
+        // Boxes of the children (minX is NaN for an unbounded child), computed once; each child's
+        // cell range (x0 = -1: the large list); the count, then the fill position, of each cell.
+        let boxes = UnsafeMutableBufferPointer<(minX: Double, minY: Double, maxX: Double, maxY: Double)>
+            .allocate(capacity: count)
+        let ranges = UnsafeMutableBufferPointer<(x0: Int32, y0: Int32, x1: Int32, y1: Int32)>
+            .allocate(capacity: count)
+        defer {
+            boxes.deallocate()
+            ranges.deallocate()
+        }
         var minX = Double.infinity, minY = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity
         var boundedCount = 0
         for k in 0..<count {
-            guard let childBox = box(of: children[childStart + k]) else { continue }
+            guard let childBox = box(of: children[childStart + k]) else {
+                boxes[k] = (.nan, 0, 0, 0)
+                continue
+            }
             boxes[k] = childBox
             boundedCount += 1
             minX = min(minX, childBox.minX)
@@ -344,39 +355,33 @@ struct HitTestIndexBuilder {
             columns: Int32(columns), rows: Int32(rows), offsetsStart: Int32(cellOffsets.count),
             largeStart: 0, largeCount: 0, highestCellEntry: -1)
         let cellCount = columns * rows
+        let cellCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: cellCount + 1)
+        cellCounts.initialize(repeating: 0)
+        defer { cellCounts.deallocate() }
 
         // Each child's cell range (the same arithmetic as `ChildGrid.cell(of:)`, which is monotonic,
-        // so a point in the box lands in a cell of the range); x0 = -1: the large list.
-        var ranges = [(x0: Int32, y0: Int32, x1: Int32, y1: Int32)](repeating: (-1, 0, 0, 0), count: count)
-        var cellCounts = [Int32](repeating: 0, count: cellCount + 1)
+        // so a point in the box lands in a cell of the range).
         var largeCount = 0
         var highestCellEntry: Int32 = -1
-        cellCounts.withUnsafeMutableBufferPointer { cellCounts in
-            for k in 0..<count {
-                let childBox = boxes[k]
-                if childBox.minX.isNaN {
-                    largeCount += 1
-                    continue
-                }
-                let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
-                let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
-                let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
-                let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
-                if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild {
-                    largeCount += 1
-                    continue
-                }
-                ranges[k] = (Int32(x0), Int32(y0), Int32(x1), Int32(y1))
-                highestCellEntry = max(highestCellEntry, children[childStart + k])
-                var y = y0
-                while y <= y1 {
-                    var x = x0
-                    while x <= x1 {
-                        cellCounts[y &* columns &+ x] &+= 1
-                        x &+= 1
-                    }
-                    y &+= 1
-                }
+        for k in 0..<count {
+            let childBox = boxes[k]
+            ranges[k] = (-1, 0, 0, 0)
+            if childBox.minX.isNaN {
+                largeCount += 1
+                continue
+            }
+            let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
+            let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
+            let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
+            let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
+            if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild {
+                largeCount += 1
+                continue
+            }
+            ranges[k] = (Int32(x0), Int32(y0), Int32(x1), Int32(y1))
+            highestCellEntry = max(highestCellEntry, children[childStart + k])
+            for y in y0...y1 {
+                for x in x0...x1 { cellCounts[y &* columns &+ x] &+= 1 }
             }
         }
 
@@ -385,15 +390,13 @@ struct HitTestIndexBuilder {
         let firstOffset = cellOffsets.count
         cellOffsets.append(contentsOf: repeatElement(0, count: cellCount + 1))
         cellOffsets.withUnsafeMutableBufferPointer { offsets in
-            cellCounts.withUnsafeMutableBufferPointer { cellCounts in
-                for cell in 0..<cellCount {
-                    offsets[firstOffset + cell] = position
-                    let countInCell = cellCounts[cell]
-                    cellCounts[cell] = position
-                    position &+= countInCell
-                }
-                offsets[firstOffset + cellCount] = position
+            for cell in 0..<cellCount {
+                offsets[firstOffset + cell] = position
+                let countInCell = cellCounts[cell]
+                cellCounts[cell] = position
+                position &+= countInCell
             }
+            offsets[firstOffset + cellCount] = position
         }
         grid.largeStart = position
         grid.largeCount = Int32(largeCount)
@@ -403,8 +406,7 @@ struct HitTestIndexBuilder {
         // Fill from the topmost child down, so every run is descending.
         var largeFill = Int(position)
         children.withUnsafeBufferPointer { childList in
-        entries.withUnsafeMutableBufferPointer { entries in
-            cellCounts.withUnsafeMutableBufferPointer { fill in
+            entries.withUnsafeMutableBufferPointer { entries in
                 for k in stride(from: count - 1, through: 0, by: -1) {
                     let child = childList[childStart + k]
                     let range = ranges[k]
@@ -413,20 +415,15 @@ struct HitTestIndexBuilder {
                         largeFill &+= 1
                         continue
                     }
-                    var y = Int(range.y0)
-                    while y <= Int(range.y1) {
-                        var x = Int(range.x0)
-                        while x <= Int(range.x1) {
+                    for y in Int(range.y0)...Int(range.y1) {
+                        for x in Int(range.x0)...Int(range.x1) {
                             let cell = y &* columns &+ x
-                            entries[Int(fill[cell])] = child
-                            fill[cell] &+= 1
-                            x &+= 1
+                            entries[Int(cellCounts[cell])] = child
+                            cellCounts[cell] &+= 1
                         }
-                        y &+= 1
                     }
                 }
             }
-        }
         }
         return grid
     }
