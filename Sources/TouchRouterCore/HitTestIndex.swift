@@ -17,10 +17,11 @@ public struct HitTestIndex: Sendable {
     public let screen: Screen
     private let storage: HitTestIndexStorage
 
-    /// The default number of children from which a container gets a spatial grid. Below it a
-    /// reverse scan (about a dozen instructions per plain child) costs about what a cell lookup
-    /// does, and skipping the grid saves a third of the build on layouts of small containers.
-    public static let defaultGridThreshold = 24
+    /// The default number of children from which a container gets a spatial grid. A threshold of 24
+    /// saved a third of the realistic layout's build instructions but no measurable build time (the
+    /// build is bound by memory) and cost queries instructions and cache lines (a scan touches one
+    /// node per child): see docs/performance.md.
+    public static let defaultGridThreshold = 8
 
     /// Builds the index for a screen.
     /// - Parameter gridThreshold: containers with at least this many touchable children get a grid;
