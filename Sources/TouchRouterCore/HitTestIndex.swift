@@ -38,6 +38,10 @@ public struct HitTestIndex: Sendable {
     /// The number of containers that got a spatial grid.
     public var gridCount: Int { storage.grids.count }
 
+    /// The number of views reached by a chain walk: the topmost touchable child of their parent,
+    /// and a plain untransformed rectangle (see docs/performance.md, "Chains").
+    public var chainedViewCount: Int { storage.chainNodes.count { $0 >= 0 } - storage.chainRunCount }
+
     /// Exactly what `PlainHitTest.hitTest(screen.root, screenPoint:)` returns: the same path,
     /// index path and bit-identical local point. A non-finite point (NaN or infinite) returns nil,
     /// as the plain recursion does for every layout with finite geometry.
@@ -196,6 +200,8 @@ final class HitTestIndexStorage: Sendable {
     let chainLinks: ContiguousArray<ChainLink>
     /// Per link: its node (-1 for a sentinel).
     let chainNodes: ContiguousArray<Int32>
+    /// The number of runs (each has a head that is not itself a chained view).
+    var chainRunCount: Int { chainNodes.count { $0 < 0 } }
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
