@@ -17,7 +17,10 @@ public struct HitTestIndex: Sendable {
     public let screen: Screen
     private let storage: HitTestIndexStorage
 
-    /// The default number of children from which a container gets a spatial grid.
+    /// The default number of children from which a container gets a spatial grid. A threshold of 24
+    /// saved a third of the realistic layout's build instructions but no measurable build time (the
+    /// build is bound by memory) and cost queries instructions and cache lines (a scan touches one
+    /// node per child): see docs/performance.md.
     public static let defaultGridThreshold = 8
 
     /// Builds the index for a screen.
@@ -34,6 +37,10 @@ public struct HitTestIndex: Sendable {
 
     /// The number of containers that got a spatial grid.
     public var gridCount: Int { storage.grids.count }
+
+    /// The number of views reached by a chain walk: the topmost touchable child of their parent,
+    /// and a plain untransformed rectangle (see docs/performance.md, "Chains").
+    public var chainedViewCount: Int { storage.chainNodes.count { $0 >= 0 } - storage.chainRunCount }
 
     /// Exactly what `PlainHitTest.hitTest(screen.root, screenPoint:)` returns: the same path,
     /// index path and bit-identical local point. A non-finite point (NaN or infinite) returns nil,
@@ -127,6 +134,22 @@ struct IndexedDetail {
     }
 }
 
+/// One step of a chain: a plain, untransformed rectangle that is the topmost child of the previous
+/// link, laid out contiguously so descending it costs two subtractions and four compares.
+/// A run ends with a sentinel whose edges are NaN (no point is ever inside it).
+struct ChainLink {
+    var originX: Double
+    var originY: Double
+    var insideMinX: Double
+    var insideMinY: Double
+    var insideMaxX: Double
+    var insideMaxY: Double
+
+    /// Never contains a point: every comparison with NaN is false.
+    static let sentinel = ChainLink(
+        originX: 0, originY: 0, insideMinX: .nan, insideMinY: .nan, insideMaxX: .nan, insideMaxY: .nan)
+}
+
 /// A uniform grid over a container's children's boxes, in the container's own space.
 struct ChildGrid {
     var minX: Double
@@ -171,14 +194,27 @@ final class HitTestIndexStorage: Sendable {
     let entries: ContiguousArray<Int32>
     /// The deepest node's depth (the root is 0).
     let maximumDepth: Int
+    /// Per node: its position in `chainLinks` (its topmost child is the next link), or -1 when its
+    /// topmost child is not a plain rectangle.
+    let chainPosition: ContiguousArray<Int32>
+    let chainLinks: ContiguousArray<ChainLink>
+    /// Per link: its node (-1 for a sentinel).
+    let chainNodes: ContiguousArray<Int32>
+    /// The number of runs (each has a head that is not itself a chained view).
+    var chainRunCount: Int { chainNodes.count { $0 < 0 } }
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
         indexInParent: ContiguousArray<Int32>,
         ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
-        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int
+        cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int,
+        chainPosition: ContiguousArray<Int32>, chainLinks: ContiguousArray<ChainLink>,
+        chainNodes: ContiguousArray<Int32>
     ) {
+        self.chainPosition = chainPosition
+        self.chainLinks = chainLinks
+        self.chainNodes = chainNodes
         self.maximumDepth = maximumDepth
         self.nodes = nodes
         self.details = details
@@ -191,19 +227,52 @@ final class HitTestIndexStorage: Sendable {
         self.entries = entries
     }
 
+    /// Paths up to this long are built with `append` (see `hitTest`).
+    static let shortPathLength = 48
+
     func hitTest(_ screenPoint: Point) -> HitResult? {
         guard !nodes.isEmpty else { return nil }
         // `way`: the nodes from the root down to the hit view, on the stack.
         return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
             var wayCount = 0
             guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
-            let path = [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
-                for k in 0..<wayCount { (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])]) }
-                initialized = wayCount
-            }
-            let indexPath = [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
-                for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
-                initialized = wayCount - 1
+            // Through unsafe buffers: reading `self.ids[i]` in the loop retains and releases the
+            // array's buffer at every level (a third of a deep query's instructions).
+            // Two ways to the same arrays, chosen by measurement (callgrind): `reserveCapacity` and
+            // `append` are specialized, while `init(unsafeUninitializedCapacity:)` calls the
+            // generic library initializer, which looks the array's metadata up in the runtime's
+            // cache (~900 instructions, half of a shallow query) but then fills without a check
+            // per element (~20 instructions fewer per level: it wins from a few dozen levels).
+            let path: [String]
+            let indexPath: [Int]
+            if wayCount <= Self.shortPathLength {
+                var shortPath = [String]()
+                shortPath.reserveCapacity(wayCount)
+                var shortIndexPath = [Int]()
+                shortIndexPath.reserveCapacity(wayCount - 1)
+                ids.withUnsafeBufferPointer { ids in
+                    for k in 0..<wayCount { shortPath.append(ids[Int(way[k])]) }
+                }
+                indexInParent.withUnsafeBufferPointer { indexInParent in
+                    for k in 1..<wayCount { shortIndexPath.append(Int(indexInParent[Int(way[k])])) }
+                }
+                path = shortPath
+                indexPath = shortIndexPath
+            } else {
+                path = ids.withUnsafeBufferPointer { ids in
+                    [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
+                        for k in 0..<wayCount {
+                            (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])])
+                        }
+                        initialized = wayCount
+                    }
+                }
+                indexPath = indexInParent.withUnsafeBufferPointer { indexInParent in
+                    [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
+                        for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
+                        initialized = wayCount - 1
+                    }
+                }
             }
             return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
         }
@@ -219,10 +288,18 @@ final class HitTestIndexStorage: Sendable {
                         cellOffsets.withUnsafeBufferPointer { cellOffsets in
                             entries.withUnsafeBufferPointer { entries in
                                 polygons.withUnsafeBufferPointer { polygons in
-                                    Query(
-                                        nodes: nodes, details: details, children: children, grids: grids,
-                                        cellOffsets: cellOffsets, entries: entries, polygons: polygons
-                                    ).hit(screenPoint, way: way, wayCount: &wayCount)
+                                    chainPosition.withUnsafeBufferPointer { chainPosition in
+                                        chainLinks.withUnsafeBufferPointer { chainLinks in
+                                            chainNodes.withUnsafeBufferPointer { chainNodes in
+                                                Query(
+                                                    nodes: nodes, details: details, children: children,
+                                                    grids: grids, cellOffsets: cellOffsets, entries: entries,
+                                                    polygons: polygons, chainPosition: chainPosition,
+                                                    chainLinks: chainLinks, chainNodes: chainNodes
+                                                ).hit(screenPoint, way: way, wayCount: &wayCount)
+                                            }
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -242,6 +319,9 @@ struct Query {
     let cellOffsets: UnsafeBufferPointer<Int32>
     let entries: UnsafeBufferPointer<Int32>
     let polygons: UnsafeBufferPointer<[Point]>
+    let chainPosition: UnsafeBufferPointer<Int32>
+    let chainLinks: UnsafeBufferPointer<ChainLink>
+    let chainNodes: UnsafeBufferPointer<Int32>
 
     /// `View.convertFromParent` then `View.containsLocal`, operation for operation (the shaped cases
     /// call the same functions); nil when the point is not inside.
@@ -312,6 +392,33 @@ struct Query {
         descent: while true {
             way[wayCount] = index
             wayCount += 1
+            // The topmost child is always the first candidate. While it is a plain rectangle and
+            // contains the point, go down without looking at anything else: the same subtraction
+            // and edges as `localPointIfInside`, read from consecutive links.
+            let position = Int(chainPosition[Int(index)])
+            if position >= 0 {
+                let links = chainLinks.baseAddress!
+                var next = position + 1
+                var x = local.x, y = local.y
+                while true {
+                    let link = links + next
+                    let linkX = x - link.pointee.originX, linkY = y - link.pointee.originY
+                    guard linkX >= link.pointee.insideMinX && linkX < link.pointee.insideMaxX
+                        && linkY >= link.pointee.insideMinY && linkY < link.pointee.insideMaxY
+                    else { break }
+                    x = linkX
+                    y = linkY
+                    next += 1
+                }
+                if next > position + 1 {
+                    for entered in (position + 1)..<next {
+                        way[wayCount] = chainNodes[entered]
+                        wayCount += 1
+                    }
+                    index = chainNodes[next - 1]
+                    local = Point(x, y)
+                }
+            }
             let node = nodes.baseAddress! + Int(index)
             let gridIndex = Int(node.pointee.grid)
             if gridIndex < 0 {

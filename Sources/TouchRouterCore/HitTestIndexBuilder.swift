@@ -9,6 +9,7 @@ struct HitTestIndexBuilder {
     private var ids = ContiguousArray<String>()
     private var polygons = ContiguousArray<[Point]>()
     private var children = ContiguousArray<Int32>()
+    private var childCursor = 0
     private var grids = ContiguousArray<ChildGrid>()
     private var cellOffsets = ContiguousArray<Int32>()
     private var entries = ContiguousArray<Int32>()
@@ -33,12 +34,69 @@ struct HitTestIndexBuilder {
         nodes.reserveCapacity(viewCount)
         indexInParent.reserveCapacity(viewCount)
         ids.reserveCapacity(viewCount)
-        children.reserveCapacity(viewCount)
+        // Every view is some view's child at most once: one slot per view, filled from a cursor.
+        children = ContiguousArray(repeating: -1, count: viewCount)
         withUnsafePointer(to: root) { _ = add($0, indexInParent: 0) }
+        let chains = makeChains()
         return HitTestIndexStorage(
             nodes: nodes, details: details, indexInParent: indexInParent, ids: ids,
             polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
-            entries: entries, maximumDepth: maximumDepth)
+            entries: entries, maximumDepth: maximumDepth, chainPosition: chains.position,
+            chainLinks: chains.links, chainNodes: chains.nodes)
+    }
+
+    /// The chains: every node whose topmost touchable child is a plain rectangle links to it; these
+    /// links form disjoint paths (a node has one topmost child and one parent), each stored
+    /// contiguously from its head and closed by a sentinel.
+    private func makeChains() -> (
+        position: ContiguousArray<Int32>, links: ContiguousArray<ChainLink>, nodes: ContiguousArray<Int32>
+    ) {
+        let count = nodes.count
+        var position = ContiguousArray<Int32>(repeating: -1, count: count)
+        var links = ContiguousArray<ChainLink>()
+        var linkNodes = ContiguousArray<Int32>()
+        nodes.withUnsafeBufferPointer { nodes in
+            children.withUnsafeBufferPointer { children in
+                // The plain topmost child of each node, or -1.
+                func plainTop(_ index: Int) -> Int {
+                    let node = nodes[index]
+                    guard node.childCount > 0 else { return -1 }
+                    let top = Int(children[Int(node.childStart + node.childCount - 1)])
+                    return nodes[top].detail < 0 ? top : -1
+                }
+                // A node that is some node's plain topmost child is stored in its parent's run.
+                var isLink = [Bool](repeating: false, count: count)
+                var linkCount = 0
+                for index in 0..<count {
+                    let top = plainTop(index)
+                    if top >= 0 {
+                        isLink[top] = true
+                        linkCount += 1
+                    }
+                }
+                links.reserveCapacity(2 * linkCount)
+                linkNodes.reserveCapacity(2 * linkCount)
+                for head in 0..<count where !isLink[head] && plainTop(head) >= 0 {
+                    var current = head
+                    while current >= 0 {
+                        let node = nodes[current]
+                        position[current] = Int32(links.count)
+                        links.append(
+                            ChainLink(
+                                originX: node.originX, originY: node.originY,
+                                insideMinX: node.insideMinX, insideMinY: node.insideMinY,
+                                insideMaxX: node.insideMaxX, insideMaxY: node.insideMaxY))
+                        linkNodes.append(Int32(current))
+                        current = plainTop(current)
+                    }
+                    // The last node of the run has no plain topmost child: no position of its own.
+                    position[Int(linkNodes[linkNodes.count - 1])] = -1
+                    links.append(.sentinel)
+                    linkNodes.append(-1)
+                }
+            }
+        }
+        return (position, links, linkNodes)
     }
 
     /// The number of views in the subtree. Views are read in place through pointers: copying a
@@ -58,8 +116,8 @@ struct HitTestIndexBuilder {
         let index = Int32(nodes.count)
         guard let node = makeNode(view) else { return nil }
         let childCount = view.pointee.children.count
-        let childStart = children.count
-        if childCount > 0 { children.append(contentsOf: repeatElement(-1, count: childCount)) }
+        let childStart = childCursor
+        childCursor += childCount
         nodes.append(node)
         indexInParent.append(Int32(childIndex))
         ids.append(view.pointee.id)
@@ -240,16 +298,27 @@ struct HitTestIndexBuilder {
     }
 
     /// A uniform grid over the boxes of `children[childStart ..< childStart + count]`, about one
-    /// cell per child, shaped like the children's extent.
+    /// cell per child, shaped like the children's extent. The scratch space is unsafe buffers: the
+    /// checked, uniqueness-tested subscripts of Swift arrays cost as much as the work itself.
     private mutating func makeGrid(childStart: Int, count: Int) -> ChildGrid {
-        // Boxes of the children (minX is NaN for an unbounded child), computed once.
-        var boxes = [(minX: Double, minY: Double, maxX: Double, maxY: Double)](
-            repeating: (.nan, 0, 0, 0), count: count)
+        // Boxes of the children (minX is NaN for an unbounded child), computed once; each child's
+        // cell range (x0 = -1: the large list); the count, then the fill position, of each cell.
+        let boxes = UnsafeMutableBufferPointer<(minX: Double, minY: Double, maxX: Double, maxY: Double)>
+            .allocate(capacity: count)
+        let ranges = UnsafeMutableBufferPointer<(x0: Int32, y0: Int32, x1: Int32, y1: Int32)>
+            .allocate(capacity: count)
+        defer {
+            boxes.deallocate()
+            ranges.deallocate()
+        }
         var minX = Double.infinity, minY = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity
         var boundedCount = 0
         for k in 0..<count {
-            guard let childBox = box(of: children[childStart + k]) else { continue }
+            guard let childBox = box(of: children[childStart + k]) else {
+                boxes[k] = (.nan, 0, 0, 0)
+                continue
+            }
             boxes[k] = childBox
             boundedCount += 1
             minX = min(minX, childBox.minX)
@@ -286,39 +355,33 @@ struct HitTestIndexBuilder {
             columns: Int32(columns), rows: Int32(rows), offsetsStart: Int32(cellOffsets.count),
             largeStart: 0, largeCount: 0, highestCellEntry: -1)
         let cellCount = columns * rows
+        let cellCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: cellCount + 1)
+        cellCounts.initialize(repeating: 0)
+        defer { cellCounts.deallocate() }
 
         // Each child's cell range (the same arithmetic as `ChildGrid.cell(of:)`, which is monotonic,
-        // so a point in the box lands in a cell of the range); x0 = -1: the large list.
-        var ranges = [(x0: Int32, y0: Int32, x1: Int32, y1: Int32)](repeating: (-1, 0, 0, 0), count: count)
-        var cellCounts = [Int32](repeating: 0, count: cellCount + 1)
+        // so a point in the box lands in a cell of the range).
         var largeCount = 0
         var highestCellEntry: Int32 = -1
-        cellCounts.withUnsafeMutableBufferPointer { cellCounts in
-            for k in 0..<count {
-                let childBox = boxes[k]
-                if childBox.minX.isNaN {
-                    largeCount += 1
-                    continue
-                }
-                let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
-                let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
-                let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
-                let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
-                if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild {
-                    largeCount += 1
-                    continue
-                }
-                ranges[k] = (Int32(x0), Int32(y0), Int32(x1), Int32(y1))
-                highestCellEntry = max(highestCellEntry, children[childStart + k])
-                var y = y0
-                while y <= y1 {
-                    var x = x0
-                    while x <= x1 {
-                        cellCounts[y &* columns &+ x] &+= 1
-                        x &+= 1
-                    }
-                    y &+= 1
-                }
+        for k in 0..<count {
+            let childBox = boxes[k]
+            ranges[k] = (-1, 0, 0, 0)
+            if childBox.minX.isNaN {
+                largeCount += 1
+                continue
+            }
+            let x0 = min(Int((childBox.minX - minX) * cellsPerUnitX), columns - 1)
+            let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
+            let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
+            let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
+            if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.maximumCellsPerChild {
+                largeCount += 1
+                continue
+            }
+            ranges[k] = (Int32(x0), Int32(y0), Int32(x1), Int32(y1))
+            highestCellEntry = max(highestCellEntry, children[childStart + k])
+            for y in y0...y1 {
+                for x in x0...x1 { cellCounts[y &* columns &+ x] &+= 1 }
             }
         }
 
@@ -327,15 +390,13 @@ struct HitTestIndexBuilder {
         let firstOffset = cellOffsets.count
         cellOffsets.append(contentsOf: repeatElement(0, count: cellCount + 1))
         cellOffsets.withUnsafeMutableBufferPointer { offsets in
-            cellCounts.withUnsafeMutableBufferPointer { cellCounts in
-                for cell in 0..<cellCount {
-                    offsets[firstOffset + cell] = position
-                    let countInCell = cellCounts[cell]
-                    cellCounts[cell] = position
-                    position &+= countInCell
-                }
-                offsets[firstOffset + cellCount] = position
+            for cell in 0..<cellCount {
+                offsets[firstOffset + cell] = position
+                let countInCell = cellCounts[cell]
+                cellCounts[cell] = position
+                position &+= countInCell
             }
+            offsets[firstOffset + cellCount] = position
         }
         grid.largeStart = position
         grid.largeCount = Int32(largeCount)
@@ -345,8 +406,7 @@ struct HitTestIndexBuilder {
         // Fill from the topmost child down, so every run is descending.
         var largeFill = Int(position)
         children.withUnsafeBufferPointer { childList in
-        entries.withUnsafeMutableBufferPointer { entries in
-            cellCounts.withUnsafeMutableBufferPointer { fill in
+            entries.withUnsafeMutableBufferPointer { entries in
                 for k in stride(from: count - 1, through: 0, by: -1) {
                     let child = childList[childStart + k]
                     let range = ranges[k]
@@ -355,20 +415,15 @@ struct HitTestIndexBuilder {
                         largeFill &+= 1
                         continue
                     }
-                    var y = Int(range.y0)
-                    while y <= Int(range.y1) {
-                        var x = Int(range.x0)
-                        while x <= Int(range.x1) {
+                    for y in Int(range.y0)...Int(range.y1) {
+                        for x in Int(range.x0)...Int(range.x1) {
                             let cell = y &* columns &+ x
-                            entries[Int(fill[cell])] = child
-                            fill[cell] &+= 1
-                            x &+= 1
+                            entries[Int(cellCounts[cell])] = child
+                            cellCounts[cell] &+= 1
                         }
-                        y &+= 1
                     }
                 }
             }
-        }
         }
         return grid
     }

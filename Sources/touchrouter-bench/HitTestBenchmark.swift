@@ -1,7 +1,8 @@
 import Foundation
 import TouchRouterCore
 
-/// `touchrouter-bench hittest [--sizes 10,1000,…] [--shapes wide,deep,realistic] [--queries N]`:
+/// `touchrouter-bench hittest [--sizes 10,1000,…] [--shapes wide,deep,realistic] [--queries N]
+/// [--no-plain] [--grid-threshold N]`:
 /// the cost of one hit-test query, plain recursion vs `HitTestIndex`, against layout size and shape,
 /// and the index's build time.
 let hitTestBenchmark = Benchmark(
@@ -151,6 +152,7 @@ func runHitTestBenchmark(_ arguments: [String]) {
     var shapes = BenchLayoutShape.allCases
     var indexQueries = 50_000
     var measurePlain = true
+    var gridThreshold = HitTestIndex.defaultGridThreshold
     var iterator = arguments.makeIterator()
     while let argument = iterator.next() {
         switch argument {
@@ -161,6 +163,7 @@ func runHitTestBenchmark(_ arguments: [String]) {
             }
         case "--queries": indexQueries = Int(iterator.next() ?? "") ?? indexQueries
         case "--no-plain": measurePlain = false
+        case "--grid-threshold": gridThreshold = Int(iterator.next() ?? "") ?? gridThreshold
         default:
             print("hittest: unknown argument \(argument)")
             return
@@ -188,11 +191,11 @@ func runHitTestBenchmark(_ arguments: [String]) {
             // Build time: median of several builds.
             var buildTimes: [Double] = []
             var buildCPUTimes: [Double] = []
-            var index = HitTestIndex(screen: screen)
+            var index = HitTestIndex(screen: screen, gridThreshold: gridThreshold)
             for _ in 0..<(size >= 1_000_000 ? 3 : 7) {
                 let start = monotonicNanoseconds()
                 let startCPU = threadCPUNanoseconds()
-                index = HitTestIndex(screen: screen)
+                index = HitTestIndex(screen: screen, gridThreshold: gridThreshold)
                 buildCPUTimes.append(Double(threadCPUNanoseconds() - startCPU))
                 buildTimes.append(Double(monotonicNanoseconds() - start))
             }

@@ -93,6 +93,44 @@ import TouchRouterCore
         }
     }
 
+    @Test("chains are really walked on random trees")
+    func chainsAreBuilt() {
+        var generator = LayoutGenerator(seed: 3)
+        let screen = generator.screen(viewCount: 2_000)
+        #expect(HitTestIndex(screen: screen).chainedViewCount > 0)
+    }
+
+    /// A 200-deep chain of plain rectangles, each inset by one unit with a tile under it, broken
+    /// every 37 levels by a rotated, a margined or a hidden topmost child: the walk must stop,
+    /// hand over to the ordinary step and start again exactly where the recursion goes.
+    @Test("a deep chain with breaks answers as the plain recursion")
+    func deepChainWithBreaks() {
+        var view: View? = nil
+        for level in (0..<200).reversed() {
+            let size = 400 - 2 * Double(level) * 0.9
+            var children = [View(id: "tile\(level)", frame: Rect(x: 0, y: 0, width: size / 3, height: size))]
+            if let inner = view { children.append(inner) }
+            let breaker = level % 37
+            view = View(
+                id: "level\(level)", frame: Rect(x: level == 0 ? 0 : 0.9, y: 0.9, width: size, height: size),
+                children: children, hidden: breaker == 23 && level > 100,
+                touchMargin: EdgeMargin(all: breaker == 11 ? 0.45 : 0),
+                transform: ViewTransform(rotationDegrees: breaker == 5 ? 90 : 0))
+        }
+        let screen = Screen(name: "s", width: 400, height: 400, root: view!)
+        let index = HitTestIndex(screen: screen)
+        #expect(index.chainedViewCount > 100)
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<4_000 {
+            let point = Point(Double(random.next() % 40_000) / 100, Double(random.next() % 40_000) / 100)
+            let expected = PlainHitTest.hitTest(screen.root, screenPoint: point)
+            let actual = index.hitTest(point)
+            #expect(actual == expected, "point \(point)")
+            #expect(actual?.localPoint.x.bitPattern == expected?.localPoint.x.bitPattern)
+            #expect(actual?.localPoint.y.bitPattern == expected?.localPoint.y.bitPattern)
+        }
+    }
+
     @Test("a grid is really used on wide random trees")
     func gridsAreBuilt() {
         var generator = LayoutGenerator(seed: 3)
