@@ -272,7 +272,7 @@ scenario "gestures: drag and pinch at once" gestures
 
 # 6. Floods and stuck fingers cannot wedge the daemon. 'stuck panel' puts three fingers down that
 #    never go up (a 'hold' of 50 minutes; the device stays open); 'flood panel' then plays ten fingers
-#    dragging for 20 s of samples at --speed 0 (about 60000 evdev events written as fast as
+#    dragging for 20 s of samples at --speed 0 (about 66000 evdev events written as fast as
 #    uinput takes them, far more than the kernel's per-client buffer: libinput sees SYN_DROPPED)
 #    while 'left panel' taps. Passes when the tap reaches left-root at the client, every flood
 #    touch the client saw began also ends, `touchrouterctl status` answers, and removing the stuck
