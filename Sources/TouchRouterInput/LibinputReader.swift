@@ -140,7 +140,32 @@ public final class LibinputReader {
             handle(event, into: &output)
             libinput_event_destroy(event)
         }
-        return output
+        return Self.droppingRemovalCancels(output)
+    }
+
+    /// libinput answers a device's removal by first cancelling each of its touches still down (one
+    /// frame of cancels), then reporting the device removed, both within the same dispatch. The
+    /// tracker must see that as what it is, a removal (cancel reason `device-removed`), not as
+    /// touches the hardware cancelled: so a device's frames made only of cancels, with nothing
+    /// else from that device between them and its removal in `events`, are dropped; the removal
+    /// cancels those touches.
+    static func droppingRemovalCancels(_ events: [InputEvent]) -> [InputEvent] {
+        var removedLater: Set<UInt32> = []
+        var kept: [InputEvent] = []
+        kept.reserveCapacity(events.count)
+        for event in events.reversed() {
+            switch event {
+            case .deviceRemoved(let device, _):
+                removedLater.insert(device.id)
+            case .frame(let frame) where removedLater.contains(frame.device.id):
+                if frame.contacts.allSatisfy({ $0.kind == .cancel }) { continue }
+                removedLater.remove(frame.device.id)
+            case .frame:
+                break
+            }
+            kept.append(event)
+        }
+        return kept.reversed()
     }
 
     /// Asks the assigner again for every touch device (after a config reload), applying the new

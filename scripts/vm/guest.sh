@@ -1,12 +1,14 @@
 #!/bin/bash
 # The VM suite's scenarios; runs inside the guest that scripts/vm-e2e.sh boots, as root, over the
-# host's filesystem. Usage: guest.sh OUT_DIR BIN_DIR REPO_DIR
+# host's filesystem. Usage: guest.sh OUT_DIR BIN_DIR REPO_DIR [SKIP_RECORDINGS]
+# (SKIP_RECORDINGS=1 leaves scenario 1 out, for iterating on the others.)
 # Writes OUT_DIR/results.txt: one 'PASS name (detail)' / 'FAIL name: why' line per scenario, and
 # OUT_DIR/guest.log (a trace), reader.out / reader.log (the live reader's transcript and log).
 set -u
 OUT=$1
 BIN=$2
 REPO=$3
+SKIP_RECORDINGS=${4:-0}
 CTL="$BIN/touchrouterctl"
 CONFIG="$REPO/scripts/vm/config.json5"
 EVEMU="$REPO/Tests/Fixtures/recordings/evemu"
@@ -17,7 +19,7 @@ RESULTS="$OUT/results.txt"
 # are copied out at the end.
 FIFOS=$(mktemp -d /run/touchrouter-vm.XXXXXX)
 WORK=$FIFOS
-trap 'cp "$WORK"/*.out "$WORK"/*.log "$OUT"/ 2>/dev/null' EXIT
+trap 'cp "$WORK"/*.out "$WORK"/*.log "$WORK"/*.json5 "$OUT"/ 2>/dev/null' EXIT
 exec > "$OUT/guest.log" 2>&1
 set -x
 
@@ -25,9 +27,10 @@ pass() { echo "PASS $1" >> "$RESULTS"; }
 fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
 # scenario NAME FUNCTION ARGS...: runs FUNCTION in a subshell; its last stdout line is the detail.
 scenario() {
-    local name=$1 detail
+    local name=$1 detail started=$SECONDS
     shift
     if detail=$("$@" 2>>"$OUT/guest.log"); then pass "$name (${detail##*$'\n'})"; else fail "$name" "${detail##*$'\n'}"; fi
+    echo "scenario '$name' took $((SECONDS - started)) s"
 }
 
 # count FILE PATTERN: lines matching (extended regex), 0 when none or no file.
@@ -54,19 +57,26 @@ added_id() { grep -E "$(added_pattern "$1")" "$READER_OUT" | tail -1 | sed -E 's
 # device_frames ID: the reader's frame lines of one device.
 device_frames() { grep -E "^frame [^ ]+ [0-9]+ dev=$1( |\$)" "$READER_OUT"; }
 
-# start_device TAG NAME COMMAND...: starts COMMAND (an injector that waits for a line on stdin
-# before playing, or evemu-device) and waits until the reader has added a device called NAME.
-# Under TCG udev can take seconds, so nothing is played before libinput has the device open.
-# Sets PID_TAG and DEV_TAG; `go TAG` lets the injector play.
-start_device() {
-    local tag=$1 name=$2 fifo="$FIFOS/$1.go" before fd
-    shift 2
-    before=$(count "$READER_OUT" "$(added_pattern "$name")")
+# launch TAG COMMAND...: starts COMMAND in the background with its stdin on a fifo; sets PID_TAG
+# and FD_TAG (the fifo's write end; `go TAG` writes a line to it and closes it).
+launch() {
+    local tag=$1 fifo="$FIFOS/$1.go" fd
+    shift
     mkfifo "$fifo"
     "$@" < "$fifo" > "$OUT/$tag.device" 2>&1 &
     printf -v "PID_$tag" %s $!
     exec {fd}> "$fifo"
     printf -v "FD_$tag" %s "$fd"
+}
+# start_device TAG NAME COMMAND...: launches COMMAND (an injector that waits for a line on stdin
+# before playing, or evemu-device) and waits until the reader has added a device called NAME.
+# Under TCG udev can take seconds, so nothing is played before libinput has the device open.
+# Sets PID_TAG and DEV_TAG; `go TAG` lets the injector play.
+start_device() {
+    local tag=$1 name=$2 before
+    shift 2
+    before=$(count "$READER_OUT" "$(added_pattern "$name")")
+    launch "$tag" "$@"
     wait_for "$READER_OUT" "$(added_pattern "$name")" $((before + 1)) 30 || return 1
     printf -v "DEV_$tag" %s "$(added_id "$name")"
 }
@@ -84,10 +94,14 @@ udevadm trigger && udevadm settle
 wait_for "$READER_OUT" '^ready$' 1 60 || { fail reader "input-events never became ready"; exit 0; }
 
 # The real daemon on the same seat, and a test client (touchrouterctl monitor) over its socket.
+# The daemon reads a copy of the config in the guest's /run (tmpfs: inotify works there, not over
+# 9p), which scenario 7 rewrites to make the daemon reload.
 SOCKET=/run/touchrouter-vm.sock
 MONITOR_OUT="$WORK/monitor.out"
 DAEMON_LOG="$WORK/daemon.log"
-"$BIN/touchrouterd" --config "$CONFIG" --socket "$SOCKET" > "$WORK/daemon.out" 2> "$DAEMON_LOG" &
+DAEMON_CONFIG="$WORK/config.json5"
+cp "$CONFIG" "$DAEMON_CONFIG"
+"$BIN/touchrouterd" --config "$DAEMON_CONFIG" --socket "$SOCKET" > "$WORK/daemon.out" 2> "$DAEMON_LOG" &
 DAEMON_PID=$!
 for _ in $(seq 300); do [ -S "$SOCKET" ] && break; sleep 0.2; done
 "$CTL" monitor --socket "$SOCKET" > "$MONITOR_OUT" 2> "$WORK/monitor.log" &
@@ -96,14 +110,16 @@ wait_for "$MONITOR_OUT" '^watching ' 1 60 || { fail daemon "the monitor client n
 
 # monitor_lines: how many lines the client has printed so far.
 monitor_lines() { wc -l < "$MONITOR_OUT"; }
-# monitor_since N: the client's touch lines after line N.
-monitor_since() { tail -n +$(($1 + 1)) "$MONITOR_OUT" | grep -E ' touch [0-9]+ '; }
-# wait_settled N SECONDS: until every touch begun after line N has ended or been cancelled.
+# monitor_since N [VIEWS]: the client's touch lines after line N (of views matching the extended
+# regex VIEWS, default all).
+monitor_since() { tail -n +$(($1 + 1)) "$MONITOR_OUT" | grep -E "^(${2:-[^ ]+})  touch [0-9]+ "; }
+# wait_settled N SECONDS [VIEWS]: until every touch begun after line N (on VIEWS) has ended or
+# been cancelled.
 wait_settled() {
     local deadline=$((SECONDS + $2)) began ended
     while :; do
-        began=$(monitor_since "$1" | grep -Ec ' began ')
-        ended=$(monitor_since "$1" | grep -Ec ' (ended|cancelled) ')
+        began=$(monitor_since "$1" "${3:-}" | grep -Ec ' began ')
+        ended=$(monitor_since "$1" "${3:-}" | grep -Ec ' (ended|cancelled) ')
         [ "$began" -gt 0 ] && [ "$began" -eq "$ended" ] && return 0
         [ "$SECONDS" -ge "$deadline" ] && return 1
         sleep 0.3
@@ -142,7 +158,7 @@ recording() {
     echo "$frames frames"
 }
 index=0
-for events in "$EVEMU"/*.events; do
+[ "$SKIP_RECORDINGS" = 1 ] || for events in "$EVEMU"/*.events; do
     base=$(basename "$events" .events)
     desc="$EVEMU/${base%%.*}.desc"
     for route in inject evemu; do
@@ -169,7 +185,7 @@ unplug() {
     wait_for "$READER_OUT" "^removed dev=$DEV_unplug " 1 30 || { echo "no removal after SIGTERM"; return 1; }
     if device_frames "$DEV_unplug" | grep -q 'up:'; then echo "a finger went up instead"; return 1; fi
     wait_settled "$routed" 30 || { echo "the client did not get both touches ended"; return 1; }
-    [ "$(monitor_since "$routed" | grep -Ec ' cancelled ')" -eq 2 ] \
+    [ "$(monitor_since "$routed" | grep -Ec ' cancelled .*\(device-removed\)')" -eq 2 ] \
         || { echo "client: $(monitor_since "$routed" | tail -2 | tr '\n' ';')"; return 1; }
     monitor_since "$routed" | grep -E '^left-half .* began .*local \(100, 100\)' > /dev/null \
         && monitor_since "$routed" | grep -E '^right-half .* began .*local \(540, 900\)' > /dev/null \
@@ -185,7 +201,7 @@ unplug() {
     monitor_since "$routed" | grep -Eq '^right-half .* began .*local \(40, 500\)' \
         || { echo "client after re-plug: $(monitor_since "$routed" | head -1)"; return 1; }
     kill -0 "$READER_PID" && kill -0 "$DAEMON_PID" || { echo "the reader or the daemon died"; return 1; }
-    echo "2 touches cancelled at the client on unplug; after re-plug a tap reaches right-half (40, 500)"
+    echo "2 touches cancelled (device-removed) at the client on unplug; after re-plug a tap reaches right-half (40, 500)"
 }
 scenario "unplug mid-touch and re-plug" unplug
 
@@ -253,6 +269,95 @@ gestures() {
     echo "3 contacts from (100, 100), (1300, 500), (1500, 500) to (500, 100), (1100, 500), (1700, 500)"
 }
 scenario "gestures: drag and pinch at once" gestures
+
+# 6. Floods and stuck fingers cannot wedge the daemon. 'stuck panel' puts three fingers down that
+#    never go up (a 'hold' of 50 minutes; the device stays open); 'flood panel' then plays ten fingers
+#    dragging for 20 s of samples at --speed 0 (about 66000 evdev events written as fast as
+#    uinput takes them, far more than the kernel's per-client buffer: libinput sees SYN_DROPPED)
+#    while 'left panel' taps. Passes when the tap reaches left-root at the client, every flood
+#    touch the client saw began also ends, `touchrouterctl status` answers, and removing the stuck
+#    device cancels its three touches (device-removed) at the client.
+flood() {
+    local routed frames active dropped finger script=()
+    routed=$(monitor_lines)
+    start_device stuck "stuck panel" "$CTL" inject --name "stuck panel" --wait-stdin --start-delay 0 \
+        --gesture "hold 300 300 3000000|hold 900 300 3000000|hold 1500 300 3000000" \
+        || { echo "stuck panel never reached libinput"; return 1; }
+    go stuck
+    wait_for "$MONITOR_OUT" '^stuck-root  touch [0-9]+ began ' 3 30 || { echo "the stuck fingers never began"; return 1; }
+    for finger in 1 2 3 4 5 6 7 8 9 10; do script+=("drag 100 $((finger * 95)) 1800 $((finger * 95)) 20000"); done
+    start_device flood "flood panel" "$CTL" inject --name "flood panel" --wait-stdin --start-delay 0 --speed 0 \
+        --linger 1500 --gesture "${script[@]}" || { echo "flood panel never reached libinput"; return 1; }
+    start_device floodtap "left panel" "$CTL" inject --name "left panel" --gesture "tap 480 270" --wait-stdin \
+        --start-delay 0 || { echo "left panel never reached libinput"; return 1; }
+    go flood
+    go floodtap
+    finish floodtap || { echo "the tapping device was not removed"; return 1; }
+    finish flood || { echo "the flooding injector failed or its device was not removed"; return 1; }
+    frames=$(device_frames "$DEV_flood" | wc -l)
+    [ "$frames" -gt 0 ] || { echo "no frames from the flood"; return 1; }
+    wait_settled "$routed" 60 'left-root|flood-root' || { echo "flood or tap touches never ended at the client"; return 1; }
+    monitor_since "$routed" left-root | grep -Eq ' began .*local \(250, 125\)' \
+        || { echo "the tap did not reach left-root (250, 125)"; return 1; }
+    timeout 60 "$CTL" status --socket "$SOCKET" > "$OUT/flood.status" || { echo "touchrouterctl status did not answer"; return 1; }
+    active=$(sed -n 's/^activeTouches: //p' "$OUT/flood.status")
+    [ "$active" = 3 ] || { echo "status: activeTouches '$active', expected the 3 stuck ones"; return 1; }
+    dropped=$(count "$READER_LOG" 'flood panel: SYN_DROPPED')
+    [ "$(monitor_since "$routed" stuck-root | grep -Ec ' (ended|cancelled) ')" -eq 0 ] \
+        || { echo "a stuck touch ended before its device went"; return 1; }
+    kill -TERM "$PID_stuck"
+    wait "$PID_stuck"
+    wait_for "$READER_OUT" "^removed dev=$DEV_stuck " 1 30 || { echo "stuck device not removed"; return 1; }
+    wait_settled "$routed" 30 stuck-root || { echo "the stuck touches were not cancelled"; return 1; }
+    [ "$(monitor_since "$routed" stuck-root | grep -Ec ' cancelled .*\(device-removed\)')" -eq 3 ] \
+        || { echo "stuck: $(monitor_since "$routed" stuck-root | tail -3 | tr '\n' ';')"; return 1; }
+    kill -0 "$READER_PID" && kill -0 "$DAEMON_PID" || { echo "the reader or the daemon died"; return 1; }
+    echo "$frames flood frames from 10 fingers (SYN_DROPPED logged $dropped times)," \
+        "$(monitor_since "$routed" flood-root | grep -c ' began ') flood touches ended at the client; a tap" \
+        "meanwhile reached left-root (250, 125); status answered (activeTouches 3);" \
+        "3 stuck touches cancelled (device-removed) on removal"
+}
+scenario "flood and stuck fingers do not wedge the daemon" flood
+
+# 7. Reload with devices present: SIGHUP with the file unchanged keeps the layout; then the config
+#    is replaced by rename (what editors do; the daemon watches the directory with inotify) with
+#    one where 'late panel', ignored until now, drives screen 'left', and screen 'right' is rotated
+#    270 instead of 90. Both devices exist before the reload and tap after it (axis (480, 270) of
+#    1920x1080, as in scenario 4). Passes when the client gets `layoutChanged`, late panel's tap
+#    reaches left-root at (250, 125) and right panel's right-root at (200, 450), no restart.
+reload() {
+    local routed ignored generation
+    kill -HUP "$DAEMON_PID"
+    wait_for "$DAEMON_LOG" 'reload \(SIGHUP\): config unchanged' 1 30 || { echo "SIGHUP: no reload logged"; return 1; }
+    ignored=$(count "$DAEMON_LOG" 'ignoring touch device late panel .*matches no screen')
+    launch late "$CTL" inject --name "late panel" --gesture "tap 480 270" --wait-stdin --start-delay 0
+    wait_for "$DAEMON_LOG" 'ignoring touch device late panel .*matches no screen' $((ignored + 1)) 30 \
+        || { echo "the daemon did not report late panel ignored"; return 1; }
+    start_device rotated "right panel" "$CTL" inject --name "right panel" --gesture "tap 480 270" --wait-stdin \
+        --start-delay 0 || { echo "right panel never reached libinput"; return 1; }
+    routed=$(monitor_lines)
+    generation=$(grep -Eo 'layout generation [0-9]+' "$DAEMON_LOG" | tail -1 | grep -Eo '[0-9]+$')
+    sed -e 's/devices: \[{ name: "left panel" }\]/devices: [{ name: "left panel" }, { name: "late panel" }]/' \
+        -e 's/rotation: 90,/rotation: 270,/' "$DAEMON_CONFIG" > "$DAEMON_CONFIG.new"
+    mv "$DAEMON_CONFIG.new" "$DAEMON_CONFIG"
+    wait_for "$MONITOR_OUT" "^layout changed: generation $((generation + 1))\$" 1 30 \
+        || { echo "the client got no layoutChanged (generation $((generation + 1)))"; return 1; }
+    count "$DAEMON_LOG" 'reload \(config file changed\): layout generation' | grep -vq '^0$' \
+        || { echo "the daemon did not log the reload"; return 1; }
+    go late
+    go rotated
+    wait "$PID_late" || { echo "late panel's injector failed"; return 1; }
+    finish rotated || { echo "right panel not removed"; return 1; }
+    wait_settled "$routed" 30 'left-root|right-root' || { echo "the taps never ended at the client"; return 1; }
+    monitor_since "$routed" left-root | grep -Eq ' began .*local \(250, 125\) .*late panel' \
+        || { echo "late panel: $(monitor_since "$routed" left-root | head -1)"; return 1; }
+    monitor_since "$routed" right-root | grep -Eq ' began .*local \(200, 450\)' \
+        || { echo "right panel after rotation 270: $(monitor_since "$routed" right-root | head -1)"; return 1; }
+    kill -0 "$DAEMON_PID" || { echo "the daemon died"; return 1; }
+    echo "layoutChanged at the client; ignored late panel now taps left-root (250, 125);" \
+        "right panel re-rotated to 270 taps right-root (200, 450); SIGHUP unchanged kept the layout"
+}
+scenario "reload: ignored device mapped, rotation changed" reload
 
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
