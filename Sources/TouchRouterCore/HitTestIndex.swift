@@ -50,6 +50,27 @@ public struct HitTestIndex: Sendable {
         return storage.hitTest(screenPoint)
     }
 
+    /// The lean query: which view is hit and where, without building the way down (no arrays; the
+    /// id is the string the index stores, retained, not copied). The same view and bit-identical
+    /// local point as `hitTest(_:)` and `PlainHitTest`; `result(for:)` gives the full result on
+    /// demand. A non-finite point returns nil.
+    public func hit(_ screenPoint: Point) -> IndexHit? {
+        guard screenPoint.isFinite else { return nil }
+        return storage.hit(screenPoint)
+    }
+
+    /// The full result of a lean hit returned by *this* index (its path and index path rebuilt
+    /// from parent links): exactly what `hitTest(_:)` returns for the same point.
+    /// - Precondition: `hit` came from this index (traps when its node is out of range).
+    public func result(for hit: IndexHit) -> HitResult {
+        storage.result(for: hit)
+    }
+
+    /// The view ids from the root to a lean hit's view (`result(for: hit).path`).
+    public func path(of hit: IndexHit) -> [String] {
+        storage.result(for: hit).path
+    }
+
     /// The point in the view at `indexPath` (child indices from the root, as in `HitResult`), for a
     /// point given in screen space: the same conversions as the hit-test, so a touch bound to a view
     /// keeps bit-identical local points as it moves. Nil when the index path names no view.
@@ -57,6 +78,20 @@ public struct HitTestIndex: Sendable {
     public func localPoint(of indexPath: [Int], screenPoint: Point) -> Point? {
         screen.root.localPoint(ofDescendantAt: indexPath, parentPoint: screenPoint)
     }
+}
+
+/// A lean hit-test answer (`HitTestIndex.hit(_:)`): the hit view and the point in its space.
+/// Meaningful only with the index that returned it.
+public struct IndexHit: Hashable, Sendable {
+    /// The hit view's node in the index (internal numbering: touchable views only).
+    let node: Int32
+    /// The hit view's position in its screen's pre-order (depth first, children in order, the
+    /// root is 0, hidden and untouchable views counted too).
+    public let viewIndex: Int
+    /// The hit view's id.
+    public let viewID: String
+    /// The point in the hit view's own coordinates (UIKit's location(in:)).
+    public let localPoint: Point
 }
 
 extension View {
@@ -184,6 +219,10 @@ final class HitTestIndexStorage: Sendable {
     let details: ContiguousArray<IndexedDetail>
     /// Per node: its index among its view's children.
     let indexInParent: ContiguousArray<Int32>
+    /// Per node: its parent node (-1 for the root), to rebuild a hit's way down on demand.
+    let parents: ContiguousArray<Int32>
+    /// Per node: its view's position in the whole tree's pre-order (hidden views included).
+    let viewIndices: ContiguousArray<Int32>
     let ids: ContiguousArray<String>
     let polygons: ContiguousArray<[Point]>
     /// Node indices of each node's touchable children, in child order (back to front).
@@ -205,8 +244,8 @@ final class HitTestIndexStorage: Sendable {
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
-        indexInParent: ContiguousArray<Int32>,
-        ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
+        indexInParent: ContiguousArray<Int32>, parents: ContiguousArray<Int32>,
+        viewIndices: ContiguousArray<Int32>, ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
         cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int,
         chainPosition: ContiguousArray<Int32>, chainLinks: ContiguousArray<ChainLink>,
@@ -219,6 +258,8 @@ final class HitTestIndexStorage: Sendable {
         self.nodes = nodes
         self.details = details
         self.indexInParent = indexInParent
+        self.parents = parents
+        self.viewIndices = viewIndices
         self.ids = ids
         self.polygons = polygons
         self.children = children
@@ -236,46 +277,89 @@ final class HitTestIndexStorage: Sendable {
         return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
             var wayCount = 0
             guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
-            // Through unsafe buffers: reading `self.ids[i]` in the loop retains and releases the
-            // array's buffer at every level (a third of a deep query's instructions).
-            // Two ways to the same arrays, chosen by measurement (callgrind): `reserveCapacity` and
-            // `append` are specialized, while `init(unsafeUninitializedCapacity:)` calls the
-            // generic library initializer, which looks the array's metadata up in the runtime's
-            // cache (~900 instructions, half of a shallow query) but then fills without a check
-            // per element (~20 instructions fewer per level: it wins from a few dozen levels).
-            let path: [String]
-            let indexPath: [Int]
-            if wayCount <= Self.shortPathLength {
-                var shortPath = [String]()
-                shortPath.reserveCapacity(wayCount)
-                var shortIndexPath = [Int]()
-                shortIndexPath.reserveCapacity(wayCount - 1)
-                ids.withUnsafeBufferPointer { ids in
-                    for k in 0..<wayCount { shortPath.append(ids[Int(way[k])]) }
+            return makeResult(way: way, wayCount: wayCount, localPoint: hitLocal)
+        }
+    }
+
+    /// The lean query: the hit node, its id (a retain of the stored string) and local point.
+    func hit(_ screenPoint: Point) -> IndexHit? {
+        guard !nodes.isEmpty else { return nil }
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
+            var wayCount = 0
+            guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
+            let node = way[wayCount - 1]
+            return IndexHit(
+                node: node, viewIndex: Int(viewIndices[Int(node)]), viewID: ids[Int(node)],
+                localPoint: hitLocal)
+        }
+    }
+
+    /// A lean hit's full result: its way down rebuilt from the parent links.
+    func result(for hit: IndexHit) -> HitResult {
+        precondition(nodes.indices.contains(Int(hit.node)), "IndexHit from another HitTestIndex")
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
+            parents.withUnsafeBufferPointer { parents in
+                var wayCount = 0
+                var node = hit.node
+                while node >= 0 {
+                    wayCount += 1
+                    node = parents[Int(node)]
                 }
-                indexInParent.withUnsafeBufferPointer { indexInParent in
-                    for k in 1..<wayCount { shortIndexPath.append(Int(indexInParent[Int(way[k])])) }
+                var k = wayCount
+                node = hit.node
+                while node >= 0 {
+                    k -= 1
+                    way[k] = node
+                    node = parents[Int(node)]
                 }
-                path = shortPath
-                indexPath = shortIndexPath
-            } else {
-                path = ids.withUnsafeBufferPointer { ids in
-                    [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
-                        for k in 0..<wayCount {
-                            (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])])
-                        }
-                        initialized = wayCount
+                return makeResult(way: way, wayCount: wayCount, localPoint: hit.localPoint)
+            }
+        }
+    }
+
+    /// The `HitResult` for the nodes `way[0 ..< wayCount]` (root first).
+    private func makeResult(
+        way: UnsafeMutableBufferPointer<Int32>, wayCount: Int, localPoint hitLocal: Point
+    ) -> HitResult {
+        // Through unsafe buffers: reading `self.ids[i]` in the loop retains and releases the
+        // array's buffer at every level (a third of a deep query's instructions).
+        // Two ways to the same arrays, chosen by measurement (callgrind): `reserveCapacity` and
+        // `append` are specialized, while `init(unsafeUninitializedCapacity:)` calls the
+        // generic library initializer, which looks the array's metadata up in the runtime's
+        // cache (~900 instructions, half of a shallow query) but then fills without a check
+        // per element (~20 instructions fewer per level: it wins from a few dozen levels).
+        let path: [String]
+        let indexPath: [Int]
+        if wayCount <= Self.shortPathLength {
+            var shortPath = [String]()
+            shortPath.reserveCapacity(wayCount)
+            var shortIndexPath = [Int]()
+            shortIndexPath.reserveCapacity(wayCount - 1)
+            ids.withUnsafeBufferPointer { ids in
+                for k in 0..<wayCount { shortPath.append(ids[Int(way[k])]) }
+            }
+            indexInParent.withUnsafeBufferPointer { indexInParent in
+                for k in 1..<wayCount { shortIndexPath.append(Int(indexInParent[Int(way[k])])) }
+            }
+            path = shortPath
+            indexPath = shortIndexPath
+        } else {
+            path = ids.withUnsafeBufferPointer { ids in
+                [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
+                    for k in 0..<wayCount {
+                        (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])])
                     }
-                }
-                indexPath = indexInParent.withUnsafeBufferPointer { indexInParent in
-                    [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
-                        for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
-                        initialized = wayCount - 1
-                    }
+                    initialized = wayCount
                 }
             }
-            return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
+            indexPath = indexInParent.withUnsafeBufferPointer { indexInParent in
+                [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
+                    for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
+                    initialized = wayCount - 1
+                }
+            }
         }
+        return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
     }
 
     private func descend(
