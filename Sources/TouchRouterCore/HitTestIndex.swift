@@ -275,23 +275,21 @@ final class HitTestIndexStorage: Sendable {
         guard !nodes.isEmpty else { return nil }
         // `way`: the nodes from the root down to the hit view, on the stack.
         return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
-            var wayCount = 0
-            guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
-            return makeResult(way: way, wayCount: wayCount, localPoint: hitLocal)
+            var recorder = WayRecorder(way: way)
+            guard let hit = descend(screenPoint, &recorder) else { return nil }
+            return makeResult(way: way, wayCount: recorder.count, localPoint: hit.local)
         }
     }
 
     /// The lean query: the hit node, its id (a retain of the stored string) and local point.
     func hit(_ screenPoint: Point) -> IndexHit? {
         guard !nodes.isEmpty else { return nil }
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
-            var wayCount = 0
-            guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
-            let node = way[wayCount - 1]
-            return IndexHit(
-                node: node, viewIndex: Int(viewIndices[Int(node)]), viewID: ids[Int(node)],
-                localPoint: hitLocal)
-        }
+        // No way down is recorded: the descent keeps only the node it is at.
+        var recorder = NoRecorder()
+        guard let hit = descend(screenPoint, &recorder) else { return nil }
+        return IndexHit(
+            node: hit.node, viewIndex: Int(viewIndices[Int(hit.node)]), viewID: ids[Int(hit.node)],
+            localPoint: hit.local)
     }
 
     /// A lean hit's full result: its way down rebuilt from the parent links.
@@ -362,9 +360,9 @@ final class HitTestIndexStorage: Sendable {
         return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
     }
 
-    private func descend(
-        _ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int
-    ) -> Point? {
+    private func descend<Recorder: DescentRecorder>(
+        _ screenPoint: Point, _ recorder: inout Recorder
+    ) -> (node: Int32, local: Point)? {
         nodes.withUnsafeBufferPointer { nodes in
             details.withUnsafeBufferPointer { details in
                 children.withUnsafeBufferPointer { children in
@@ -380,7 +378,7 @@ final class HitTestIndexStorage: Sendable {
                                                     grids: grids, cellOffsets: cellOffsets, entries: entries,
                                                     polygons: polygons, chainPosition: chainPosition,
                                                     chainLinks: chainLinks, chainNodes: chainNodes
-                                                ).hit(screenPoint, way: way, wayCount: &wayCount)
+                                                ).hit(screenPoint, &recorder)
                                             }
                                         }
                                     }
@@ -468,14 +466,15 @@ struct Query {
     /// (step 2): once a child contains it, the answer lies in that child's subtree, and the recursion
     /// never comes back up. So: start at the root; at each view, take the first child (topmost
     /// first, step 3) that contains the point and go down into it; when none does, that view is hit
-    /// (step 4). Writes the nodes from the root to the hit view to `way` (room for the maximum
-    /// depth); nil when the root misses.
-    func hit(_ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int) -> Point? {
+    /// (step 4). Tells `recorder` every node from the root to the hit view; returns the hit view's
+    /// node and local point; nil when the root misses.
+    func hit<Recorder: DescentRecorder>(
+        _ screenPoint: Point, _ recorder: inout Recorder
+    ) -> (node: Int32, local: Point)? {
         guard var local = localPointIfInside(0, screenPoint) else { return nil }
         var index: Int32 = 0
         descent: while true {
-            way[wayCount] = index
-            wayCount += 1
+            recorder.enter(index)
             // The topmost child is always the first candidate. While it is a plain rectangle and
             // contains the point, go down without looking at anything else: the same subtraction
             // and edges as `localPointIfInside`, read from consecutive links.
@@ -495,10 +494,7 @@ struct Query {
                     next += 1
                 }
                 if next > position + 1 {
-                    for entered in (position + 1)..<next {
-                        way[wayCount] = chainNodes[entered]
-                        wayCount += 1
-                    }
+                    recorder.enter(chainNodes, from: position + 1, to: next)
                     index = chainNodes[next - 1]
                     local = Point(x, y)
                 }
@@ -561,37 +557,44 @@ struct Query {
                     }
                 }
             }
-            return local
+            return (index, local)
         }
     }
 }
 
-// MARK: - Allocation-free query (for the tracker)
+/// What a descent records of the nodes it enters (a protocol so that each query gets its own
+/// specialized descent: the lean query's records nothing at all).
+protocol DescentRecorder {
+    /// The descent entered `node`.
+    mutating func enter(_ node: Int32)
+    /// The descent walked a chain through `chainNodes[start ..< end]`.
+    mutating func enter(_ chainNodes: UnsafeBufferPointer<Int32>, from start: Int, to end: Int)
+}
 
-extension HitTestIndex {
-    /// The hit-test without building a `HitResult`: calls `body` with the hit view's index path (the
-    /// child indices from the root, exactly `hitTest(_:)`'s `indexPath`, empty when the root itself
-    /// is hit) in a temporary buffer valid only during the call, and returns what `body` returns.
-    /// Nil when nothing is hit. Allocates nothing (the buffer lives on the stack for any sane depth).
-    func withHitIndexPath<R>(_ screenPoint: Point, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R? {
-        guard screenPoint.isFinite else { return nil }
-        return storage.withHitIndexPath(screenPoint, body)
+/// Records the way down, root first, into a buffer with room for the maximum depth.
+struct WayRecorder: DescentRecorder {
+    let way: UnsafeMutableBufferPointer<Int32>
+    var count = 0
+
+    @inline(__always)
+    mutating func enter(_ node: Int32) {
+        way[count] = node
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func enter(_ chainNodes: UnsafeBufferPointer<Int32>, from start: Int, to end: Int) {
+        for entered in start..<end {
+            way[count] = chainNodes[entered]
+            count += 1
+        }
     }
 }
 
-extension HitTestIndexStorage {
-    func withHitIndexPath<R>(_ screenPoint: Point, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R? {
-        guard !nodes.isEmpty else { return nil }
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way -> R? in
-            var wayCount = 0
-            guard descend(screenPoint, way: way, wayCount: &wayCount) != nil else { return nil }
-            // Nodes → child indices, in place: step k reads way[k] before step k + 1 overwrites it.
-            var k = 1
-            while k < wayCount {
-                way[k - 1] = indexInParent[Int(way[k])]
-                k += 1
-            }
-            return body(UnsafeBufferPointer(rebasing: way[0..<(wayCount - 1)]))
-        }
-    }
+/// Records nothing (the lean query).
+struct NoRecorder: DescentRecorder {
+    @inline(__always)
+    mutating func enter(_ node: Int32) {}
+    @inline(__always)
+    mutating func enter(_ chainNodes: UnsafeBufferPointer<Int32>, from start: Int, to end: Int) {}
 }
