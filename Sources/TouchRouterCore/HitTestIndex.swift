@@ -50,6 +50,27 @@ public struct HitTestIndex: Sendable {
         return storage.hitTest(screenPoint)
     }
 
+    /// The lean query: which view is hit and where, without building the way down (no arrays; the
+    /// id is the string the index stores, retained, not copied). The same view and bit-identical
+    /// local point as `hitTest(_:)` and `PlainHitTest`; `result(for:)` gives the full result on
+    /// demand. A non-finite point returns nil.
+    public func hit(_ screenPoint: Point) -> IndexHit? {
+        guard screenPoint.isFinite else { return nil }
+        return storage.hit(screenPoint)
+    }
+
+    /// The full result of a lean hit returned by *this* index (its path and index path rebuilt
+    /// from parent links): exactly what `hitTest(_:)` returns for the same point.
+    /// - Precondition: `hit` came from this index (traps when its node is out of range).
+    public func result(for hit: IndexHit) -> HitResult {
+        storage.result(for: hit)
+    }
+
+    /// The view ids from the root to a lean hit's view (`result(for: hit).path`).
+    public func path(of hit: IndexHit) -> [String] {
+        storage.result(for: hit).path
+    }
+
     /// The point in the view at `indexPath` (child indices from the root, as in `HitResult`), for a
     /// point given in screen space: the same conversions as the hit-test, so a touch bound to a view
     /// keeps bit-identical local points as it moves. Nil when the index path names no view.
@@ -57,6 +78,20 @@ public struct HitTestIndex: Sendable {
     public func localPoint(of indexPath: [Int], screenPoint: Point) -> Point? {
         screen.root.localPoint(ofDescendantAt: indexPath, parentPoint: screenPoint)
     }
+}
+
+/// A lean hit-test answer (`HitTestIndex.hit(_:)`): the hit view and the point in its space.
+/// Meaningful only with the index that returned it.
+public struct IndexHit: Hashable, Sendable {
+    /// The hit view's node in the index (internal numbering: touchable views only).
+    let node: Int32
+    /// The hit view's position in its screen's pre-order (depth first, children in order, the
+    /// root is 0, hidden and untouchable views counted too).
+    public let viewIndex: Int
+    /// The hit view's id.
+    public let viewID: String
+    /// The point in the hit view's own coordinates (UIKit's location(in:)).
+    public let localPoint: Point
 }
 
 extension View {
@@ -184,6 +219,10 @@ final class HitTestIndexStorage: Sendable {
     let details: ContiguousArray<IndexedDetail>
     /// Per node: its index among its view's children.
     let indexInParent: ContiguousArray<Int32>
+    /// Per node: its parent node (-1 for the root), to rebuild a hit's way down on demand.
+    let parents: ContiguousArray<Int32>
+    /// Per node: its view's position in the whole tree's pre-order (hidden views included).
+    let viewIndices: ContiguousArray<Int32>
     let ids: ContiguousArray<String>
     let polygons: ContiguousArray<[Point]>
     /// Node indices of each node's touchable children, in child order (back to front).
@@ -205,8 +244,8 @@ final class HitTestIndexStorage: Sendable {
 
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
-        indexInParent: ContiguousArray<Int32>,
-        ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
+        indexInParent: ContiguousArray<Int32>, parents: ContiguousArray<Int32>,
+        viewIndices: ContiguousArray<Int32>, ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
         cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int,
         chainPosition: ContiguousArray<Int32>, chainLinks: ContiguousArray<ChainLink>,
@@ -219,6 +258,8 @@ final class HitTestIndexStorage: Sendable {
         self.nodes = nodes
         self.details = details
         self.indexInParent = indexInParent
+        self.parents = parents
+        self.viewIndices = viewIndices
         self.ids = ids
         self.polygons = polygons
         self.children = children
@@ -234,53 +275,94 @@ final class HitTestIndexStorage: Sendable {
         guard !nodes.isEmpty else { return nil }
         // `way`: the nodes from the root down to the hit view, on the stack.
         return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
-            var wayCount = 0
-            guard let hitLocal = descend(screenPoint, way: way, wayCount: &wayCount) else { return nil }
-            // Through unsafe buffers: reading `self.ids[i]` in the loop retains and releases the
-            // array's buffer at every level (a third of a deep query's instructions).
-            // Two ways to the same arrays, chosen by measurement (callgrind): `reserveCapacity` and
-            // `append` are specialized, while `init(unsafeUninitializedCapacity:)` calls the
-            // generic library initializer, which looks the array's metadata up in the runtime's
-            // cache (~900 instructions, half of a shallow query) but then fills without a check
-            // per element (~20 instructions fewer per level: it wins from a few dozen levels).
-            let path: [String]
-            let indexPath: [Int]
-            if wayCount <= Self.shortPathLength {
-                var shortPath = [String]()
-                shortPath.reserveCapacity(wayCount)
-                var shortIndexPath = [Int]()
-                shortIndexPath.reserveCapacity(wayCount - 1)
-                ids.withUnsafeBufferPointer { ids in
-                    for k in 0..<wayCount { shortPath.append(ids[Int(way[k])]) }
-                }
-                indexInParent.withUnsafeBufferPointer { indexInParent in
-                    for k in 1..<wayCount { shortIndexPath.append(Int(indexInParent[Int(way[k])])) }
-                }
-                path = shortPath
-                indexPath = shortIndexPath
-            } else {
-                path = ids.withUnsafeBufferPointer { ids in
-                    [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
-                        for k in 0..<wayCount {
-                            (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])])
-                        }
-                        initialized = wayCount
-                    }
-                }
-                indexPath = indexInParent.withUnsafeBufferPointer { indexInParent in
-                    [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
-                        for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
-                        initialized = wayCount - 1
-                    }
-                }
-            }
-            return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
+            var recorder = WayRecorder(way: way)
+            guard let hit = descend(screenPoint, &recorder) else { return nil }
+            return makeResult(way: way, wayCount: recorder.count, localPoint: hit.local)
         }
     }
 
-    private func descend(
-        _ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int
-    ) -> Point? {
+    /// The lean query: the hit node, its id (a retain of the stored string) and local point.
+    func hit(_ screenPoint: Point) -> IndexHit? {
+        guard !nodes.isEmpty else { return nil }
+        // No way down is recorded: the descent keeps only the node it is at.
+        var recorder = NoRecorder()
+        guard let hit = descend(screenPoint, &recorder) else { return nil }
+        return IndexHit(
+            node: hit.node, viewIndex: Int(viewIndices[Int(hit.node)]), viewID: ids[Int(hit.node)],
+            localPoint: hit.local)
+    }
+
+    /// A lean hit's full result: its way down rebuilt from the parent links.
+    func result(for hit: IndexHit) -> HitResult {
+        precondition(nodes.indices.contains(Int(hit.node)), "IndexHit from another HitTestIndex")
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
+            parents.withUnsafeBufferPointer { parents in
+                var wayCount = 0
+                var node = hit.node
+                while node >= 0 {
+                    wayCount += 1
+                    node = parents[Int(node)]
+                }
+                var k = wayCount
+                node = hit.node
+                while node >= 0 {
+                    k -= 1
+                    way[k] = node
+                    node = parents[Int(node)]
+                }
+                return makeResult(way: way, wayCount: wayCount, localPoint: hit.localPoint)
+            }
+        }
+    }
+
+    /// The `HitResult` for the nodes `way[0 ..< wayCount]` (root first).
+    private func makeResult(
+        way: UnsafeMutableBufferPointer<Int32>, wayCount: Int, localPoint hitLocal: Point
+    ) -> HitResult {
+        // Through unsafe buffers: reading `self.ids[i]` in the loop retains and releases the
+        // array's buffer at every level (a third of a deep query's instructions).
+        // Two ways to the same arrays, chosen by measurement (callgrind): `reserveCapacity` and
+        // `append` are specialized, while `init(unsafeUninitializedCapacity:)` calls the
+        // generic library initializer, which looks the array's metadata up in the runtime's
+        // cache (~900 instructions, half of a shallow query) but then fills without a check
+        // per element (~20 instructions fewer per level: it wins from a few dozen levels).
+        let path: [String]
+        let indexPath: [Int]
+        if wayCount <= Self.shortPathLength {
+            var shortPath = [String]()
+            shortPath.reserveCapacity(wayCount)
+            var shortIndexPath = [Int]()
+            shortIndexPath.reserveCapacity(wayCount - 1)
+            ids.withUnsafeBufferPointer { ids in
+                for k in 0..<wayCount { shortPath.append(ids[Int(way[k])]) }
+            }
+            indexInParent.withUnsafeBufferPointer { indexInParent in
+                for k in 1..<wayCount { shortIndexPath.append(Int(indexInParent[Int(way[k])])) }
+            }
+            path = shortPath
+            indexPath = shortIndexPath
+        } else {
+            path = ids.withUnsafeBufferPointer { ids in
+                [String](unsafeUninitializedCapacity: wayCount) { buffer, initialized in
+                    for k in 0..<wayCount {
+                        (buffer.baseAddress! + k).initialize(to: ids[Int(way[k])])
+                    }
+                    initialized = wayCount
+                }
+            }
+            indexPath = indexInParent.withUnsafeBufferPointer { indexInParent in
+                [Int](unsafeUninitializedCapacity: wayCount - 1) { buffer, initialized in
+                    for k in 1..<wayCount { buffer[k - 1] = Int(indexInParent[Int(way[k])]) }
+                    initialized = wayCount - 1
+                }
+            }
+        }
+        return HitResult(path: path, indexPath: indexPath, localPoint: hitLocal)
+    }
+
+    private func descend<Recorder: DescentRecorder>(
+        _ screenPoint: Point, _ recorder: inout Recorder
+    ) -> (node: Int32, local: Point)? {
         nodes.withUnsafeBufferPointer { nodes in
             details.withUnsafeBufferPointer { details in
                 children.withUnsafeBufferPointer { children in
@@ -296,7 +378,7 @@ final class HitTestIndexStorage: Sendable {
                                                     grids: grids, cellOffsets: cellOffsets, entries: entries,
                                                     polygons: polygons, chainPosition: chainPosition,
                                                     chainLinks: chainLinks, chainNodes: chainNodes
-                                                ).hit(screenPoint, way: way, wayCount: &wayCount)
+                                                ).hit(screenPoint, &recorder)
                                             }
                                         }
                                     }
@@ -384,14 +466,15 @@ struct Query {
     /// (step 2): once a child contains it, the answer lies in that child's subtree, and the recursion
     /// never comes back up. So: start at the root; at each view, take the first child (topmost
     /// first, step 3) that contains the point and go down into it; when none does, that view is hit
-    /// (step 4). Writes the nodes from the root to the hit view to `way` (room for the maximum
-    /// depth); nil when the root misses.
-    func hit(_ screenPoint: Point, way: UnsafeMutableBufferPointer<Int32>, wayCount: inout Int) -> Point? {
+    /// (step 4). Tells `recorder` every node from the root to the hit view; returns the hit view's
+    /// node and local point; nil when the root misses.
+    func hit<Recorder: DescentRecorder>(
+        _ screenPoint: Point, _ recorder: inout Recorder
+    ) -> (node: Int32, local: Point)? {
         guard var local = localPointIfInside(0, screenPoint) else { return nil }
         var index: Int32 = 0
         descent: while true {
-            way[wayCount] = index
-            wayCount += 1
+            recorder.enter(index)
             // The topmost child is always the first candidate. While it is a plain rectangle and
             // contains the point, go down without looking at anything else: the same subtraction
             // and edges as `localPointIfInside`, read from consecutive links.
@@ -411,10 +494,7 @@ struct Query {
                     next += 1
                 }
                 if next > position + 1 {
-                    for entered in (position + 1)..<next {
-                        way[wayCount] = chainNodes[entered]
-                        wayCount += 1
-                    }
+                    recorder.enter(chainNodes, from: position + 1, to: next)
                     index = chainNodes[next - 1]
                     local = Point(x, y)
                 }
@@ -477,37 +557,44 @@ struct Query {
                     }
                 }
             }
-            return local
+            return (index, local)
         }
     }
 }
 
-// MARK: - Allocation-free query (for the tracker)
+/// What a descent records of the nodes it enters (a protocol so that each query gets its own
+/// specialized descent: the lean query's records nothing at all).
+protocol DescentRecorder {
+    /// The descent entered `node`.
+    mutating func enter(_ node: Int32)
+    /// The descent walked a chain through `chainNodes[start ..< end]`.
+    mutating func enter(_ chainNodes: UnsafeBufferPointer<Int32>, from start: Int, to end: Int)
+}
 
-extension HitTestIndex {
-    /// The hit-test without building a `HitResult`: calls `body` with the hit view's index path (the
-    /// child indices from the root, exactly `hitTest(_:)`'s `indexPath`, empty when the root itself
-    /// is hit) in a temporary buffer valid only during the call, and returns what `body` returns.
-    /// Nil when nothing is hit. Allocates nothing (the buffer lives on the stack for any sane depth).
-    func withHitIndexPath<R>(_ screenPoint: Point, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R? {
-        guard screenPoint.isFinite else { return nil }
-        return storage.withHitIndexPath(screenPoint, body)
+/// Records the way down, root first, into a buffer with room for the maximum depth.
+struct WayRecorder: DescentRecorder {
+    let way: UnsafeMutableBufferPointer<Int32>
+    var count = 0
+
+    @inline(__always)
+    mutating func enter(_ node: Int32) {
+        way[count] = node
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func enter(_ chainNodes: UnsafeBufferPointer<Int32>, from start: Int, to end: Int) {
+        for entered in start..<end {
+            way[count] = chainNodes[entered]
+            count += 1
+        }
     }
 }
 
-extension HitTestIndexStorage {
-    func withHitIndexPath<R>(_ screenPoint: Point, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R? {
-        guard !nodes.isEmpty else { return nil }
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way -> R? in
-            var wayCount = 0
-            guard descend(screenPoint, way: way, wayCount: &wayCount) != nil else { return nil }
-            // Nodes → child indices, in place: step k reads way[k] before step k + 1 overwrites it.
-            var k = 1
-            while k < wayCount {
-                way[k - 1] = indexInParent[Int(way[k])]
-                k += 1
-            }
-            return body(UnsafeBufferPointer(rebasing: way[0..<(wayCount - 1)]))
-        }
-    }
+/// Records nothing (the lean query).
+struct NoRecorder: DescentRecorder {
+    @inline(__always)
+    mutating func enter(_ node: Int32) {}
+    @inline(__always)
+    mutating func enter(_ chainNodes: UnsafeBufferPointer<Int32>, from start: Int, to end: Int) {}
 }

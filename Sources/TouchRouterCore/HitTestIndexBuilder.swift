@@ -6,6 +6,12 @@ struct HitTestIndexBuilder {
     private var nodes = ContiguousArray<IndexedNode>()
     private var details = ContiguousArray<IndexedDetail>()
     private var indexInParent = ContiguousArray<Int32>()
+    private var parents = ContiguousArray<Int32>()
+    private var viewIndices = ContiguousArray<Int32>()
+    /// The next view's position in the whole tree's pre-order (skipped subtrees included).
+    private var preorderCursor = 0
+    /// The node whose children are being added (-1 at the root).
+    private var currentParent: Int32 = -1
     private var ids = ContiguousArray<String>()
     private var polygons = ContiguousArray<[Point]>()
     private var children = ContiguousArray<Int32>()
@@ -33,13 +39,16 @@ struct HitTestIndexBuilder {
         let viewCount = withUnsafePointer(to: root) { Self.count($0) }
         nodes.reserveCapacity(viewCount)
         indexInParent.reserveCapacity(viewCount)
+        parents.reserveCapacity(viewCount)
+        viewIndices.reserveCapacity(viewCount)
         ids.reserveCapacity(viewCount)
         // Every view is some view's child at most once: one slot per view, filled from a cursor.
         children = ContiguousArray(repeating: -1, count: viewCount)
         withUnsafePointer(to: root) { _ = add($0, indexInParent: 0) }
         let chains = makeChains()
         return HitTestIndexStorage(
-            nodes: nodes, details: details, indexInParent: indexInParent, ids: ids,
+            nodes: nodes, details: details, indexInParent: indexInParent, parents: parents,
+            viewIndices: viewIndices, ids: ids,
             polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
             entries: entries, maximumDepth: maximumDepth, chainPosition: chains.position,
             chainLinks: chains.links, chainNodes: chains.nodes)
@@ -112,15 +121,28 @@ struct HitTestIndexBuilder {
     /// Adds a view and its touchable subtree; nil when the view can never be hit (it ignores touches,
     /// or its touch area is empty, or its transform is singular), so neither can its subtree.
     private mutating func add(_ view: UnsafePointer<View>, indexInParent childIndex: Int) -> Int32? {
-        if view.pointee.ignoresTouches { return nil }
+        let viewIndex = preorderCursor
+        if view.pointee.ignoresTouches {
+            preorderCursor += Self.count(view)
+            return nil
+        }
         let index = Int32(nodes.count)
-        guard let node = makeNode(view) else { return nil }
+        guard let node = makeNode(view) else {
+            preorderCursor += Self.count(view)
+            return nil
+        }
+        preorderCursor += 1
         let childCount = view.pointee.children.count
         let childStart = childCursor
         childCursor += childCount
         nodes.append(node)
         indexInParent.append(Int32(childIndex))
+        parents.append(currentParent)
+        viewIndices.append(Int32(viewIndex))
         ids.append(view.pointee.id)
+        let outerParent = currentParent
+        currentParent = index
+        defer { currentParent = outerParent }
         var liveCount = 0
         maximumDepth = max(maximumDepth, depth)
         depth += 1

@@ -85,16 +85,11 @@ final class TrackerScreen: Sendable {
         self.childList = childList
     }
 
-    /// The view a touch-down at `screenPoint` hits (UIKit's rules, through the index), or nil.
+    /// The view a touch-down at `screenPoint` hits (UIKit's rules, through the index's lean query,
+    /// which builds no path), or nil. The index numbers views in the same pre-order as `views`.
     @inline(__always)
     func hitView(_ screenPoint: Point) -> Int32? {
-        hitIndex.withHitIndexPath(screenPoint) { indexPath in
-            var view: Int32 = 0
-            for childIndex in indexPath {
-                view = childList[Int(views[Int(view)].childStart) + Int(childIndex)]
-            }
-            return view
-        }
+        hitIndex.hit(screenPoint).map { Int32($0.viewIndex) }
     }
 
     /// UIKit's location(in:): the screen point converted from the root down to `view`, with the same

@@ -3,8 +3,9 @@ import TouchRouterCore
 
 /// `touchrouter-bench hittest [--sizes 10,1000,…] [--shapes wide,deep,realistic] [--queries N]
 /// [--no-plain] [--grid-threshold N]`:
-/// the cost of one hit-test query, plain recursion vs `HitTestIndex`, against layout size and shape,
-/// and the index's build time.
+/// the cost of one hit-test query against layout size and shape: the plain recursion, the index's
+/// full query (`hitTest`, a `HitResult` with the path) and its lean query (`hit`, an `IndexHit`: view
+/// and local point, no path), and the index's build time.
 let hitTestBenchmark = Benchmark(
     name: "hittest",
     summary: "hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time",
@@ -174,6 +175,8 @@ func runHitTestBenchmark(_ arguments: [String]) {
         .split(separator: " ").prefix(3)
         .joined(separator: " ") ?? "?"
     print("hittest: per-query cost, plain recursion vs HitTestIndex (release build)")
+    print("  plain: PlainHitTest.hitTest; full: HitTestIndex.hitTest (HitResult, path and index path);")
+    print("  lean: HitTestIndex.hit (IndexHit: view id, view index, local point; no path)")
     print("  p50/p99: single queries timed with CLOCK_MONOTONIC, minus the timer pair's own cost")
     print("  (\(formatNanoseconds(overhead))); mean: untimed back-to-back batch / count; build: median of")
     print("  several builds, wall and thread CPU time; queries: uniform random points; load \(load)")
@@ -182,7 +185,8 @@ func runHitTestBenchmark(_ arguments: [String]) {
             column("shape", 9), column("views", 8), column("build", 10), column("build cpu", 10),
             column("grids", 6),
             column("plain p50", 10), column("plain p99", 10), column("plain mean", 11),
-            column("index p50", 10), column("index p99", 10), column("index mean", 11),
+            column("full p50", 10), column("full p99", 10), column("full mean", 11),
+            column("lean p50", 10), column("lean p99", 10), column("lean mean", 11),
             column("×p50", 7), column("×mean", 7), column("agree", 6),
         ].joined(separator: " "))
     for shape in shapes {
@@ -209,18 +213,29 @@ func runHitTestBenchmark(_ arguments: [String]) {
                 points: points, overhead: overhead, maximumQueries: measurePlain ? 20_000 : 0,
                 budgetNanoseconds: measurePlain ? 1e9 : 0
             ) {
-                PlainHitTest.hitTest(screen.root, screenPoint: $0)
+                PlainHitTest.hitTest(screen.root, screenPoint: $0)?.path.count ?? 0
             }
             let indexed = measure(
                 points: points, overhead: overhead, maximumQueries: indexQueries, budgetNanoseconds: 2e9
             ) {
-                index.hitTest($0)
+                index.hitTest($0)?.path.count ?? 0
+            }
+            let lean = measure(
+                points: points, overhead: overhead, maximumQueries: indexQueries, budgetNanoseconds: 2e9
+            ) {
+                index.hit($0)?.viewIndex ?? 0
             }
             // Agreement on the points the plain recursion had time for.
             var agree = true
-            for point in points.prefix(min(plain.queries, points.count))
-            where PlainHitTest.hitTest(screen.root, screenPoint: point) != index.hitTest(point) {
-                agree = false
+            for point in points.prefix(min(plain.queries, points.count)) {
+                let expected = PlainHitTest.hitTest(screen.root, screenPoint: point)
+                let leanHit = index.hit(point)
+                if expected != index.hitTest(point) || expected?.viewID != leanHit?.viewID
+                    || expected?.localPoint != leanHit?.localPoint
+                    || expected != leanHit.map({ index.result(for: $0) })
+                {
+                    agree = false
+                }
             }
             print(
                 [
@@ -232,6 +247,8 @@ func runHitTestBenchmark(_ arguments: [String]) {
                     column(formatNanoseconds(plain.mean), 11),
                     column(formatNanoseconds(indexed.median), 10), column(formatNanoseconds(indexed.p99), 10),
                     column(formatNanoseconds(indexed.mean), 11),
+                    column(formatNanoseconds(lean.median), 10), column(formatNanoseconds(lean.p99), 10),
+                    column(formatNanoseconds(lean.mean), 11),
                     column(String(format: "%.1f", plain.median / indexed.median), 7),
                     column(String(format: "%.1f", plain.mean / indexed.mean), 7),
                     column(agree ? "yes" : "NO", 6),
@@ -247,11 +264,11 @@ nonisolated(unsafe) var benchmarkChecksum = 0
 /// `maximumQueries` or the time budget, then the same number of queries back to back for the mean.
 func measure(
     points: [Point], overhead: Double, maximumQueries: Int, budgetNanoseconds: Double,
-    _ query: (Point) -> HitResult?
+    _ query: (Point) -> Int
 ) -> QueryFigures {
     var checksum = 0
     let warmStart = monotonicNanoseconds()
-    for point in points.prefix(maximumQueries == 0 ? 0 : 256) { checksum &+= query(point)?.path.count ?? 0 }
+    for point in points.prefix(maximumQueries == 0 ? 0 : 256) { checksum &+= query(point) }
     let warmCost = Double(monotonicNanoseconds() - warmStart) / Double(min(256, points.count))
     let queries =
         maximumQueries == 0
@@ -264,11 +281,11 @@ func measure(
         let start = monotonicNanoseconds()
         let result = query(point)
         let end = monotonicNanoseconds()
-        checksum &+= result?.path.count ?? 0
+        checksum &+= result
         samples.append(max(0, Double(end - start) - overhead))
     }
     let batchStart = monotonicNanoseconds()
-    for k in 0..<queries { checksum &+= query(points[k % points.count])?.path.count ?? 0 }
+    for k in 0..<queries { checksum &+= query(points[k % points.count]) }
     let mean = Double(monotonicNanoseconds() - batchStart) / Double(queries)
     benchmarkChecksum &+= checksum
     return QueryFigures(

@@ -51,6 +51,16 @@ import TouchRouterCore
                         """)
                     return false
                 }
+                let lean = index.hit(point)
+                if let problem = Self.leanProblem(lean, expected: expected, index: index, root: screen.root) {
+                    Issue.record(
+                        """
+                        seed \(seed) (replay: TOUCHROUTER_HITTEST_SEED=\(seed)), point \
+                        (\(point.x.debugDescription), \(point.y.debugDescription)), \
+                        gridCount \(index.gridCount): lean query: \(problem)
+                        """)
+                    return false
+                }
                 if let actual,
                     let local = index.localPoint(of: actual.indexPath, screenPoint: point),
                     !Self.bitIdentical(local, actual.localPoint)
@@ -74,6 +84,7 @@ import TouchRouterCore
                 for y in values where !(x == 5 && y == 5) {
                     let point = Point(x, y)
                     #expect(index.hitTest(point) == nil)
+                    #expect(index.hit(point) == nil)
                     #expect(PlainHitTest.hitTest(screen.root, screenPoint: point) == nil)
                 }
             }
@@ -126,6 +137,8 @@ import TouchRouterCore
             let expected = PlainHitTest.hitTest(screen.root, screenPoint: point)
             let actual = index.hitTest(point)
             #expect(actual == expected, "point \(point)")
+            let lean = index.hit(point)
+            #expect(Self.leanProblem(lean, expected: expected, index: index, root: screen.root) == nil)
             #expect(actual?.localPoint.x.bitPattern == expected?.localPoint.x.bitPattern)
             #expect(actual?.localPoint.y.bitPattern == expected?.localPoint.y.bitPattern)
         }
@@ -136,6 +149,38 @@ import TouchRouterCore
         var generator = LayoutGenerator(seed: 3)
         let screen = generator.screen(viewCount: 2_000)
         #expect(HitTestIndex(screen: screen).gridCount > 0)
+    }
+
+    /// What is wrong with a lean hit against the plain recursion's result (nil when nothing): the
+    /// same view, bit-identical local point, the view's pre-order position, and the on-demand
+    /// materialisation (`result(for:)`, `path(of:)`) equal to the plain result.
+    static func leanProblem(_ lean: IndexHit?, expected: HitResult?, index: HitTestIndex, root: View) -> String? {
+        guard let lean, let expected else {
+            if lean == nil && expected == nil { return nil }
+            return "lean \(String(describing: lean)), plain \(String(describing: expected))"
+        }
+        if lean.viewID != expected.viewID { return "view \(lean.viewID), plain \(expected.viewID)" }
+        if !bitIdentical(lean.localPoint, expected.localPoint) {
+            return "local point \(lean.localPoint), plain \(expected.localPoint)"
+        }
+        let viewIndex = preorderIndex(of: expected.indexPath, in: root)
+        if lean.viewIndex != viewIndex { return "viewIndex \(lean.viewIndex), expected \(viewIndex)" }
+        let materialised = index.result(for: lean)
+        if !identical(materialised, expected) { return "result(for:) \(materialised), plain \(expected)" }
+        if index.path(of: lean) != expected.path { return "path(of:) \(index.path(of: lean))" }
+        return nil
+    }
+
+    /// A view's position in the tree's pre-order (root 0, every view counted), from its index path.
+    static func preorderIndex(of indexPath: [Int], in root: View) -> Int {
+        var position = 0
+        var view = root
+        for childIndex in indexPath {
+            position += 1
+            for sibling in view.children[..<childIndex] { position += sibling.subtreeCount }
+            view = view.children[childIndex]
+        }
+        return position
     }
 
     static func identical(_ a: HitResult?, _ b: HitResult?) -> Bool {
