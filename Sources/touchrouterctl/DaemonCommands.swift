@@ -33,6 +33,32 @@ func connectToDaemon(_ arguments: ParsedArguments, command: String) async -> Tou
     }
 }
 
+/// Connects, sends one request and prints its reply: with `--json` exactly the line the daemon's
+/// reply encodes to, else through `printText`. Failures print why and exit 1.
+func runOneRequest<Reply: Sendable>(
+    _ arguments: ParsedArguments, command: String,
+    request: @escaping @Sendable (TouchRouterClient) async throws -> Reply,
+    message: @escaping @Sendable (Reply) -> DaemonMessage,
+    printText: @escaping @Sendable (Reply) -> Void
+) -> ExitCode {
+    let json = arguments.flag("json")
+    return runBlocking {
+        guard let client = await connectToDaemon(arguments, command: command) else { return .failure }
+        do {
+            let reply = try await request(client)
+            if json {
+                LineOutput.print(String(decoding: message(reply).encodedLine().dropLast(), as: UTF8.self))
+            } else {
+                printText(reply)
+            }
+            return .success
+        } catch {
+            StandardError.print("touchrouterctl \(command): \(error)")
+            return .failure
+        }
+    }
+}
+
 /// `touchrouterctl monitor [VIEW...] [--view IDS] [--subtree] [--json]`: routed touches, live.
 enum MonitorCommand: Command {
     static let spec = CommandSpec(
@@ -136,26 +162,13 @@ enum StatusCommand: Command {
         options: [OptionSpec(name: "json", help: "Print the status reply as one JSON line."), socketOption])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        let json = arguments.flag("json")
-        return runBlocking {
-            guard let client = await connectToDaemon(arguments, command: "status") else { return .failure }
-            do {
-                let status = try await client.status()
-                if json {
-                    LineOutput.print(
-                        String(decoding: DaemonMessage.status(status).encodedLine().dropLast(), as: UTF8.self)
-                    )
-                } else {
-                    for (name, value) in status.counters.sorted(by: { $0.key < $1.key }) {
-                        var text: [UInt8] = []
-                        value.append(to: &text)
-                        LineOutput.print("\(name): \(String(decoding: text, as: UTF8.self))")
-                    }
-                }
-                return .success
-            } catch {
-                StandardError.print("touchrouterctl status: \(error)")
-                return .failure
+        runOneRequest(
+            arguments, command: "status", request: { try await $0.status() }, message: DaemonMessage.status
+        ) { status in
+            for (name, value) in status.counters.sorted(by: { $0.key < $1.key }) {
+                var text: [UInt8] = []
+                value.append(to: &text)
+                LineOutput.print("\(name): \(String(decoding: text, as: UTF8.self))")
             }
         }
     }
@@ -169,26 +182,14 @@ enum LayoutCommand: Command {
         options: [OptionSpec(name: "json", help: "Print the layout reply as one JSON line."), socketOption])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        let json = arguments.flag("json")
-        return runBlocking {
-            guard let client = await connectToDaemon(arguments, command: "layout") else { return .failure }
-            do {
-                let reply = try await client.layout()
-                if json {
-                    LineOutput.print(
-                        String(decoding: DaemonMessage.layout(reply).encodedLine().dropLast(), as: UTF8.self))
-                    return .success
-                }
-                LineOutput.print("layout generation \(reply.generation)")
-                for screen in reply.layout.screens {
-                    let size = [screen.width, screen.height].map(HitTestCommand.number)
-                    LineOutput.print("screen \(screen.name) \(size.joined(separator: "×"))")
-                    printTree(screen.root, depth: 1)
-                }
-                return .success
-            } catch {
-                StandardError.print("touchrouterctl layout: \(error)")
-                return .failure
+        runOneRequest(
+            arguments, command: "layout", request: { try await $0.layout() }, message: DaemonMessage.layout
+        ) { reply in
+            LineOutput.print("layout generation \(reply.generation)")
+            for screen in reply.layout.screens {
+                let size = [screen.width, screen.height].map(HitTestCommand.number)
+                LineOutput.print("screen \(screen.name) \(size.joined(separator: "×"))")
+                printTree(screen.root, depth: 1)
             }
         }
     }
