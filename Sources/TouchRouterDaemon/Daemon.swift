@@ -45,6 +45,10 @@ public final class Daemon {
     private struct Stats {
         var touchMessagesQueued = 0
         var clientsCutOff = 0
+        /// Reloads refused because the new config did not load or validate.
+        var reloadsFailed = 0
+        /// Subscriptions and hit-tests refused by a view's access list.
+        var accessDenials = 0
     }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
@@ -401,6 +405,7 @@ public final class Daemon {
             let viewIDs = requestedIDs.filter { !denied.contains($0) }
             let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
             if !denied.isEmpty {
+                stats.accessDenials += denied.count
                 logger.notice("\(client.label) denied (access list): \(denied.joined(separator: ", "))")
             }
             logger.info(
@@ -436,6 +441,7 @@ public final class Daemon {
             }
             let hit = tracker.hitTest(screen: screen.name, screenPoint)
             if let hit, !access.permits(client.credentials, viewID: hit.viewID) {
+                stats.accessDenials += 1
                 return errorLine(
                     code: .permissionDenied, message: "the view there is not open to you (access list)",
                     seq: seq)
@@ -471,6 +477,8 @@ public final class Daemon {
             "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
             "touchMessages": .integer(Int64(stats.touchMessagesQueued)),
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
+            "reloadsFailed": .integer(Int64(stats.reloadsFailed)),
+            "accessDenials": .integer(Int64(stats.accessDenials)),
             "coalescedMessages": .integer(
                 Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
             "config": .string(options.configPath),
@@ -543,6 +551,7 @@ public final class Daemon {
             newConfig = try loadConfig(path: options.configPath)
         } catch {
             for configError in error.errors { logger.error(configError.description) }
+            stats.reloadsFailed += 1
             logger.error("reload (\(trigger)) failed; keeping layout generation \(layoutGeneration)")
             return error.description
         }

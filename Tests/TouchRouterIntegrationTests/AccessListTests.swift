@@ -36,6 +36,7 @@ struct AccessListTests {
             {"type": "hitTest", "point": [100, 100], "seq": 3},
             {"type": "hitTest", "point": [1000, 100], "seq": 4},
             {"type": "subscribe", "views": ["panel", "right-edge"], "subtree": subtree, "seq": 5},
+            {"type": "status", "seq": 6},
         ]
         s.sendall("".join(json.dumps(r) + "\\n" for r in requests).encode())
         for line in s.makefile(encoding="utf-8"):
@@ -104,13 +105,14 @@ struct AccessListTests {
                 case .error(let error): error.seq == seq
                 case .subscribed(let subscribed): subscribed.seq == seq
                 case .hitTestResult(let result): result.seq == seq
+                case .status(let status): status.seq == seq
                 default: false
                 }
             }
         }
         guard case .error(let first)? = reply(1), case .error(let second)? = reply(2),
             case .error(let hitLeft)? = reply(3), case .hitTestResult(let hitRight)? = reply(4),
-            case .subscribed? = reply(5)
+            case .subscribed? = reply(5), case .status(let status)? = reply(6)
         else {
             Issue.record("unexpected replies:\n\(text)\n\(daemon.log)")
             return
@@ -119,6 +121,8 @@ struct AccessListTests {
         #expect(second.code == .permissionDenied && second.views == ["left-edge"])
         #expect(hitLeft.code == .permissionDenied)
         #expect(hitRight.viewID == "right-edge")
+        // Refused: "left", "left-edge" and the hit-test at (100, 100).
+        #expect(status.counters["accessDenials"] == .integer(3))
 
         let outsiderTouches = messages.compactMap(\.touches)
         let outsiderPoints = outsiderTouches.flatMap { $0.touches.map(\.screenPoint.x) }

@@ -127,6 +127,17 @@ struct DaemonLifecycleTests {
         #expect(kept.generation == 1)
         #expect(kept.seq == 7)
         #expect(LayoutIndexProbe.ids(kept.layout).contains("right-edge"))
+        try client.send(ClientRequest(.status, seq: 8))
+        guard case .status(let status) = try client.readReply() else {
+            Issue.record("no status reply")
+            return
+        }
+        // The write itself (inotify) and the SIGHUP are both reload attempts: one or two failures.
+        guard case .integer(let reloadsFailed)? = status.counters["reloadsFailed"] else {
+            Issue.record("no reloadsFailed counter in \(status.counters)")
+            return
+        }
+        #expect((1...2).contains(reloadsFailed))
 
         let smaller = """
             { screens: [ { name: "main", width: 1280, height: 768,
