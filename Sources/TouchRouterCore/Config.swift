@@ -53,31 +53,3 @@ public struct Config: Hashable, Sendable {
         try ConfigParser(fileName: fileName, limits: limits).parse(data)
     }
 }
-
-/// Reads and parses the config file at `path` (the only file read the config code does): checks the
-/// size before reading, then `Config.parse`. Messages name the file as `path` is written.
-public func loadConfig(path: String, limits: ConfigLimits = .standard) throws(ConfigErrors) -> Config {
-    func failure(_ code: ConfigErrorCode, _ message: String) -> ConfigErrors {
-        ConfigErrors([ConfigError(code: code, file: path, message: message)])
-    }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw failure(.unreadable, "no such file")
-    }
-    if isDirectory.boolValue { throw failure(.unreadable, "is a directory, not a config file") }
-    if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
-        size > limits.maxFileBytes
-    {
-        throw failure(.fileTooLarge, ConfigParser.tooLargeMessage(size, limits: limits))
-    }
-    let data: Data
-    do {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        // One byte past the limit tells a file that grew since the size check.
-        data = try handle.read(upToCount: limits.maxFileBytes + 1) ?? Data()
-    } catch {
-        throw failure(.unreadable, "cannot be read: \(error.localizedDescription)")
-    }
-    return try Config.parse(data, fileName: path, limits: limits)
-}

@@ -74,11 +74,14 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     public var screenName: String?
     /// What is wrong, in words (`width must be > 0`).
     public var message: String
+    /// For `unreadable`: the errno of the failed system call, when one failed (the daemon retries
+    /// a reload that failed for a transient reason such as EMFILE).
+    public var systemErrno: Int32?
 
     /// An error; leave out what is not known.
     public init(
         code: ConfigErrorCode, file: String, line: Int? = nil, column: Int? = nil,
-        viewPath: String? = nil, screenName: String? = nil, message: String
+        viewPath: String? = nil, screenName: String? = nil, message: String, systemErrno: Int32? = nil
     ) {
         self.code = code
         self.file = file
@@ -87,6 +90,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
         self.viewPath = viewPath
         self.screenName = screenName
         self.message = message
+        self.systemErrno = systemErrno
     }
 
     /// `kiosk.json5:42:7: view "main/keypad/key7": width must be > 0`

@@ -56,6 +56,22 @@ struct AccessPolicy {
         return lists.allSatisfy { $0.admits(credentials) }
     }
 
+    /// `layout` as `credentials` may see it: every view the client is outside an access list of
+    /// is left out with its whole subtree (a client learns nothing of a view it may not see, not
+    /// even that it is there); a screen whose root it may not see is left out.
+    func visibleLayout(_ layout: Layout, to credentials: PeerCredentials?) -> Layout {
+        guard !isEmpty else { return layout }
+        func prune(_ view: View) -> View {
+            var view = view
+            view.children = view.children.filter { permits(credentials, viewID: $0.id) }.map(prune)
+            return view
+        }
+        return Layout(
+            screens: layout.screens.filter { permits(credentials, viewID: $0.root.id) }.map {
+                Screen(name: $0.name, width: $0.width, height: $0.height, root: prune($0.root))
+            })
+    }
+
     private mutating func resolve(_ principal: AccessList.Principal, isGroup: Bool, viewID: String)
         -> UInt32?
     {

@@ -10,6 +10,7 @@ public enum DisconnectReason: Equatable, CustomStringConvertible {
     case writeFailed(SystemError)
     case lineTooLong
     case queueOverflow(queueBytes: Int)
+    case flooding(RequestBudget)
     case daemonStopping
 
     public var description: String {
@@ -19,6 +20,9 @@ public enum DisconnectReason: Equatable, CustomStringConvertible {
         case .writeFailed(let error): "write failed (\(error))"
         case .lineTooLong: "sent a line over 64 KiB"
         case .queueOverflow(let bytes): "too slow: its \(bytes)-byte queue overflowed even after coalescing"
+        case .flooding(let budget):
+            "flooding: sent more than \(budget.capacity) lines at once "
+                + "(budget \(budget.refillPerSecond) lines per second)"
         case .daemonStopping: "daemon stopping"
         }
     }
@@ -40,6 +44,21 @@ final class ClientConnection {
     var inputClosed = false
     /// Set once the connection is doomed; nothing more is queued or read.
     var closing: DisconnectReason?
+    /// Every line the client sends takes a token; a client out of tokens is flooding.
+    var requestBudget = RequestBudget.standard
+    /// The framer may hold complete lines not handled yet (a turn handles a bounded number): the
+    /// daemon finishes them in later turns before it reads more from this socket.
+    var hasBacklog = false
+
+    /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.
+    static let readChunkBytes = 16 * 1024
+    /// Lines one loop turn handles for one client at most.
+    static let linesPerTurn = 64
+
+    /// The client may be given more replies: its queue is at most half full. Above that the
+    /// daemon stops reading its requests until the queue drains (backpressure), so a client that
+    /// sends a burst of requests and reads the replies is answered in full, never cut off.
+    var canTakeRequests: Bool { outbox.byteCount <= outbox.byteBudget / 2 }
 
     init(id: ClientID, fd: FileDescriptor, credentials: PeerCredentials?, queueCapacityBytes: Int) {
         self.id = id
@@ -51,26 +70,26 @@ final class ClientConnection {
     /// "client 3 (name, pid=… uid=… gid=…)" for logs.
     var label: String {
         var parts: [String] = []
-        if let name { parts.append("\"\(name)\"") }
+        if let name { parts.append("\"\(excerpt(name))\"") }
         if let credentials { parts.append(credentials.description) }
         return "client \(id)" + (parts.isEmpty ? "" : " (\(parts.joined(separator: " ")))")
     }
 
-    /// Reads what the socket has into the framer. Returns the reason to disconnect, if any.
+    /// Reads at most `readChunkBytes` from the socket into the framer: one `read` per loop turn,
+    /// so a client that writes without pause cannot keep the loop reading. Returns the reason to
+    /// disconnect, if any.
     func readAvailable() -> DisconnectReason? {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            do {
-                let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
-                guard let count else { return nil }
-                if count == 0 { return .closedByPeer }
-                framer.append(chunk[..<count])
-                if count < chunk.count { return nil }
-            } catch let error as SystemError {
-                return error.errno == ECONNRESET ? .closedByPeer : .readFailed(error)
-            } catch {
-                return .readFailed(SystemError(call: "read", errno: EIO))
-            }
+        var chunk = [UInt8](repeating: 0, count: Self.readChunkBytes)
+        do {
+            let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            guard let count else { return nil }
+            if count == 0 { return .closedByPeer }
+            framer.append(chunk[..<count])
+            return nil
+        } catch let error as SystemError {
+            return error.errno == ECONNRESET ? .closedByPeer : .readFailed(error)
+        } catch {
+            return .readFailed(SystemError(call: "read", errno: EIO))
         }
     }
 

@@ -17,7 +17,12 @@ public final class Daemon {
     private var listener: Listener?
     private let signals: SignalChannel
     private let timer: MonotonicTimer
+    /// Fires once a second only while something waits for a retry: a config watch to re-establish
+    /// (its directory was moved away) or a reload that failed for want of resources.
+    private let retryTimer: MonotonicTimer
     private var configWatch: ConfigWatch?
+    /// The last reload failed for a transient reason (EMFILE, ENFILE, EINTR, ENOMEM): try again.
+    private var reloadRetryPending = false
     private let systemd = SystemdNotifier()
     private var watchdogTimer: MonotonicTimer?
 
@@ -41,14 +46,20 @@ public final class Daemon {
     private var encodedTouches: [UInt8] = []
     /// Clients given their first bytes by the frame being delivered (storage reused).
     private var clientsToFlush: [ClientConnection] = []
+    /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
+    private var backloggedClients: Set<ClientID> = []
 
     private struct Stats {
         var touchMessagesQueued = 0
         var clientsCutOff = 0
         /// Reloads refused because the new config did not load or validate.
         var reloadsFailed = 0
-        /// Subscriptions and hit-tests refused by a view's access list.
+        /// Requests (subscribe, hitTest) refused by a view's access list, one per request.
         var accessDenials = 0
+        /// Clients disconnected for sending lines faster than their request budget.
+        var clientsFlooding = 0
+        /// `touches` messages merged away by coalescing, summed over clients that have left.
+        var coalescedByGoneClients = 0
     }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
@@ -103,13 +114,14 @@ public final class Daemon {
         loop = try EventLoop()
         signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
         timer = try MonotonicTimer()
+        retryTimer = try MonotonicTimer()
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
+        try loop.register(retryTimer.fd, for: .readable) { [unowned self] _ in handleRetryTimer() }
+        loop.afterEachBatch = { [unowned self] in serveBacklog() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
-            try loop.register(watch.fd, for: .readable) { [unowned self] _ in
-                if watch.configChanged() { reload(trigger: "config file changed") }
-            }
+            try loop.register(watch.fd, for: .readable) { [unowned self] _ in handleConfigWatch() }
             configWatch = watch
         } catch {
             logger.warning("not watching \(options.configPath) for changes: \(error); SIGHUP still reloads")
@@ -153,6 +165,7 @@ public final class Daemon {
             loop.deregister(watchdogTimer.fd)
             watchdogTimer.fd.close()
         }
+        retryTimer.fd.close()
         timer.fd.close()
         signals.fd.close()
         logger.notice("stopped")
@@ -202,6 +215,58 @@ public final class Daemon {
             return
         }
         playDueFrames()
+    }
+
+    /// Re-establishes a lost config watch and retries a reload that failed for want of resources;
+    /// disarmed once neither waits.
+    private func handleRetryTimer() {
+        retryTimer.acknowledge()
+        try? retryTimer.disarm()
+        if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
+        if reloadRetryPending {
+            reloadRetryPending = false
+            reload(trigger: "retry after a transient failure")
+        }
+    }
+
+    private func scheduleRetry() {
+        do {
+            try retryTimer.arm(atMonotonicMicros: monotonicMicros() + 1_000_000)
+        } catch {
+            logger.error("retry timer: \(error)")
+        }
+    }
+
+    // MARK: Config file watch
+
+    /// Cost: one drain of the inotify queue (bounded by the kernel's queue), then at most one
+    /// reload.
+    private func handleConfigWatch() {
+        guard let watch = configWatch else { return }
+        let changes = watch.drain()
+        if changes.overflowed {
+            logger.warning("config watch: the inotify queue overflowed and events were lost; reading the config again")
+        }
+        if changes.watchLost {
+            logger.warning("config watch: \(excerpt(watch.directory)) was moved or deleted; watching its path again")
+            reestablishConfigWatch()
+        } else if changes.needsReload {
+            reload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
+        }
+    }
+
+    /// Watches the config directory's path again; the file may have changed meanwhile, so it is
+    /// read again. While the path does not exist, retries once a second.
+    private func reestablishConfigWatch() {
+        guard let watch = configWatch else { return }
+        do {
+            try watch.reestablish()
+            logger.notice("config watch: watching \(excerpt(watch.directory)) again")
+            reload(trigger: "config watch re-established")
+        } catch {
+            logger.warning("config watch: \(excerpt(watch.directory)): \(error); retrying every second")
+            scheduleRetry()
+        }
     }
 
     // MARK: Replay
@@ -298,12 +363,12 @@ public final class Daemon {
             } catch let error as SystemError where error.errno == EMFILE || error.errno == ENFILE {
                 // Out of descriptors: the pending connection would wake the loop forever. Stop
                 // accepting until a client leaves.
-                logger.error("accept: \(error); not accepting until a client disconnects")
+                logger.error("\(error); not accepting until a client disconnects")
                 loop.deregister(listener.fd)
                 isAcceptPaused = true
                 return
             } catch {
-                logger.error("accept: \(error)")
+                logger.error("\(error)")
                 return
             }
             let credentials = try? PeerCredentials(socket: fd)
@@ -343,6 +408,11 @@ public final class Daemon {
             disconnect(client, .closedByPeer)
             return
         }
+        if client.hasBacklog {
+            // Not reading while earlier lines wait; only a full close (EPOLLHUP/ERR) gets here.
+            if events.contains(.failed) { disconnect(client, .closedByPeer) }
+            return
+        }
         let endOfInput = client.readAvailable()
         handleLines(of: client)
         guard client.closing == nil else { return }
@@ -357,14 +427,40 @@ public final class Daemon {
         }
     }
 
+    /// Handles the client's buffered lines, at most `ClientConnection.linesPerTurn` of them, and
+    /// none while its queue is over half full (backpressure: the rest wait in the framer, and the
+    /// socket is not read, until the queue drains). Lines left over put the client in the backlog
+    /// that `serveBacklog` works through between loop turns. Every line, blank or not, takes a token
+    /// from the client's request budget; a client out of tokens is cut off as flooding.
+    /// Cost per call: at most `linesPerTurn` requests.
     private func handleLines(of client: ClientConnection) {
+        var handled = 0
+        let now = monotonicMicros()
+        client.hasBacklog = false
+        defer { if client.hasBacklog && client.closing == nil { backloggedClients.insert(client.id) } }
         while client.closing == nil {
+            guard handled < ClientConnection.linesPerTurn, client.canTakeRequests else {
+                client.hasBacklog = client.framer.bufferedByteCount > 0
+                return
+            }
             switch client.framer.nextLine() {
             case .lineTooLong(let limit):
                 client.sendFinalLine(
                     errorLine(code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))
                 disconnect(client, .lineTooLong)
             case .line(let bytes):
+                handled += 1
+                guard client.requestBudget.take(atMicros: now) else {
+                    stats.clientsFlooding += 1
+                    let budget = client.requestBudget
+                    client.sendFinalLine(
+                        errorLine(
+                            code: .tooManyRequests,
+                            message: "more than \(budget.capacity) lines at once "
+                                + "(at most \(budget.refillPerSecond) per second); disconnecting"))
+                    disconnect(client, .flooding(budget))
+                    return
+                }
                 if isStopping { continue }
                 let reply: [UInt8]
                 switch RequestDecoder.decode(line: bytes) {
@@ -379,6 +475,28 @@ public final class Daemon {
                 return
             }
         }
+    }
+
+    /// Works through the clients whose buffered lines a turn left over, one bounded slice each
+    /// (`handleLines`), skipping those waiting for their queue to drain. Returns whether any is
+    /// left that can go on at once (the loop then polls without sleeping).
+    /// Cost per call: at most `linesPerTurn` requests per backlogged client.
+    private func serveBacklog() -> Bool {
+        guard !backloggedClients.isEmpty else { return false }
+        var canContinue = false
+        for clientID in backloggedClients.sorted() {
+            guard let client = clients[clientID], client.closing == nil else {
+                backloggedClients.remove(clientID)
+                continue
+            }
+            guard client.canTakeRequests else { continue }  // its EPOLLOUT brings it back
+            backloggedClients.remove(clientID)
+            handleLines(of: client)
+            guard client.closing == nil else { continue }
+            flush(client)
+            if client.hasBacklog && client.canTakeRequests { canContinue = true }
+        }
+        return canContinue
     }
 
     /// Carries out one request and returns its reply line.
@@ -401,17 +519,19 @@ public final class Daemon {
                         },
                         seq: seq)))
         case .subscribe(let requestedIDs, let subtree):
-            let denied = requestedIDs.filter { !access.permits(client.credentials, viewID: $0) }
-            let viewIDs = requestedIDs.filter { !denied.contains($0) }
+            var seen = Set<String>()
+            let uniqueIDs = requestedIDs.filter { seen.insert($0).inserted }
+            let denied = uniqueIDs.filter { !access.permits(client.credentials, viewID: $0) }
+            let viewIDs = uniqueIDs.filter { !denied.contains($0) }
             let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
             if !denied.isEmpty {
-                stats.accessDenials += denied.count
-                logger.notice("\(client.label) denied (access list): \(denied.joined(separator: ", "))")
+                stats.accessDenials += 1
+                logger.notice("\(client.label) denied (access list): \(excerptList(denied))")
             }
             logger.info(
-                "\(client.label) subscribed to \(viewIDs.joined(separator: ", "))"
+                "\(client.label) subscribed to \(excerptList(viewIDs))"
                     + (subtree ? " (subtree)" : "")
-                    + (unknown.isEmpty ? "" : "; unknown: \(unknown.joined(separator: ", "))"))
+                    + (unknown.isEmpty ? "" : "; unknown: \(excerptList(unknown))"))
             if options.replayWaitsForSubscriber
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
             {
@@ -420,13 +540,13 @@ public final class Daemon {
             if !denied.isEmpty {
                 return errorLine(
                     code: .permissionDenied,
-                    message: "access list excludes you: \(denied.joined(separator: ", "))"
-                        + (unknown.isEmpty ? "" : "; no such view: \(unknown.joined(separator: ", "))"),
+                    message: "access list excludes you: \(excerptList(denied))"
+                        + (unknown.isEmpty ? "" : "; no such view: \(excerptList(unknown))"),
                     seq: seq, views: denied)
             }
             guard unknown.isEmpty else {
                 return errorLine(
-                    code: .unknownViews, message: "no such view: \(unknown.joined(separator: ", "))",
+                    code: .unknownViews, message: "no such view: \(excerptList(unknown))",
                     seq: seq, views: unknown)
             }
             return line(.subscribed(Subscribed(views: viewIDs, subtree: subtree, seq: seq)))
@@ -437,7 +557,7 @@ public final class Daemon {
         case .hitTest(let screenName, let screenPoint):
             guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
                 return errorLine(
-                    code: .unknownScreen, message: "no such screen: \(screenName ?? "")", seq: seq)
+                    code: .unknownScreen, message: "no such screen: \(excerpt(screenName ?? ""))", seq: seq)
             }
             let hit = tracker.hitTest(screen: screen.name, screenPoint)
             if let hit, !access.permits(client.credentials, viewID: hit.viewID) {
@@ -453,12 +573,12 @@ public final class Daemon {
                         path: hit?.path ?? [],
                         localPoint: hit?.localPoint, seq: seq)))
         case .layout:
-            return line(.layout(LayoutReply(generation: layoutGeneration, layout: layout, seq: seq)))
+            let visible = isAdmin(client) ? layout : access.visibleLayout(layout, to: client.credentials)
+            return line(.layout(LayoutReply(generation: layoutGeneration, layout: visible, seq: seq)))
         case .status:
-            return line(.status(StatusReply(counters: statusCounters(), seq: seq)))
+            return line(.status(StatusReply(counters: statusCounters(for: client), seq: seq)))
         case .reload:
-            guard let credentials = client.credentials, credentials.uid == 0 || credentials.uid == geteuid()
-            else {
+            guard isAdmin(client) else {
                 return errorLine(
                     code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)
             }
@@ -469,24 +589,45 @@ public final class Daemon {
         }
     }
 
-    private func statusCounters() -> [String: JSONValue] {
+    /// Root and the daemon's own user: they may reload and see everything (every view, every
+    /// counter).
+    private func isAdmin(_ client: ClientConnection) -> Bool {
+        guard let credentials = client.credentials else { return false }
+        return credentials.uid == 0 || credentials.uid == geteuid()
+    }
+
+    /// The `status` counters for `client` (docs/operations.md lists each). Every count is a total
+    /// since start. A client learns nothing of other clients' interests, and, while any view has an
+    /// access list, nothing of touches unless it is an admin: touch counts and their timing would
+    /// tell it when a protected view is touched. Its own subscriptions are listed (at most 1,000).
+    private func statusCounters(for client: ClientConnection) -> [String: JSONValue] {
         var counters: [String: JSONValue] = [
             "daemonVersion": .string(daemonVersion),
             "generation": .integer(Int64(layoutGeneration)),
             "clients": .integer(Int64(clients.count)),
             "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
-            "touchMessages": .integer(Int64(stats.touchMessagesQueued)),
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
+            "clientsFlooding": .integer(Int64(stats.clientsFlooding)),
             "reloadsFailed": .integer(Int64(stats.reloadsFailed)),
-            "accessDenials": .integer(Int64(stats.accessDenials)),
-            "coalescedMessages": .integer(
-                Int64(clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +))),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
-            "subscribedViews": .array(subscriptions.subscribedViews.sorted().map(JSONValue.string)),
-            "activeTouches": .integer(Int64(tracker.activeTouchCount)),
         ]
-        for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+        let own = subscriptions.requestedViews(of: client.id)
+        counters["ownSubscriptionCount"] = .integer(Int64(own.count))
+        counters["ownSubscriptions"] = .array(
+            own.prefix(1000).map { JSONValue.object(["view": .string($0.viewID), "subtree": .bool($0.subtree)]) })
+        let admin = isAdmin(client)
+        if admin {
+            counters["accessDenials"] = .integer(Int64(stats.accessDenials))
+            counters["subscribedViewCount"] = .integer(Int64(subscriptions.subscribersByView.count))
+            counters["coalescedMessages"] = .integer(
+                Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
+        }
+        if admin || access.isEmpty {
+            counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
+            counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
+            for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+        }
         return counters
     }
 
@@ -501,7 +642,7 @@ public final class Daemon {
             disconnect(client, .daemonStopping)
             return
         }
-        var interest: IOEvents = client.inputClosed ? [] : .readable
+        var interest: IOEvents = client.inputClosed || client.hasBacklog ? [] : .readable
         if wantsWritable { interest.insert(.writable) }
         guard interest != client.watchedEvents else { return }
         do {
@@ -525,6 +666,8 @@ public final class Daemon {
     private func disconnect(_ client: ClientConnection, _ reason: DisconnectReason) {
         guard clients[client.id] != nil else { return }
         client.closing = reason
+        stats.coalescedByGoneClients += client.outbox.coalescedMessageCount
+        backloggedClients.remove(client.id)
         loop.deregister(client.fd)
         client.fd.close()
         clients[client.id] = nil
@@ -550,10 +693,18 @@ public final class Daemon {
         do {
             newConfig = try loadConfig(path: options.configPath)
         } catch {
-            for configError in error.errors { logger.error(configError.description) }
+            for configError in error.errors.prefix(20) { logger.error(configError.description) }
+            if error.errors.count > 20 { logger.error("… and \(error.errors.count - 20) more errors") }
             stats.reloadsFailed += 1
-            logger.error("reload (\(trigger)) failed; keeping layout generation \(layoutGeneration)")
-            return error.description
+            let transient = error.errors.contains { [EMFILE, ENFILE, EINTR, ENOMEM].contains($0.systemErrno ?? 0) }
+            logger.error(
+                "reload (\(trigger)) failed; keeping layout generation \(layoutGeneration)"
+                    + (transient ? "; retrying in a second (the failure was for want of resources)" : ""))
+            if transient {
+                reloadRetryPending = true
+                scheduleRetry()
+            }
+            return error.errors.first.map(\.description)
         }
         let newLayout = newConfig.layout
         guard newConfig != config else {
@@ -609,6 +760,12 @@ public final class Daemon {
 /// An `error` line.
 private func errorLine(code: ErrorCode, message: String, seq: Int64? = nil, views: [String] = []) -> [UInt8] {
     line(.error(ProtocolError(code: code, message: message, seq: seq, views: views)))
+}
+
+/// Ids for a message or log line: at most 10, each quoted through `excerpt`.
+private func excerptList(_ ids: [String]) -> String {
+    let shown = ids.prefix(10).map { excerpt($0) }.joined(separator: ", ")
+    return ids.count > 10 ? shown + " and \(ids.count - 10) more" : shown
 }
 
 /// One daemon → client message as a wire line.

@@ -1,5 +1,6 @@
 /// The command line of `touchrouterd`, declared once and parsed by hand.
 import Glibc
+import TouchRouterCore
 
 /// A command line the daemon cannot run with; `description` is the message for the user.
 public struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -45,6 +46,15 @@ public struct DaemonOptions: Equatable, Sendable {
     /// Bytes a client may have queued before coalescing, then disconnection (`--client-queue-bytes`).
     public var clientQueueBytes = 256 * 1024
 
+    /// `--speed` range: 0, or a factor in `minimumSpeed...maximumSpeed` (a slower factor would
+    /// schedule frames centuries away; a faster one is what 0 is for).
+    public static let minimumSpeed = 0.001
+    public static let maximumSpeed = 1000.0
+    /// `--max-clients` and `--replay-wait-for` at most this (one epoll loop, one fd each).
+    public static let maximumClients = 65_536
+    /// `--client-queue-bytes` at most 1 GiB.
+    public static let maximumClientQueueBytes = 1 << 30
+
     /// The defaults, before any flag.
     public init() {}
 
@@ -63,14 +73,14 @@ public struct DaemonOptions: Equatable, Sendable {
           --seat NAME             libinput seat for live input (default seat0)
           --device NODE           read this /dev/input/eventN instead of a seat (repeatable)
           --replay RECORDING      play a libinput-record YAML or evemu .events file instead of live input
-          --speed X               replay speed factor, 0 = as fast as possible (default 1)
+          --speed X               replay speed factor 0.001 to 1000, 0 = as fast as possible (default 1)
           --loop                  replay the recording again and again
           --replay-wait           hold the recording until the first client subscribes
           --replay-wait-for N     hold the recording until N clients have subscribed
           --replay-device DESC    evemu .desc for an .events recording (default: beside it)
           --exit-after-replay     stop once the recording has played
-          --max-clients N         refuse connections beyond N (default 64)
-          --client-queue-bytes N  per-client outbound queue bound (default 262144)
+          --max-clients N         refuse connections beyond N, 1 to 65536 (default 64)
+          --client-queue-bytes N  per-client outbound queue bound, 4096 to 1073741824 (default 262144)
           --log-level LEVEL       error, warning, notice, info (default) or debug
         """
 
@@ -83,46 +93,62 @@ public struct DaemonOptions: Equatable, Sendable {
             guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
             return next
         }
-        func number<N: LosslessStringConvertible & Comparable>(for flag: String, minimum: N) throws -> N {
+        func number<N: LosslessStringConvertible & Comparable>(for flag: String, in range: ClosedRange<N>)
+            throws -> N
+        {
             let text = try value(for: flag)
-            guard let parsed = N(text), parsed >= minimum else {
-                throw UsageError("\(flag) \(text): expected a number ≥ \(minimum)")
+            guard let parsed = N(text), range.contains(parsed) else {
+                throw UsageError(
+                    "\(flag) \(excerpt(text)): expected a number from \(range.lowerBound) to \(range.upperBound)")
             }
             return parsed
         }
+        func path(for flag: String) throws -> String {
+            let text = try value(for: flag)
+            guard !text.isEmpty else { throw UsageError("\(flag) needs a non-empty path") }
+            return text
+        }
         while let flag = remaining.popFirst() {
             switch flag {
-            case "--config": options.configPath = try value(for: flag)
-            case "--socket": options.socket.path = try value(for: flag)
+            case "--config": options.configPath = try path(for: flag)
+            case "--socket": options.socket.path = try path(for: flag)
             case "--socket-mode":
                 let text = try value(for: flag)
                 guard let mode = mode_t(text, radix: 8), mode <= 0o777 else {
-                    throw UsageError("--socket-mode \(text): expected octal permissions like 0660")
+                    throw UsageError("--socket-mode \(excerpt(text)): expected octal permissions like 0660")
                 }
                 options.socket.mode = mode
             case "--socket-group": options.socket.group = try value(for: flag)
             case "--seat": options.seat = try value(for: flag)
             case "--device": options.devices.append(try value(for: flag))
             case "--replay": options.replayPath = try value(for: flag)
-            case "--speed": options.replaySpeed = try number(for: flag, minimum: 0.0)
+            case "--speed":
+                let speed = try number(for: flag, in: 0.0...Self.maximumSpeed)
+                guard speed == 0 || speed >= Self.minimumSpeed else {
+                    throw UsageError(
+                        "--speed \(excerpt(String(speed))): expected 0 (as fast as possible) or a factor "
+                            + "from \(Self.minimumSpeed) to \(Self.maximumSpeed)")
+                }
+                options.replaySpeed = speed
             case "--loop": options.replayLoops = true
             case "--replay-wait": options.replayWaitsForSubscriber = true
             case "--replay-wait-for":
                 options.replayWaitsForSubscriber = true
-                options.replayWaitSubscriberCount = try number(for: flag, minimum: 1)
+                options.replayWaitSubscriberCount = try number(for: flag, in: 1...Self.maximumClients)
             case "--replay-device": options.replayDevicePath = try value(for: flag)
             case "--exit-after-replay": options.exitsAfterReplay = true
             case "--replay-restamp": options.replayRestampsFrames = true
-            case "--max-clients": options.maxClients = try number(for: flag, minimum: 1)
-            case "--client-queue-bytes": options.clientQueueBytes = try number(for: flag, minimum: 4096)
+            case "--max-clients": options.maxClients = try number(for: flag, in: 1...Self.maximumClients)
+            case "--client-queue-bytes":
+                options.clientQueueBytes = try number(for: flag, in: 4096...Self.maximumClientQueueBytes)
             case "--log-level":
                 let text = try value(for: flag)
                 guard let level = LogLevel(name: text) else {
-                    throw UsageError("--log-level \(text): expected error, warning, notice, info or debug")
+                    throw UsageError("--log-level \(excerpt(text)): expected error, warning, notice, info or debug")
                 }
                 options.logLevel = level
             case "--help", "-h": throw UsageError(usage)
-            default: throw UsageError("unknown option \(flag)\n\(usage)")
+            default: throw UsageError("unknown option \(excerpt(flag))\n\(usage)")
             }
         }
         if options.configPath.isEmpty { throw UsageError("--config FILE is required\n\(usage)") }

@@ -28,6 +28,11 @@ public final class EventLoop {
     private let epoll: FileDescriptor
     private var handlers: [Int32: Handler] = [:]
     private var isRunning = false
+    /// Called after each batch of ready descriptors has been handled; returns true while it left
+    /// work for later (then the next `epoll_wait` does not sleep, so ready descriptors and the
+    /// deferred work take turns). The daemon uses it to finish clients' buffered requests a
+    /// bounded slice at a time.
+    public var afterEachBatch: (() -> Bool)?
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     public init() throws {
@@ -60,9 +65,10 @@ public final class EventLoop {
     public func run() throws {
         isRunning = true
         var ready = [epoll_event](repeating: epoll_event(), count: 64)
+        var hasDeferredWork = false
         while isRunning {
             let count = try checked("epoll_wait") {
-                epoll_wait(epoll.rawValue, &ready, Int32(ready.count), -1)
+                epoll_wait(epoll.rawValue, &ready, Int32(ready.count), hasDeferredWork ? 0 : -1)
             }
             for index in 0..<Int(count) where isRunning {
                 let fd = ready[index].data.fd
@@ -70,6 +76,7 @@ public final class EventLoop {
                 guard let handler = handlers[fd] else { continue }
                 handler(IOEvents(rawValue: ready[index].events))
             }
+            hasDeferredWork = isRunning && (afterEachBatch?() ?? false)
         }
     }
 

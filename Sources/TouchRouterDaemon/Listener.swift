@@ -52,20 +52,24 @@ public final class Listener {
     public let path: String
     /// The socket came from systemd (LISTEN_FDS); systemd owns the file, we never unlink it.
     public let isSocketActivated: Bool
+    /// The device and inode of the socket file this process bound; nil when systemd owns it.
+    private let boundFile: FileIdentity?
 
-    private init(fd: FileDescriptor, path: String, isSocketActivated: Bool) {
+    private init(fd: FileDescriptor, path: String, boundFile: FileIdentity?) {
         self.fd = fd
         self.path = path
-        self.isSocketActivated = isSocketActivated
+        self.isSocketActivated = boundFile == nil
+        self.boundFile = boundFile
     }
 
     /// Uses the socket systemd passed (fd 3, when LISTEN_PID is this process and LISTEN_FDS ≥ 1),
     /// else binds `options.path`.
     public static func open(_ options: ListenerOptions) throws -> Listener {
         if let inherited = try socketFromSystemd() {
-            return Listener(fd: inherited, path: options.path, isSocketActivated: true)
+            return Listener(fd: inherited, path: options.path, boundFile: nil)
         }
-        return Listener(fd: try bind(options), path: options.path, isSocketActivated: false)
+        let (fd, identity) = try bind(options)
+        return Listener(fd: fd, path: options.path, boundFile: identity)
     }
 
     /// `accept4`-equivalent: the next pending connection, nonblocking and close-on-exec, or nil.
@@ -83,10 +87,12 @@ public final class Listener {
         return client
     }
 
-    /// Closes the socket and, unless systemd owns it, removes the file.
+    /// Closes the socket and removes the file, but only while the path is still the file this
+    /// process bound: if someone deleted it and another daemon bound the same path since, that
+    /// daemon's socket stays. systemd's socket is never removed.
     public func close() {
         fd.close()
-        if !isSocketActivated { unlink(path) }
+        if let boundFile, FileIdentity(path: path) == boundFile { unlink(path) }
     }
 
     private static func socketFromSystemd() throws -> FileDescriptor? {
@@ -103,7 +109,7 @@ public final class Listener {
         return fd
     }
 
-    private static func bind(_ options: ListenerOptions) throws -> FileDescriptor {
+    private static func bind(_ options: ListenerOptions) throws -> (FileDescriptor, FileIdentity) {
         let path = options.path
         func fail(_ error: SystemError) -> ListenerError { .system(path: path, error) }
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
@@ -133,6 +139,10 @@ public final class Listener {
             try checked("chmod") { chmod(path, options.mode) }
             if let gid { try checked("chown") { chown(path, uid_t.max, gid) } }
             try checked("listen") { listen(fd.rawValue, 64) }
+            guard let identity = FileIdentity(path: path) else {
+                throw SystemError(call: "lstat", errno: errno)
+            }
+            return (fd, identity)
         } catch let error as SystemError {
             fd.close()
             throw fail(error)
@@ -140,7 +150,6 @@ public final class Listener {
             fd.close()
             throw error
         }
-        return fd
     }
 
     /// A socket file left by a crashed run refuses connections: delete it. One that accepts is
@@ -197,6 +206,19 @@ public final class Listener {
         if let number = gid_t(group) { return number }
         guard let entry = getgrnam(group) else { throw ListenerError.unknownGroup(group) }
         return entry.pointee.gr_gid
+    }
+}
+
+/// Which file a path names: its device and inode (`lstat`), or nil when nothing is there.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    init?(path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }
 

@@ -38,6 +38,8 @@ public enum LogLevel: Int, Sendable, CaseIterable {
 public final class Logger {
     /// Lines less severe than this are dropped.
     public var minimumLevel: LogLevel
+    /// A log line is cut to this many bytes (journald's own line limit is 48 KiB).
+    public static let maximumLineBytes = 4096
     /// Prefix lines with `<N>` instead of a level word (stderr is the journal).
     public let usesJournalPrefixes: Bool
 
@@ -51,9 +53,18 @@ public final class Logger {
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level.rawValue <= minimumLevel.rawValue else { return }
         let prefix = usesJournalPrefixes ? "<\(level.rawValue)>" : "touchrouterd: \(level.name): "
-        let line = prefix + message().replacingNewlines() + "\n"
+        var bytes = Array((prefix + message().replacingNewlines()).utf8)
+        // The last guard against an input echoed whole (messages quote input through `excerpt`).
+        if bytes.count > Self.maximumLineBytes {
+            let cut = bytes.count - Self.maximumLineBytes
+            bytes.removeLast(cut)
+            // Never end inside a UTF-8 sequence.
+            while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+            if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }
+            bytes += Array("… (\(cut) bytes cut)".utf8)
+        }
+        bytes.append(UInt8(ascii: "\n"))
         // One write(2) per line, so lines from a crash-looping daemon never interleave.
-        var bytes = Array(line.utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
 

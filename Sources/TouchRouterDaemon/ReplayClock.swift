@@ -24,7 +24,8 @@ struct ReplayClock {
     /// When the next frame is due on CLOCK_MONOTONIC; nil when finished or not started.
     var nextDueMicros: UInt64? {
         guard let start = startMonotonicMicros, let upcoming else { return nil }
-        return start + upcoming.dueOffsetMicros
+        let (due, overflowed) = start.addingReportingOverflow(upcoming.dueOffsetMicros)
+        return overflowed ? .max : due
     }
 
     /// The next frame if it is due at `now`.

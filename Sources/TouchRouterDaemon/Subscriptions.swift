@@ -52,8 +52,9 @@ public struct SubscriptionTable: Sendable {
     /// How many clients have at least one subscription (whether or not the layout has its view).
     public var subscribedClientCount: Int { requested.values.filter { !$0.isEmpty }.count }
 
-    /// Adds `viewIDs` (and their subtrees when `subtree`) for `client`. Returns the ids the
-    /// current layout does not have; those are not subscribed, the others are.
+    /// Subscribes `client` to `viewIDs` (and their subtrees when `subtree`). A view the client
+    /// already subscribed to takes the new `subtree` setting (re-subscribing replaces). Returns
+    /// the ids the current layout does not have; those are not subscribed, the others are.
     public mutating func subscribe(_ client: ClientID, to viewIDs: [String], subtree: Bool) -> [String] {
         var unknown: [String] = []
         for viewID in viewIDs {
@@ -61,7 +62,7 @@ public struct SubscriptionTable: Sendable {
                 unknown.append(viewID)
                 continue
             }
-            requested[client, default: [:]][viewID] = subtree || (requested[client]?[viewID] ?? false)
+            requested[client, default: [:]][viewID] = subtree
         }
         rebuild()
         return unknown
@@ -78,6 +79,11 @@ public struct SubscriptionTable: Sendable {
         }
         rebuild()
         return before.keys.filter { requested[client]?[$0] == nil }.sorted()
+    }
+
+    /// The subscriptions `client` asked for, sorted by view id.
+    public func requestedViews(of client: ClientID) -> [(viewID: String, subtree: Bool)] {
+        (requested[client] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// Forgets a disconnected client.

@@ -74,7 +74,7 @@ public struct ReplaySchedule: Sequence, IteratorProtocol, Sendable {
         let ownOffset = frame.timestampMicros >= firstTimestamp ? frame.timestampMicros - firstTimestamp : 0
         lastOffsetInPass = Swift.max(lastOffsetInPass, ownOffset)
         let recordedOffset = lastOffsetInPass + UInt64(loopIndex) * periodMicros
-        let dueOffset = speed > 0 ? UInt64((Double(recordedOffset) / speed).rounded()) : 0
+        let dueOffset = speed > 0 ? saturatingMicros(Double(recordedOffset) / speed) : 0
         frame.timestampMicros = startTimestampMicros + (speed > 0 ? dueOffset : recordedOffset)
         index += 1
         return Entry(dueOffsetMicros: dueOffset, frame: frame, loopIndex: loopIndex)
@@ -93,4 +93,11 @@ public enum ReplayScheduleError: Error, Hashable, Sendable, CustomStringConverti
         case .zeroLoopGap: "a looped replay needs a gap of at least 1 µs between passes"
         }
     }
+}
+
+/// `value` rounded to whole microseconds, clamped to `UInt64`'s range (a tiny speed must never trap).
+private func saturatingMicros(_ value: Double) -> UInt64 {
+    let rounded = value.rounded()
+    guard rounded < 18_446_744_073_709_549_568.0 else { return .max }  // the largest Double below 2^64
+    return rounded > 0 ? UInt64(rounded) : 0
 }

@@ -18,6 +18,9 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
     case lineTooLong = "line-too-long"
     /// The client read too slowly: its queue overflowed even after coalescing; it is disconnected.
     case queueOverflow = "queue-overflow"
+    /// The client sent lines (requests, blank lines or garbage) faster than its request budget
+    /// allows; it is disconnected.
+    case tooManyRequests = "too-many-requests"
     /// The daemon already serves its maximum number of clients; sent once, then the socket closes.
     case tooManyClients = "too-many-clients"
     /// The client's uid/gid may not do this (a view's access list, or an admin request).
@@ -33,7 +36,7 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
     /// The daemon closes the connection after sending an error with this code.
     public var closesConnection: Bool {
         switch self {
-        case .lineTooLong, .queueOverflow, .tooManyClients, .shuttingDown: true
+        case .lineTooLong, .queueOverflow, .tooManyRequests, .tooManyClients, .shuttingDown: true
         default: false
         }
     }

@@ -121,8 +121,12 @@ struct AccessListTests {
         #expect(second.code == .permissionDenied && second.views == ["left-edge"])
         #expect(hitLeft.code == .permissionDenied)
         #expect(hitRight.viewID == "right-edge")
-        // Refused: "left", "left-edge" and the hit-test at (100, 100).
-        #expect(status.counters["accessDenials"] == .integer(3))
+        // An outsider learns nothing about touches while views have access lists: no touch
+        // counters, no denial count, no other client's subscriptions; only its own.
+        for hidden in ["accessDenials", "activeTouches", "touches-began", "frames", "touchMessages", "subscribedViewCount"] {
+            #expect(status.counters[hidden] == nil, "\(hidden) is shown to an outsider")
+        }
+        #expect(status.counters["ownSubscriptionCount"] != nil)
 
         let outsiderTouches = messages.compactMap(\.touches)
         let outsiderPoints = outsiderTouches.flatMap { $0.touches.map(\.screenPoint.x) }

@@ -203,7 +203,9 @@ struct DaemonLifecycleTests {
             Issue.record("no status")
             return
         }
-        #expect(afterRemoval.counters["subscribedViews"] == .array([]))
+        #expect(afterRemoval.counters["subscribedViewCount"] == .integer(0))
+        let ownLeft = JSONValue.array([.object(["view": .string("left"), "subtree": .bool(false)])])
+        #expect(afterRemoval.counters["ownSubscriptions"] == ownLeft, "kept by id while the view is gone")
 
         try original.write(toFile: config, atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
@@ -217,7 +219,8 @@ struct DaemonLifecycleTests {
             Issue.record("no status")
             return
         }
-        #expect(afterReturn.counters["subscribedViews"] == .array([.string("left")]), "resumed by id")
+        #expect(afterReturn.counters["subscribedViewCount"] == .integer(1), "resumed by id")
+        #expect(afterReturn.counters["ownSubscriptions"] == ownLeft)
     }
 
     @Test("an editor's rename-on-save of the config reloads it (inotify on the directory)")
