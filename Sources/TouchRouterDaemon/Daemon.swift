@@ -17,9 +17,14 @@ public final class Daemon {
     private var listener: Listener?
     private let signals: SignalChannel
     private let timer: MonotonicTimer
-    /// Fires once a second only while something waits for a retry: a config watch to re-establish
-    /// (its directory was moved away) or a reload that failed for want of resources.
-    private let retryTimer: MonotonicTimer
+    /// Armed only while something has a deadline: a retry once a second (a config watch to
+    /// re-establish after its directory was moved away, a reload that failed for want of
+    /// resources) or a misbehaving client's final error line, which it gets 2 s to take.
+    private let housekeepingTimer: MonotonicTimer
+    /// When the next retry is due, if one waits.
+    private var retryAtMicros: UInt64?
+    /// Clients being closed after a final error line: when they are closed at the latest.
+    private var lingerDeadlines: [ClientID: UInt64] = [:]
     private var configWatch: ConfigWatch?
     /// The last reload failed for a transient reason (EMFILE, ENFILE, EINTR, ENOMEM): try again.
     private var reloadRetryPending = false
@@ -114,10 +119,10 @@ public final class Daemon {
         loop = try EventLoop()
         signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
         timer = try MonotonicTimer()
-        retryTimer = try MonotonicTimer()
+        housekeepingTimer = try MonotonicTimer()
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
-        try loop.register(retryTimer.fd, for: .readable) { [unowned self] _ in handleRetryTimer() }
+        try loop.register(housekeepingTimer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
         loop.afterEachBatch = { [unowned self] in serveBacklog() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
@@ -165,7 +170,7 @@ public final class Daemon {
             loop.deregister(watchdogTimer.fd)
             watchdogTimer.fd.close()
         }
-        retryTimer.fd.close()
+        housekeepingTimer.fd.close()
         timer.fd.close()
         signals.fd.close()
         logger.notice("stopped")
@@ -217,23 +222,39 @@ public final class Daemon {
         playDueFrames()
     }
 
-    /// Re-establishes a lost config watch and retries a reload that failed for want of resources;
-    /// disarmed once neither waits.
-    private func handleRetryTimer() {
-        retryTimer.acknowledge()
-        try? retryTimer.disarm()
-        if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
-        if reloadRetryPending {
-            reloadRetryPending = false
-            reload(trigger: "retry after a transient failure")
+    /// Closes lingering clients whose deadline passed, re-establishes a lost config watch and
+    /// retries a reload that failed for want of resources; re-armed for what still waits.
+    /// Cost: one pass over the lingering clients (each misbehaved in the last 2 s).
+    private func handleHousekeepingTimer() {
+        housekeepingTimer.acknowledge()
+        let now = monotonicMicros()
+        for (clientID, deadline) in lingerDeadlines where deadline <= now {
+            lingerDeadlines[clientID] = nil
+            if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
         }
+        if let due = retryAtMicros, due <= now {
+            retryAtMicros = nil
+            if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
+            if reloadRetryPending {
+                reloadRetryPending = false
+                reload(trigger: "retry after a transient failure")
+            }
+        }
+        armHousekeepingTimer()
     }
 
     private func scheduleRetry() {
+        retryAtMicros = monotonicMicros() + 1_000_000
+        armHousekeepingTimer()
+    }
+
+    /// Arms the timer for the earliest deadline, or disarms it when nothing waits.
+    private func armHousekeepingTimer() {
+        let next = ([retryAtMicros].compactMap { $0 } + lingerDeadlines.values).min()
         do {
-            try retryTimer.arm(atMonotonicMicros: monotonicMicros() + 1_000_000)
+            if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }
         } catch {
-            logger.error("retry timer: \(error)")
+            logger.error("housekeeping timer: \(error)")
         }
     }
 
@@ -401,7 +422,12 @@ public final class Daemon {
 
     private func handleClientEvents(_ client: ClientConnection, _ events: IOEvents) {
         if events.contains(.writable) { flush(client) }
-        guard client.closing == nil, clients[client.id] != nil else { return }
+        if let reason = client.closing {
+            // Lingering for its final line; a client that hangs up is closed at once.
+            if events.contains(.failed) { disconnect(client, reason) }
+            return
+        }
+        guard clients[client.id] != nil else { return }
         guard !events.isDisjoint(with: [.readable, .peerClosed, .failed]) else { return }
         if client.inputClosed {
             // Only a full close (EPOLLHUP/ERR) can wake a half-closed client.
@@ -445,20 +471,21 @@ public final class Daemon {
             }
             switch client.framer.nextLine() {
             case .lineTooLong(let limit):
-                client.sendFinalLine(
-                    errorLine(code: .lineTooLong, message: "a request line may be at most \(limit) bytes"))
-                disconnect(client, .lineTooLong)
+                closeAfterFinalLine(
+                    client, ProtocolError(code: .lineTooLong, message: "a request line may be at most \(limit) bytes"),
+                    reason: .lineTooLong)
             case .line(let bytes):
                 handled += 1
                 guard client.requestBudget.take(atMicros: now) else {
                     stats.clientsFlooding += 1
                     let budget = client.requestBudget
-                    client.sendFinalLine(
-                        errorLine(
+                    closeAfterFinalLine(
+                        client,
+                        ProtocolError(
                             code: .tooManyRequests,
                             message: "more than \(budget.capacity) lines at once "
-                                + "(at most \(budget.refillPerSecond) per second); disconnecting"))
-                    disconnect(client, .flooding(budget))
+                                + "(at most \(budget.refillPerSecond) per second); disconnecting"),
+                        reason: .flooding(budget))
                     return
                 }
                 if isStopping { continue }
@@ -631,6 +658,19 @@ public final class Daemon {
         return counters
     }
 
+    /// Ends a misbehaving client's connection with `error` as its last line: its queue is cut to
+    /// that line (nothing else queued is sent), nothing more is read or queued, and the connection
+    /// closes once the line is written, or after 2 s if the client does not take it.
+    private func closeAfterFinalLine(_ client: ClientConnection, _ error: ProtocolError, reason: DisconnectReason) {
+        client.outbox.finish(with: error)
+        client.closing = reason
+        client.hasBacklog = false
+        backloggedClients.remove(client.id)
+        lingerDeadlines[client.id] = monotonicMicros() + 2_000_000
+        armHousekeepingTimer()
+        flush(client)
+    }
+
     /// Writes what the client has queued and watches for writability only while bytes remain.
     private func flush(_ client: ClientConnection) {
         if let failure = client.writePending() {
@@ -638,6 +678,17 @@ public final class Daemon {
             return
         }
         let wantsWritable = !client.outbox.isEmpty
+        if let reason = client.closing {
+            // Lingering for its final line: close once it is written.
+            if wantsWritable {
+                if client.watchedEvents != .writable, (try? loop.modify(client.fd, for: .writable)) != nil {
+                    client.watchedEvents = .writable
+                }
+            } else {
+                disconnect(client, reason)
+            }
+            return
+        }
         if isStopping && !wantsWritable {
             disconnect(client, .daemonStopping)
             return
@@ -665,6 +716,7 @@ public final class Daemon {
 
     private func disconnect(_ client: ClientConnection, _ reason: DisconnectReason) {
         guard clients[client.id] != nil else { return }
+        lingerDeadlines[client.id] = nil
         client.closing = reason
         stats.coalescedByGoneClients += client.outbox.coalescedMessageCount
         backloggedClients.remove(client.id)

@@ -44,7 +44,7 @@ public struct ClientOutbox: Sendable {
     private var committedOffset = 0
     private var pending: [UInt8] = []
     private var entries: [Entry] = []
-    /// Set once the outbox overflowed: it accepts nothing more.
+    /// Set once the outbox overflowed (or was finished with an error): it accepts nothing more.
     public private(set) var hasOverflowed = false
     /// `touches` messages removed by coalescing so far (a status counter).
     public private(set) var coalescedMessageCount = 0
@@ -144,6 +144,17 @@ public struct ClientOutbox: Sendable {
     /// part of, puts the final `queue-overflow` error right after it (so a single write can still
     /// tell the client why) and accepts no more.
     private mutating func overflow() {
+        let error = ProtocolError(
+            code: .queueOverflow,
+            message: "the client read too slowly: more than \(byteBudget) bytes queued; disconnecting")
+        finish(with: error)
+    }
+
+    /// Ends the queue with `error` as its last line: everything not yet on the wire is dropped
+    /// (except the rest of a line the socket already took part of), so one write of
+    /// `bytesToWrite()` tells the client why it is disconnected, however much was queued. The
+    /// outbox accepts nothing more.
+    public mutating func finish(with error: ProtocolError) {
         hasOverflowed = true
         let newline = UInt8(ascii: "\n")
         if committedOffset == 0 || committed[committedOffset - 1] == newline {
@@ -153,9 +164,6 @@ public struct ClientOutbox: Sendable {
         }
         pending.removeAll(keepingCapacity: false)
         entries.removeAll(keepingCapacity: false)
-        let error = ProtocolError(
-            code: .queueOverflow,
-            message: "the client read too slowly: more than \(byteBudget) bytes queued; disconnecting")
         DaemonMessage.error(error).appendLine(to: &committed)
     }
 

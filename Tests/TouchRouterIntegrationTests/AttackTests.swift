@@ -1,0 +1,399 @@
+/// The attacks an adversarial test of the daemon found (issue 17), each reproduced against the real
+/// binary and held: what lands on the config path, clients that flood, oversized input, lost
+/// inotify events, a sibling daemon's socket, numbers that used to trap.
+import Foundation
+import Glibc
+import Testing
+import TouchRouterProtocol
+
+@Suite("Attacks: the daemon holds", .serialized)
+struct AttackTests {
+    /// The split layout's text, with `marker` as the right half's child id (to tell reloads apart).
+    static func layout(rightEdgeID: String = "right-edge") -> String {
+        """
+        { screens: [ { name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+          { id: "left", frame: [0, 0, 640, 768], children: [ { id: "left-edge", frame: [0, 0, 400, 768] } ] },
+          { id: "right", frame: [640, 0, 640, 768], children: [ { id: "\(rightEdgeID)", frame: [300, 0, 340, 768] } ] },
+        ] } } ] }
+        """
+    }
+
+    /// Asks `status` and returns the reply (skipping touches and layoutChanged on the way).
+    static func status(_ client: LineClient, seq: Int64 = 90) throws -> StatusReply {
+        try client.send(ClientRequest(.status, seq: seq))
+        guard case .status(let status) = try client.readReply() else { throw HarnessError("no status reply") }
+        return status
+    }
+
+    /// Reads until a `layoutChanged` arrives and returns its generation.
+    static func nextLayoutChange(_ client: LineClient) throws -> UInt64 {
+        while let message = try client.readMessage() {
+            if case .layoutChanged(let generation) = message { return generation }
+        }
+        throw HarnessError("connection closed before layoutChanged")
+    }
+
+    // MARK: The config path
+
+    @Test("a FIFO renamed onto the config path never blocks the daemon; the next real save loads")
+    func fifoAtConfigPath() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", Self.layout())
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("watcher")
+
+        #expect(mkfifo(directory.file("fifo.tmp"), 0o644) == 0)
+        #expect(rename(directory.file("fifo.tmp"), config) == 0)
+        try daemon.waitForLog("is a FIFO (named pipe), not a config file")
+        // Still serving: a request is answered, and the layout did not change.
+        #expect(try Self.status(client).counters["generation"] == .integer(1))
+
+        // Replacing the FIFO with a real file is picked up as usual.
+        try directory.write("kiosk.json5", Self.layout(rightEdgeID: "right-edge-2"))
+        #expect(try Self.nextLayoutChange(client) == 2)
+        // SIGTERM still works: the daemon was never stuck in open().
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test("a symlink loop at the config path is named as such, not as a missing file")
+    func symlinkLoop() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", Self.layout())
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        // A link to its own name, renamed onto the config path: kiosk.json5 → kiosk.json5.
+        #expect(symlink("kiosk.json5", directory.file("self.tmp")) == 0)
+        #expect(rename(directory.file("self.tmp"), config) == 0)
+        try daemon.waitForLog("symbolic link loop")
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test("a large broken file is refused in short log lines, and the daemon keeps serving")
+    func largeBrokenFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", Self.layout())
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("watcher")
+        // A key of 2 MB: the old daemon echoed it whole into its log line.
+        let huge = "{ " + String(repeating: "A", count: 2_000_000) + ": 1 }"
+        try huge.write(toFile: config, atomically: true, encoding: .utf8)
+        try daemon.waitForLog("failed; keeping layout generation 1")
+        let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
+        #expect(longest <= 4096 + 64, "a log line of \(longest) bytes")
+        #expect(try Self.status(client).counters["generation"] == .integer(1))
+    }
+
+    @Test("a save made while inotify's queue overflowed is not lost")
+    func inotifyOverflow() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", Self.layout())
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("watcher")
+
+        let queueLimit =
+            Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+        daemon.signal(SIGSTOP)
+        for index in 0..<(queueLimit + 100) {
+            let fd = open(directory.file("noise-\(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            close(fd)
+        }
+        try directory.write("kiosk.json5", Self.layout(rightEdgeID: "right-edge-2"))
+        daemon.signal(SIGCONT)
+        #expect(try Self.nextLayoutChange(client) == 2)
+        #expect(daemon.log.contains("inotify queue overflowed"))
+    }
+
+    @Test("the config directory moved away and made again is watched again")
+    func directoryReplaced() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        mkdir(directory.file("etc"), 0o755)
+        let config = directory.file("etc/kiosk.json5")
+        try Self.layout().write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("watcher")
+
+        #expect(rename(directory.file("etc"), directory.file("etc.old")) == 0)
+        try daemon.waitForLog("was moved or deleted")
+        mkdir(directory.file("etc"), 0o755)
+        try Self.layout(rightEdgeID: "right-edge-2").write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try Self.nextLayoutChange(client) == 2)
+        try daemon.waitForLog("watching \(directory.file("etc")) again")
+        // And the new directory really is watched: another save reloads.
+        try Self.layout(rightEdgeID: "right-edge-3").write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try Self.nextLayoutChange(client) == 3)
+    }
+
+    @Test(
+        "a reload that fails for want of descriptors names the errno and is retried once they are back",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
+    func reloadRetriedAfterEMFILE() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", Self.layout())
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: config),
+            launcher: ["/usr/bin/prlimit", "--nofile=16"])
+        defer { daemon.stop() }
+        let watcher = try LineClient(socketPath: daemon.socketPath)
+        try watcher.hello("watcher")
+        // Use up the daemon's descriptors.
+        var fillers: [LineClient] = []
+        for _ in 0..<16 {
+            let filler = try LineClient(socketPath: daemon.socketPath)
+            fillers.append(filler)
+        }
+        try daemon.waitForLog("not accepting until a client disconnects")
+        try directory.write("kiosk.json5", Self.layout(rightEdgeID: "right-edge-2"))
+        try daemon.waitForLog("retrying in a second")
+        #expect(daemon.log.contains("cannot be read: open: Too many open files"))
+        #expect(!daemon.log.contains("NSCocoaErrorDomain"))
+        #expect(!daemon.log.contains("accept: accept:"))
+        fillers.removeAll()  // closes them: descriptors come back
+        #expect(try Self.nextLayoutChange(watcher) == 2)
+    }
+
+    // MARK: Flooding clients
+
+    /// A client that writes `chunk` in a loop until the daemon closes the connection, and reads
+    /// what it is sent meanwhile (a flooder that reads its replies, so backpressure never holds it).
+    final class Flooder: @unchecked Sendable {
+        private let writerDone = DispatchSemaphore(value: 0)
+        private let readerDone = DispatchSemaphore(value: 0)
+        private var codes: [ErrorCode] = []
+
+        /// The connection, shared by the writing and the reading thread (send and recv on one
+        /// socket from two threads is safe; the line buffer is the reader's alone).
+        private final class Connection: @unchecked Sendable {
+            let client: LineClient
+            init(_ client: LineClient) { self.client = client }
+        }
+
+        init(socketPath: String, chunk: [UInt8]) throws {
+            let connection = Connection(try LineClient(socketPath: socketPath))
+            let writerDone = self.writerDone
+            let readerDone = self.readerDone
+            Thread {
+                // Write until the daemon hangs up (EPIPE / ECONNRESET).
+                while (try? connection.client.sendRaw(chunk)) != nil {}
+                writerDone.signal()
+            }.start()
+            Thread { [unowned self] in
+                while let message = try? connection.client.readMessage() {
+                    if let code = message.errorCode { codes.append(code) }
+                }
+                readerDone.signal()
+            }.start()
+        }
+
+        /// Waits until the daemon has closed the connection; the error codes it sent.
+        func finish() -> [ErrorCode] {
+            writerDone.wait()
+            readerDone.wait()
+            return codes
+        }
+    }
+
+    /// Reads `count` touches messages; the longest gap between two of them, in ms (printed, never
+    /// asserted: timing is the benchmark's business).
+    static func readTouches(_ client: LineClient, count: Int) throws -> (received: Int, longestGapMs: Double) {
+        var received = 0
+        var longest = 0.0
+        var last = Date()
+        while received < count, let message = try client.readMessage() {
+            guard message.touches != nil else { continue }
+            received += 1
+            longest = max(longest, Date().timeIntervalSince(last) * 1000)
+            last = Date()
+        }
+        return (received, longest)
+    }
+
+    /// What a flooder writes, and how many flood at once.
+    enum Flood: String, CaseIterable, CustomTestStringConvertible {
+        case blankLines = "blank lines"
+        case blankLinesTenClients = "blank lines, ten clients"
+        case statusRequests = "valid status requests"
+        case garbage = "garbage"
+
+        var testDescription: String { rawValue }
+        var flooders: Int { self == .blankLinesTenClients ? 10 : 1 }
+        var chunk: [UInt8] {
+            switch self {
+            case .blankLines, .blankLinesTenClients: [UInt8](repeating: 0x0A, count: 1 << 20)
+            case .statusRequests: Array(String(repeating: "{\"type\":\"status\"}\n", count: 4096).utf8)
+            case .garbage: Array(String(repeating: "not json at all\n", count: 4096).utf8)
+            }
+        }
+    }
+
+    @Test(
+        "a flooding client is cut off with too-many-requests while another subscriber's touches keep flowing",
+        arguments: Flood.allCases)
+    func flood(_ flood: Flood) throws {
+        let (name, chunk, count) = (flood.rawValue, flood.chunk, flood.flooders)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: ["--config", Scenario.layoutPath, "--replay", Scenario.fourFingerDrag, "--loop",
+                        "--speed", "4", "--replay-wait"])
+        defer { daemon.stop() }
+        let subscriber = try LineClient(socketPath: daemon.socketPath)
+        try subscriber.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))
+        guard case .subscribed = try subscriber.readReply() else { throw HarnessError("not subscribed") }
+        // Touches flow before the flood.
+        #expect(try Self.readTouches(subscriber, count: 5).received == 5)
+
+        let flooders = try (0..<count).map { _ in try Flooder(socketPath: daemon.socketPath, chunk: chunk) }
+        // Touches keep flowing while the flooders write and after they are cut off.
+        let during = try Self.readTouches(subscriber, count: 40)
+        #expect(during.received == 40)
+        for flooder in flooders {
+            #expect(flooder.finish().contains(.tooManyRequests), "\(name): the flooder was not told why")
+        }
+        try daemon.waitForLog("disconnected: flooding")
+        let after = try Self.readTouches(subscriber, count: 5)
+        #expect(after.received == 5)
+        print("flood \(name): longest gap between the subscriber's touches \(during.longestGapMs) ms")
+        let status = try Self.status(subscriber)
+        #expect(status.counters["clientsFlooding"] == .integer(Int64(count)))
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test("400 status requests in one burst are all answered: backpressure, not a cut")
+    func burstOfRequests() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments())
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        var burst: [UInt8] = []
+        for seq in 1...400 { burst += ClientRequest(.status, seq: Int64(seq)).encodedLine() }
+        try client.sendRaw(burst)
+        var answered: [Int64] = []
+        for _ in 1...400 {
+            let reply = try client.readReply()
+            if case .status(let status) = reply, let seq = status.seq { answered.append(seq) }
+        }
+        #expect(answered == Array(1...400))
+        #expect(!daemon.log.contains("too slow"))
+    }
+
+    // MARK: Subscriptions, status and layout
+
+    @Test("subscribing again replaces the subtree flag")
+    func resubscribeReplacesSubtree() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(waitFor: 2))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))
+        _ = try client.readReply()
+        try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: false), seq: 2))
+        guard case .subscribed(let reply) = try client.readReply() else { throw HarnessError("no reply") }
+        #expect(reply.subtree == false)
+        let own = try Self.status(client).counters["ownSubscriptions"]
+        #expect(own == .array([.object(["view": .string("panel"), "subtree": .bool(false)])]))
+        // Touches of the descendants now arrive as the subscribed view's (responder chain), never
+        // under a descendant's id.
+        let second = try LineClient(socketPath: daemon.socketPath)
+        try second.send(ClientRequest(.subscribe(views: ["panel"], subtree: false), seq: 1))
+        _ = try second.readReply()
+        var views = Set<String>()
+        while let message = try client.readMessage() {
+            guard let touches = message.touches else { continue }
+            views.insert(touches.viewID)
+            if touches.touches.contains(where: { $0.phase == .ended }) { break }
+        }
+        #expect(views == ["panel"])
+    }
+
+    @Test("status stays small with a subtree subscription of a large layout")
+    func statusOfLargeSubscription() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var children: [String] = []
+        for index in 0..<20_000 { children.append("{ id: \"v\(index)\", frame: [\(index % 1000), \(index / 1000), 1, 1] }") }
+        let config = "{ screens: [ { name: \"main\", width: 1280, height: 768, root: { id: \"panel\", children: [\n"
+            + children.joined(separator: ",\n") + "\n] } } ] }"
+        try directory.write("big.json5", config)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("big.json5")) + ["--client-queue-bytes", "65536"])
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))
+        _ = try client.readReply()
+        let status = try Self.status(client)
+        #expect(status.counters["subscribedViewCount"] == .integer(20_001))
+        #expect(!daemon.log.contains("too slow"))
+    }
+
+    // MARK: The socket and the command line
+
+    @Test("a stopping daemon leaves alone a socket another daemon bound at its path")
+    func foreignSocketKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = try DaemonProcess(directory: directory, arguments: Scenario.arguments())
+        defer { first.stop() }
+        unlink(first.socketPath)
+        let second = try DaemonProcess(directory: directory, arguments: Scenario.arguments())
+        defer { second.stop() }
+        first.signal(SIGTERM)
+        #expect(try first.waitForExit() == 0)
+        #expect(access(second.socketPath, F_OK) == 0, "the second daemon's socket was deleted")
+        let client = try LineClient(socketPath: second.socketPath)
+        guard case .welcome = try client.hello("still there") else {
+            Issue.record("the second daemon does not answer")
+            return
+        }
+    }
+
+    @Test(
+        "numbers and paths outside their range are usage errors (exit 2), never a crash",
+        arguments: [
+            (["--speed", "1e-16"], "--speed"),
+            (["--speed", "5e-324"], "--speed"),
+            (["--speed", "1e300"], "--speed 1e300: expected a number from 0.0 to 1000.0"),
+            (["--speed", "nan"], "--speed"),
+            (["--max-clients", "0"], "--max-clients 0: expected a number from 1 to 65536"),
+            (["--client-queue-bytes", "99999999999999999999"], "--client-queue-bytes"),
+            (["--replay-wait-for", "70000"], "--replay-wait-for"),
+            (["--socket", ""], "--socket needs a non-empty path"),
+        ])
+    func numericRanges(extra: [String], message: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.product("touchrouterd"))
+        process.arguments = ["--config", Scenario.layoutPath, "--replay", Scenario.fourFingerDrag] + extra
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2, "\(extra): \(text)")
+        #expect(text.contains(message), "\(text)")
+    }
+}
