@@ -108,6 +108,12 @@ enum MonitorCommand: Command {
                         "touchrouterctl monitor: not open to you (access list): "
                             + result.denied.joined(separator: ", "))
                 }
+                // Nothing to watch: say so and stop, rather than wait forever.
+                let watched = Set(views).subtracting(result.unknown).subtracting(result.denied)
+                if watched.isEmpty {
+                    StandardError.print("touchrouterctl monitor: none of the requested views can be watched")
+                    return .failure
+                }
             } catch {
                 StandardError.print("touchrouterctl monitor: \(error)")
                 return .failure

@@ -352,6 +352,18 @@ struct AttackTests {
 
     // MARK: The socket and the command line
 
+    @Test("touchrouterctl monitor of views that do not exist exits 1 instead of watching nothing forever")
+    func monitorNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments())
+        defer { daemon.stop() }
+        let result = try TouchrouterctlProcess.run(["monitor", "nope", "--socket", daemon.socketPath])
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.contains("no such view: nope"))
+        #expect(result.stderr.contains("none of the requested views can be watched"))
+    }
+
     @Test("a stopping daemon leaves alone a socket another daemon bound at its path")
     func foreignSocketKept() throws {
         let directory = try TemporaryDirectory()
