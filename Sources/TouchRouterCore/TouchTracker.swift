@@ -103,9 +103,7 @@ public struct TouchTracker: Sendable {
         for index in touches.indices {
             let screenName = screens[touches[index].screenIndex].name
             let targetViewID = screens[touches[index].screenIndex].ids[Int(touches[index].target)]
-            if let screenIndex = newScreens.firstIndex(where: { $0.name == screenName }),
-                let target = newScreens[screenIndex].firstView(withID: targetViewID)
-            {
+            if let (screenIndex, target) = Self.find(targetViewID, preferring: screenName, in: newScreens) {
                 // The hit view may be gone while its ancestor target stays: -1 matches no view.
                 let oldHitView = touches[index].hitView
                 let hitView =
@@ -133,8 +131,8 @@ public struct TouchTracker: Sendable {
         for tapIndex in recentTaps.indices {
             let tap = recentTaps[tapIndex]
             let oldScreen = screens[tap.screenIndex]
-            if let screenIndex = newScreens.firstIndex(where: { $0.name == oldScreen.name }),
-                let hitView = newScreens[screenIndex].firstView(withID: oldScreen.ids[Int(tap.hitView)])
+            if let (screenIndex, hitView) = Self.find(
+                oldScreen.ids[Int(tap.hitView)], preferring: oldScreen.name, in: newScreens)
             {
                 recentTaps[keptTaps] = tap
                 recentTaps[keptTaps].screenIndex = screenIndex
@@ -146,6 +144,21 @@ public struct TouchTracker: Sendable {
         layout = newLayout
         screens = newScreens
         return output.finish()
+    }
+
+    /// Where view `viewID` is in `screens`: on the screen named `screenName` if it still exists,
+    /// else on any screen (ids are unique in a whole config, so a renamed screen keeps its
+    /// touches and taps). Cost: one id lookup per screen.
+    private static func find(_ viewID: String, preferring screenName: String, in screens: [TrackerScreen])
+        -> (screenIndex: Int, view: Int32)?
+    {
+        if let named = screens.firstIndex(where: { $0.name == screenName }) {
+            return screens[named].firstView(withID: viewID).map { (named, $0) }
+        }
+        for index in screens.indices {
+            if let view = screens[index].firstView(withID: viewID) { return (index, view) }
+        }
+        return nil
     }
 
     /// Cancels every touch (e.g. `.shutdown` when the daemon stops) and forgets dropped contacts.

@@ -41,6 +41,10 @@ public final class Daemon {
     private var clients: [ClientID: ClientConnection] = [:]
     private var nextClientID: ClientID = 1
     private var replay: ReplayClock?
+    /// The replayed device, and the screen the current config gives it (a reload may rename or
+    /// reassign it, as it does for live devices).
+    private var replayDevice: InputDevice?
+    private var replayScreen: String?
     private var liveInput: LibinputReader?
     private var isStopping = false
     /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
@@ -111,6 +115,8 @@ public final class Daemon {
             let frames = try ReplaySource.frames(
                 path: path, devicePath: options.replayDevicePath, config: config)
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
+            replayDevice = frames.first?.device
+            replayScreen = frames.first?.screen
             logger.info(
                 "replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
                     + (options.replayLoops ? ", looping" : ""))
@@ -315,6 +321,7 @@ public final class Daemon {
         while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
             if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
+            if let replayScreen { frame.screen = replayScreen }
             process(.frame(frame))
             if clock.speed == 0 { break }
         }
@@ -776,6 +783,10 @@ public final class Daemon {
         }
         // Devices may now drive another screen, or none.
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
+        if let replayDevice {
+            replayScreen = newConfig.screenName(forDeviceNamed: replayDevice.name, udevProperties: [:], node: nil)
+            if replayScreen == nil { logger.warning("replay: no screen in the new config takes \(excerpt(replayDevice.name))") }
+        }
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
         let changed = line(.layoutChanged(generation: layoutGeneration))
         for client in Array(clients.values) where client.closing == nil {

@@ -4,14 +4,15 @@
 import Foundation
 import Glibc
 import Testing
+import TouchRouterCore
 import TouchRouterProtocol
 
 @Suite("Attacks: the daemon holds", .serialized)
 struct AttackTests {
     /// The split layout's text, with `marker` as the right half's child id (to tell reloads apart).
-    static func layout(rightEdgeID: String = "right-edge") -> String {
+    static func layout(rightEdgeID: String = "right-edge", screen: String = "main") -> String {
         """
-        { screens: [ { name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+        { screens: [ { name: "\(screen)", width: 1280, height: 768, root: { id: "panel", children: [
           { id: "left", frame: [0, 0, 640, 768], children: [ { id: "left-edge", frame: [0, 0, 400, 768] } ] },
           { id: "right", frame: [640, 0, 640, 768], children: [ { id: "\(rightEdgeID)", frame: [300, 0, 340, 768] } ] },
         ] } } ] }
@@ -170,6 +171,41 @@ struct AttackTests {
         #expect(!daemon.log.contains("accept: accept:"))
         fillers.removeAll()  // closes them: descriptors come back
         #expect(try Self.nextLayoutChange(watcher) == 2)
+    }
+
+    @Test("a reload that renames the screen cancels nothing and the replay goes on under the new name")
+    func screenRenamed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", Self.layout())
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: ["--config", config, "--replay", Scenario.fourFingerDrag, "--loop", "--speed", "2",
+                        "--replay-wait"])
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))
+        _ = try client.readReply()
+        #expect(try Self.readTouches(client, count: 5).received == 5)
+        try directory.write("kiosk.json5", Self.layout(screen: "front"))
+        var cancelled: [CancelReason] = []
+        var screensAfter = Set<String>()
+        var touchesAfter = 0
+        var changed = false
+        while touchesAfter < 40, let message = try client.readMessage() {
+            if case .layoutChanged = message { changed = true }
+            guard let touches = message.touches else { continue }
+            cancelled += touches.touches.compactMap(\.cancelReason)
+            if changed {
+                touchesAfter += 1
+                screensAfter.insert(touches.screen)
+            }
+        }
+        #expect(cancelled.isEmpty, "a rename cancelled \(cancelled)")
+        #expect(screensAfter == ["front"])
+        let status = try Self.status(client)
+        #expect(status.counters["dropped-unknown-screen"] == .integer(0))
     }
 
     // MARK: Flooding clients
