@@ -37,9 +37,14 @@ public struct TouchTracker: Sendable {
 
     /// A tracker with no touches down, hit-testing against `layout`.
     public init(layout: Layout, configuration: TrackerConfiguration = .default) {
-        self.layout = layout
+        self.init(prepared: PreparedLayout(layout), configuration: configuration)
+    }
+
+    /// A tracker with no touches down, on a layout whose tables are already built.
+    public init(prepared: PreparedLayout, configuration: TrackerConfiguration = .default) {
+        self.layout = prepared.layout
         self.configuration = configuration
-        self.screens = layout.screens.map(TrackerScreen.init)
+        self.screens = prepared.screens
         touches.reserveCapacity(configuration.maximumSimultaneousTouches)
         droppedContacts.reserveCapacity(configuration.maximumSimultaneousTouches)
         recentTaps.reserveCapacity(Self.recentTapCapacity)
@@ -96,8 +101,20 @@ public struct TouchTracker: Sendable {
     /// id still exists on its screen keeps going, its local coordinates now computed through the new
     /// tree; every other touch is cancelled (`viewRemoved`) with its last local point in the old tree.
     public mutating func replaceLayout(_ newLayout: Layout, timestampMicros: UInt64) -> [ViewTouches] {
+        replaceLayout(PreparedLayout(newLayout), timestampMicros: timestampMicros)
+    }
+
+    /// The current layout with its tables, to hand back to a worker (so that releasing the old
+    /// tables after a swap can happen off the routing thread too).
+    public var preparedLayout: PreparedLayout { PreparedLayout(layout: layout, screens: screens) }
+
+    /// `replaceLayout(_:timestampMicros:)` with the new tables already built (`PreparedLayout`,
+    /// made off the routing thread). Cost: one id lookup per live touch and per remembered tap,
+    /// plus the messages of the touches cancelled; nothing proportional to the layout's size.
+    public mutating func replaceLayout(_ prepared: PreparedLayout, timestampMicros: UInt64) -> [ViewTouches] {
+        let newLayout = prepared.layout
         output.reset()
-        let newScreens = newLayout.screens.map(TrackerScreen.init)
+        let newScreens = prepared.screens
         // Find every touch's target in the new tree before anything changes.
         var moves: [(screenIndex: Int, target: Int32, hitView: Int32)] = []
         for index in touches.indices {

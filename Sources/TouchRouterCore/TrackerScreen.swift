@@ -39,6 +39,9 @@ final class TrackerScreen: Sendable {
     /// `views`' ids, same order (kept apart: the hot loops never touch them).
     let ids: ContiguousArray<String>
     let childList: ContiguousArray<Int32>
+    /// View id → its index in `views` (ids are unique in a config; the first wins otherwise), so a
+    /// reload finds a touch's view without a scan.
+    let indexByID: [String: Int32]
 
     init(_ screen: Screen) {
         name = screen.name
@@ -83,6 +86,10 @@ final class TrackerScreen: Sendable {
         self.views = views
         self.ids = ids
         self.childList = childList
+        var indexByID: [String: Int32] = [:]
+        indexByID.reserveCapacity(ids.count)
+        for (index, id) in ids.enumerated() where indexByID[id] == nil { indexByID[id] = Int32(index) }
+        self.indexByID = indexByID
     }
 
     /// The view a touch-down at `screenPoint` hits (UIKit's rules, through the index's lean query,
@@ -111,7 +118,7 @@ final class TrackerScreen: Sendable {
 
     /// The first view in pre-order (depth first, children back to front) with this id.
     func firstView(withID viewID: String) -> Int32? {
-        ids.firstIndex(of: viewID).map { Int32($0) }
+        indexByID[viewID]
     }
 
     /// The view's parent, or nil for the root.
@@ -119,5 +126,25 @@ final class TrackerScreen: Sendable {
     func parent(of view: Int32) -> Int32? {
         let parent = views[Int(view)].parent
         return parent < 0 ? nil : parent
+    }
+}
+
+/// A layout with everything the tracker builds for it (each screen's hit-test index and flattened
+/// views) already built: made off the routing thread, so `TouchTracker.replaceLayout` only rebinds
+/// the touches. Immutable and `Sendable`.
+public struct PreparedLayout: Sendable {
+    /// The layout itself.
+    public let layout: Layout
+    let screens: [TrackerScreen]
+
+    /// Builds the tracker's tables for `layout`. Cost: linear in the number of views (the index
+    /// build); meant for a worker thread.
+    public init(_ layout: Layout) {
+        self.init(layout: layout, screens: layout.screens.map(TrackerScreen.init))
+    }
+
+    init(layout: Layout, screens: [TrackerScreen]) {
+        self.layout = layout
+        self.screens = screens
     }
 }

@@ -6,9 +6,9 @@ import TouchRouterCore
 /// Access lists by view, with every list on a view's chain from its screen's root (a client must
 /// pass all of them). Root (uid 0) passes every list; a client whose credentials are unknown
 /// passes none.
-struct AccessPolicy {
+struct AccessPolicy: Sendable {
     /// One list with its names resolved.
-    struct ResolvedList {
+    struct ResolvedList: Sendable {
         var uids: Set<UInt32>
         var gids: Set<UInt32>
 

@@ -28,6 +28,11 @@ public final class Daemon {
     private var configWatch: ConfigWatch?
     /// The last reload failed for a transient reason (EMFILE, ENFILE, EINTR, ENOMEM): try again.
     private var reloadRetryPending = false
+    /// Builds new layouts off the loop.
+    private let reloadWorker: ReloadWorker
+    /// The reload being built, and the one queued behind it.
+    private var reloadInFlight: ReloadJob?
+    private var reloadQueued: ReloadJob?
     private let systemd = SystemdNotifier()
     private var watchdogTimer: MonotonicTimer?
 
@@ -126,10 +131,12 @@ public final class Daemon {
         signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
         timer = try MonotonicTimer()
         housekeepingTimer = try MonotonicTimer()
+        reloadWorker = try ReloadWorker()
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
         try loop.register(housekeepingTimer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
         loop.afterEachBatch = { [unowned self] in serveBacklog() }
+        try loop.register(reloadWorker.fd, for: .readable) { [unowned self] _ in handleReloadOutcome() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
             try loop.register(watch.fd, for: .readable) { [unowned self] _ in handleConfigWatch() }
@@ -177,6 +184,8 @@ public final class Daemon {
             watchdogTimer.fd.close()
         }
         housekeepingTimer.fd.close()
+        reloadWorker.waitUntilIdle()
+        reloadWorker.close()
         timer.fd.close()
         signals.fd.close()
         logger.notice("stopped")
@@ -211,7 +220,7 @@ public final class Daemon {
         guard let received = try? signals.drain() else { return }
         for signal in received {
             switch signal {
-            case SIGHUP: reload(trigger: "SIGHUP")
+            case SIGHUP: requestReload(trigger: "SIGHUP")
             case SIGINT: beginStop(reason: "SIGINT")
             default: beginStop(reason: "SIGTERM")
             }
@@ -243,7 +252,7 @@ public final class Daemon {
             if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
             if reloadRetryPending {
                 reloadRetryPending = false
-                reload(trigger: "retry after a transient failure")
+                requestReload(trigger: "retry after a transient failure")
             }
         }
         armHousekeepingTimer()
@@ -278,7 +287,7 @@ public final class Daemon {
             logger.warning("config watch: \(excerpt(watch.directory)) was moved or deleted; watching its path again")
             reestablishConfigWatch()
         } else if changes.needsReload {
-            reload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
+            requestReload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
         }
     }
 
@@ -289,7 +298,7 @@ public final class Daemon {
         do {
             try watch.reestablish()
             logger.notice("config watch: watching \(excerpt(watch.directory)) again")
-            reload(trigger: "config watch re-established")
+            requestReload(trigger: "config watch re-established")
         } catch {
             logger.warning("config watch: \(excerpt(watch.directory)): \(error); retrying every second")
             scheduleRetry()
@@ -499,7 +508,9 @@ public final class Daemon {
                 let reply: [UInt8]
                 switch RequestDecoder.decode(line: bytes) {
                 case .emptyLine: continue
-                case .request(let request): reply = handle(request.message, seq: request.seq, from: client)
+                case .request(let request):
+                    guard let answer = handle(request.message, seq: request.seq, from: client) else { continue }
+                    reply = answer
                 case .error(let error):
                     logger.debug("\(client.label): \(error)")
                     reply = line(.error(error))
@@ -534,7 +545,7 @@ public final class Daemon {
     }
 
     /// Carries out one request and returns its reply line.
-    private func handle(_ request: RequestMessage, seq: Int64?, from client: ClientConnection) -> [UInt8] {
+    private func handle(_ request: RequestMessage, seq: Int64?, from client: ClientConnection) -> [UInt8]? {
         switch request {
         case .hello(let version, let name):
             client.name = name
@@ -616,10 +627,9 @@ public final class Daemon {
                 return errorLine(
                     code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)
             }
-            if let failure = reload(trigger: "reload request from \(client.label)") {
-                return errorLine(code: .internalError, message: failure, seq: seq)
-            }
-            return line(.reloaded(generation: layoutGeneration, seq: seq))
+            // Answered when the reload is done (`handleReloadOutcome`).
+            requestReload(trigger: "reload request from \(client.label)", replyTo: (client.id, seq))
+            return nil
         }
     }
 
@@ -744,14 +754,66 @@ public final class Daemon {
 
     // MARK: Reload and stop
 
-    /// Parses and validates the config; only a valid one replaces the running layout.
-    @discardableResult
-    private func reload(trigger: String) -> String? {
-        guard !isStopping else { return "the daemon is stopping" }
-        let newConfig: Config
-        do {
-            newConfig = try loadConfig(path: options.configPath)
-        } catch {
+    /// A reload being built, or waiting for the one being built: why, and which `reload`
+    /// requests wait for its answer.
+    private struct ReloadJob {
+        var triggers: [String] = []
+        var replyTo: [(client: ClientID, seq: Int64?)] = []
+
+        var trigger: String { triggers.count == 1 ? triggers[0] : triggers.joined(separator: ", ") }
+    }
+
+    /// Asks for the config to be read again. The build runs on the reload worker; the routing loop
+    /// goes on meanwhile and swaps the result in when it is ready (`applyReload`). A request made
+    /// while a build runs is queued behind it (several merge into one), so the last save always
+    /// ends up live and never an older one. `replyTo` gets `reloaded` or an error when it is done.
+    /// Cost on the loop: O(1).
+    private func requestReload(trigger: String, replyTo: (client: ClientID, seq: Int64?)? = nil) {
+        guard !isStopping else { return }
+        if reloadInFlight != nil {
+            var queued = reloadQueued ?? ReloadJob()
+            queued.triggers.append(trigger)
+            if let replyTo { queued.replyTo.append(replyTo) }
+            reloadQueued = queued
+            return
+        }
+        var job = ReloadJob(triggers: [trigger])
+        if let replyTo { job.replyTo.append(replyTo) }
+        startReload(job)
+    }
+
+    private func startReload(_ job: ReloadJob) {
+        reloadInFlight = job
+        reloadWorker.start(path: options.configPath, current: config, subscriptions: subscriptions)
+    }
+
+    /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
+    /// start the queued reload if any.
+    private func handleReloadOutcome() {
+        guard let outcome = reloadWorker.take(), let job = reloadInFlight else { return }
+        reloadInFlight = nil
+        let failure = isStopping ? "the daemon is stopping" : applyReload(outcome, trigger: job.trigger)
+        for (clientID, seq) in job.replyTo {
+            guard let client = clients[clientID], client.closing == nil else { continue }
+            let reply =
+                failure.map { errorLine(code: .internalError, message: $0, seq: seq) }
+                ?? line(.reloaded(generation: layoutGeneration, seq: seq))
+            if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) } else { flush(client) }
+        }
+        if let queued = reloadQueued, !isStopping {
+            reloadQueued = nil
+            startReload(queued)
+        }
+    }
+
+    /// Swaps a finished build in. Returns the failure to report, if the file was refused.
+    /// Cost: `TouchTracker.replaceLayout`'s (the live touches), the cancels it sends, and one
+    /// `layoutChanged` line per client; everything that grows with the layout was built by the
+    /// worker, and the old layout is released there too.
+    private func applyReload(_ outcome: ReloadOutcome, trigger: String) -> String? {
+        let prepared: PreparedReload
+        switch outcome {
+        case .failed(let error):
             for configError in error.errors.prefix(20) { logger.error(configError.description) }
             if error.errors.count > 20 { logger.error("… and \(error.errors.count - 20) more errors") }
             stats.reloadsFailed += 1
@@ -763,28 +825,35 @@ public final class Daemon {
                 reloadRetryPending = true
                 scheduleRetry()
             }
-            return error.errors.first.map(\.description)
-        }
-        let newLayout = newConfig.layout
-        guard newConfig != config else {
+            return error.errors.first.map(\.description) ?? "the config did not load"
+        case .unchanged:
             logger.info("reload (\(trigger)): config unchanged")
             return nil
+        case .ready(let ready):
+            prepared = ready
         }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
         defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
+        // What the old layout holds is released on the worker, not here.
+        reloadWorker.retire((config, tracker.preparedLayout, access, subscriptions))
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
-        deliver(tracker.replaceLayout(newLayout, timestampMicros: monotonicMicros()))
-        config = newConfig
+        deliver(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
+        config = prepared.config
         layoutGeneration += 1
-        subscriptions.relayout(newLayout)
-        access = AccessPolicy(config: newConfig)
+        if prepared.subscriptions.version == subscriptions.version {
+            subscriptions = prepared.subscriptions
+        } else {
+            // A client (un)subscribed while the worker built: re-expand the live table here.
+            subscriptions.relayout(prepared.config.layout)
+        }
+        access = prepared.access
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }
         // Devices may now drive another screen, or none.
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
         if let replayDevice {
-            replayScreen = newConfig.screenName(forDeviceNamed: replayDevice.name, udevProperties: [:], node: nil)
+            replayScreen = config.screenName(forDeviceNamed: replayDevice.name, udevProperties: [:], node: nil)
             if replayScreen == nil { logger.warning("replay: no screen in the new config takes \(excerpt(replayDevice.name))") }
         }
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")

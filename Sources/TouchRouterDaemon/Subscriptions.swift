@@ -40,6 +40,9 @@ public struct SubscriptionTable: Sendable {
     /// Per view id: the clients receiving its touches under the current layout.
     public private(set) var subscribersByView: [String: [ClientID]] = [:]
     private var index: LayoutIndex
+    /// Grows with every change of what clients asked for: a table re-expanded off the routing
+    /// thread (`relayouted`) may replace this one only if no client changed its subscriptions since.
+    public private(set) var version = 0
 
     /// An empty table for `layout`.
     public init(layout: Layout) {
@@ -64,6 +67,7 @@ public struct SubscriptionTable: Sendable {
             }
             requested[client, default: [:]][viewID] = subtree
         }
+        version += 1
         rebuild()
         return unknown
     }
@@ -77,6 +81,7 @@ public struct SubscriptionTable: Sendable {
         } else {
             requested[client] = nil
         }
+        version += 1
         rebuild()
         return before.keys.filter { requested[client]?[$0] == nil }.sorted()
     }
@@ -88,7 +93,8 @@ public struct SubscriptionTable: Sendable {
 
     /// Forgets a disconnected client.
     public mutating func remove(_ client: ClientID) {
-        requested[client] = nil
+        guard requested.removeValue(forKey: client) != nil else { return }
+        version += 1
         rebuild()
     }
 
@@ -96,6 +102,14 @@ public struct SubscriptionTable: Sendable {
     public mutating func relayout(_ layout: Layout) {
         index = LayoutIndex(layout)
         rebuild()
+    }
+
+    /// This table re-expanded against `layout` (same requests, same `version`). Cost: linear in the
+    /// layout plus what the subscriptions cover; meant for the reload worker.
+    public func relayouted(_ layout: Layout) -> SubscriptionTable {
+        var table = self
+        table.relayout(layout)
+        return table
     }
 
     private mutating func rebuild() {

@@ -1,0 +1,95 @@
+/// Reloads are built off the routing thread: reading the file, parsing, validating, the hit-test
+/// index, access lists and subscriptions all grow with the config, so none of them may run on the
+/// loop. The loop only swaps the finished result in (`Daemon.apply`), in time proportional to the
+/// touches that are down.
+import CLinuxEvents
+import Dispatch
+import Glibc
+import Synchronization
+import TouchRouterCore
+
+/// Everything a new config needs, built and checked on the worker.
+struct PreparedReload: Sendable {
+    var config: Config
+    var layout: PreparedLayout
+    var access: AccessPolicy
+    /// The subscription table re-expanded for the new layout, from a snapshot taken when the
+    /// build started; valid only while the live table's `version` is still the snapshot's.
+    var subscriptions: SubscriptionTable
+}
+
+/// What a build ended with.
+enum ReloadOutcome: Sendable {
+    /// The file did not load or validate; nothing changes.
+    case failed(ConfigErrors)
+    /// The file is valid and equal to the running config.
+    case unchanged
+    /// A new layout, ready to swap in.
+    case ready(PreparedReload)
+}
+
+/// One worker thread (a serial dispatch queue) that builds one reload at a time and signals the
+/// loop through an eventfd when the outcome is ready.
+final class ReloadWorker: Sendable {
+    /// Readable when an outcome waits; registered with the loop.
+    let fd: FileDescriptor
+    private let queue = DispatchQueue(label: "touchrouterd.reload", qos: .utility)
+    private let outcome = Mutex<ReloadOutcome?>(nil)
+
+    /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`.
+    init() throws {
+        fd = FileDescriptor(
+            rawValue: try checked("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) })
+    }
+
+    /// Starts building from the file at `path`. `current` is the running config (to tell an
+    /// unchanged file) and `subscriptions` a snapshot of the live table. Returns at once.
+    func start(path: String, current: Config, subscriptions: SubscriptionTable) {
+        queue.async { [self] in
+            let result: ReloadOutcome
+            do throws(ConfigErrors) {
+                let config = try loadConfig(path: path)
+                if config == current {
+                    result = .unchanged
+                } else {
+                    result = .ready(
+                        PreparedReload(
+                            config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
+                            subscriptions: subscriptions.relayouted(config.layout)))
+                }
+            } catch {
+                result = .failed(error)
+            }
+            outcome.withLock { $0 = result }
+            var one: UInt64 = 1
+            _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// The finished outcome, if there is one (clears the eventfd).
+    func take() -> ReloadOutcome? {
+        var count: UInt64 = 0
+        _ = try? withUnsafeMutableBytes(of: &count) { try fd.read(into: $0) }
+        return outcome.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
+
+    /// Lets go of `value` on the worker: the old layout's tables are freed there, not on the loop.
+    func retire<Value: Sendable>(_ value: consuming Value) {
+        let box = RetiredValue(value)
+        queue.async { _ = box }
+    }
+
+    /// Waits for a build in progress to end (at teardown, before the eventfd is closed).
+    func waitUntilIdle() { queue.sync {} }
+
+    func close() { fd.close() }
+}
+
+/// Carries a value to the worker to be released there.
+private final class RetiredValue<Value: Sendable>: Sendable {
+    let value: Value
+    init(_ value: consuming Value) { self.value = value }
+}
