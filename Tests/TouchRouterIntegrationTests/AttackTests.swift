@@ -422,6 +422,63 @@ struct AttackTests {
         #expect(!daemon.log.contains("too slow"))
     }
 
+    /// Asks `layout`, subscribes to a refused view three times in one request, then asks `status`;
+    /// prints every reply line.
+    static let outsiderClient = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        requests = [
+            {"type": "layout", "seq": 1},
+            {"type": "subscribe", "views": ["left", "left", "left"], "seq": 2},
+            {"type": "status", "seq": 3},
+        ]
+        s.sendall("".join(json.dumps(r) + "\\n" for r in requests).encode())
+        f = s.makefile(encoding="utf-8")
+        for _ in requests:
+            print(f.readline().strip(), flush=True)
+        """
+
+    @Test(
+        "an outsider's layout leaves out the views it may not see; a refused request counts once",
+        .enabled(if: getuid() == 0 && AccessListTests.haveSetpriv, "needs root, setpriv and /usr/bin/python3"))
+    func outsiderLayoutAndDenialCount() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write("access.json5", AccessListTests.config)
+        try directory.write("outsider.py", Self.outsiderClient)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("access.json5")) + ["--socket-mode", "0666"])
+        defer { daemon.stop() }
+        let outsider = Process()
+        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        outsider.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
+                              directory.file("outsider.py"), daemon.socketPath]
+        let output = Pipe()
+        outsider.standardOutput = output
+        try outsider.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        outsider.waitUntilExit()
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(text)")
+        guard lines.count == 3 else { return }
+        // The layout: the open views are there, the restricted ones not even as an id.
+        #expect(lines[0].contains("\"right\""))
+        #expect(!lines[0].contains("\"left\"") && !lines[0].contains("left-edge"))
+        #expect(lines[0].contains("right-edge"), "its group (nogroup) may see right-edge")
+        #expect(lines[1].contains("permission-denied"))
+        // The admin (this test runs as root) sees one denial for the one request.
+        let admin = try LineClient(socketPath: daemon.socketPath)
+        let counters = try Self.status(admin).counters
+        #expect(counters["accessDenials"] == .integer(1))
+        // And the admin's layout has every view.
+        try admin.send(ClientRequest(.layout, seq: 5))
+        guard case .layout(let full) = try admin.readReply() else { throw HarnessError("no layout") }
+        #expect(full.layout.viewCount == 5)
+    }
+
     // MARK: The socket and the command line
 
     @Test("touchrouterctl monitor of views that do not exist exits 1 instead of watching nothing forever")
