@@ -1,0 +1,179 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `touchrouter-bench reload [--views 10000,100000] [--saves 5] [--clients 4] [--seconds S]`.
+let reloadBenchmark = Benchmark(
+    name: "reload",
+    summary: "the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved",
+    run: { arguments in ReloadBenchmark.main(arguments) })
+
+/// Starts the real `touchrouterd` on a generated layout of N views (tiny views behind the split
+/// layout's halves, so the recording's touches land as usual), replaying a recording as fast as it
+/// goes (`--speed 0`, one frame per loop turn) with `--replay-restamp`, and clients subscribed to
+/// everything. It then saves the layout again and again (each save a different file of the same
+/// size) and reports, from the `time` stamps of the touches the clients receive, the gaps between
+/// consecutive routed frames: with no save (the reference, same run) and while saves are built and
+/// swapped in. Also: start to socket-ready, save to `layoutChanged` at a client, RssAnon.
+enum ReloadBenchmark {
+    struct Settings {
+        var viewCounts = [10_000, 100_000]
+        var saves = 5
+        var clients = 4
+        var seconds = 2.0
+        var recording =
+            DaemonLatencyBenchmark.packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
+    }
+
+    static func main(_ arguments: [String]) {
+        var settings = Settings()
+        var remaining = arguments[...]
+        while let flag = remaining.popFirst() {
+            guard let value = remaining.popFirst() else { DaemonLatencyBenchmark.fail("\(flag) needs a value") }
+            switch flag {
+            case "--views": settings.viewCounts = value.split(separator: ",").compactMap { Int($0) }
+            case "--saves": settings.saves = Int(value) ?? settings.saves
+            case "--clients": settings.clients = Int(value) ?? settings.clients
+            case "--seconds": settings.seconds = Double(value) ?? settings.seconds
+            default: DaemonLatencyBenchmark.fail("unknown option \(flag)")
+            }
+        }
+        print("reload: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed 0 --replay-restamp")
+        print("  gap = time between consecutive routed frames, from the frames' own CLOCK_MONOTONIC stamps")
+        print("  reference: \(settings.seconds) s with no save; then \(settings.saves) saves, each waited for")
+        print("  load average at start: \(DaemonLatencyBenchmark.loadAverage())")
+        print(
+            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon")
+        for count in settings.viewCounts { run(views: count, settings) }
+        print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
+    }
+
+    /// The split layout under `count - 5` tiny views; `marker` names the right half's child.
+    static func layout(views count: Int, marker: String) -> String {
+        var text = "{ screens: [ { name: \"main\", width: 1280, height: 768, root: { id: \"panel\", children: [\n"
+        text.reserveCapacity(count * 48)
+        for index in 0..<max(count - 5, 0) {
+            text += "{ id: \"f\(index)\", frame: [\(index % 1200), \(index / 1200 % 700), 2, 2] },\n"
+        }
+        text += """
+              { id: "left", frame: [0, 0, 640, 768], children: [ { id: "left-edge", frame: [0, 0, 400, 768] } ] },
+              { id: "right", frame: [640, 0, 640, 768], children: [ { id: "\(marker)", frame: [300, 0, 340, 768] } ] },
+            ] } } ] }
+            """
+        return text
+    }
+
+    static func run(views count: Int, _ settings: Settings) {
+        var template = Array("/tmp/touchrouter-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { DaemonLatencyBenchmark.fail("mkdtemp failed") }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/layout.json5"
+        let socketPath = directory + "/bench.sock"
+        let logPath = directory + "/daemon.log"
+        let files = (0...settings.saves).map { layout(views: count, marker: "marker-\($0)") }
+        try? files[0].write(toFile: config, atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
+        process.arguments = [
+            "--config", config, "--replay", settings.recording, "--speed", "0", "--loop",
+            "--replay-wait-for", "\(settings.clients)", "--replay-restamp", "--socket", socketPath,
+            "--log-level", "warning",
+        ]
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        let started = monotonicNanoseconds()
+        do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        var control: Int32 = -1
+        while control < 0 {
+            control = connectUnix(socketPath)
+            if control < 0 {
+                if !process.isRunning { DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))") }
+                usleep(1_000)
+            }
+        }
+        let ready = monotonicNanoseconds() - started
+        defer { close(control) }
+        _ = DaemonLatencyBenchmark.status(control, hello: true)
+
+        let probes = (0..<settings.clients).map { _ in Probe(socketPath: socketPath, view: "panel") }
+        for probe in probes { probe.start() }
+        usleep(1_000_000)
+        let referenceStart = monotonicNanoseconds()
+        usleep(UInt32(settings.seconds * 1_000_000))
+        let referenceEnd = monotonicNanoseconds()
+
+        var saveLatencies: [Double] = []
+        for index in 1...settings.saves {
+            let saved = monotonicNanoseconds()
+            try? files[index].write(toFile: config, atomically: true, encoding: .utf8)
+            guard waitForLayoutChanged(control) else { DaemonLatencyBenchmark.fail("no layoutChanged after save \(index)") }
+            saveLatencies.append(Double(monotonicNanoseconds() - saved))
+            usleep(100_000)
+        }
+        let savingEnd = monotonicNanoseconds()
+        let rssAnon = rssAnonKilobytes(process.processIdentifier)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        for probe in probes { probe.finished.wait() }
+
+        // The routed frames' stamps (µs), as the first probe saw them, in arrival order.
+        let probe = probes[0]
+        var frames: [(arrival: UInt64, time: UInt64)] = []
+        for (index, arrival) in probe.arrivalNanos.enumerated() {
+            let time = UInt64(Int64(arrival) - probe.latencyNanos[index]) / 1000
+            if frames.last?.time != time { frames.append((arrival, time)) }
+        }
+        func gaps(from start: UInt64, to end: UInt64) -> [Double] {
+            var result: [Double] = []
+            for index in frames.indices.dropFirst() where frames[index].arrival >= start && frames[index].arrival < end {
+                result.append(Double(frames[index].time - frames[index - 1].time) * 1000)
+            }
+            return result
+        }
+        let reference = gaps(from: referenceStart, to: referenceEnd)
+        let saving = gaps(from: referenceEnd, to: savingEnd)
+        let fileBytes = files[0].utf8.count
+        print(
+            column("\(count)", 7) + column(String(format: "%.1f MB", Double(fileBytes) / 1e6), 10)
+                + column(formatNanoseconds(Double(ready)), 13)
+                + column(formatNanoseconds(percentile(saveLatencies, 0.5)), 18)
+                + column(formatNanoseconds(saveLatencies.max() ?? .nan), 10)
+                + column(formatNanoseconds(percentile(reference, 0.99)), 13)
+                + column(formatNanoseconds(reference.max() ?? .nan), 10)
+                + column(formatNanoseconds(percentile(saving, 0.99)), 16)
+                + column(formatNanoseconds(saving.max() ?? .nan), 12)
+                + column("\(rssAnon / 1024) MB", 9))
+    }
+
+    /// Reads the control connection until a `layoutChanged` line (generous time limit).
+    static func waitForLayoutChanged(_ fd: Int32) -> Bool {
+        var text = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, 120_000) > 0 {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return false }
+            text += chunk[..<count]
+            if String(decoding: text, as: UTF8.self).contains("\"layoutChanged\"") { return true }
+        }
+        return false
+    }
+
+    static func rssAnonKilobytes(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
