@@ -13,6 +13,10 @@ public let daemonVersion = "0.1.0"
 public final class Daemon {
     private let options: DaemonOptions
     private let logger: Logger
+    /// Undoes start-up, in reverse: every resource `init` and `run` acquire pushes its release
+    /// here as it is acquired, and one path (`tearDown`) runs them — after a graceful stop, after
+    /// the loop failed, and when `init` fails half-way.
+    private let teardown = TeardownStack()
     private let loop: EventLoop
     private var listener: Listener?
     private let signals: SignalChannel
@@ -90,16 +94,22 @@ public final class Daemon {
         let logger = Logger(minimumLevel: options.logLevel)
         // A closed stderr (journald restarting) must not kill the daemon; sockets use MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)
+        let daemon: Daemon
         do {
-            let daemon = try Daemon(options: options, logger: logger)
-            try daemon.run()
-            return 0
+            daemon = try Daemon(options: options, logger: logger)
         } catch let error as ConfigErrors {
-            for configError in error.errors { logger.error(configError.description) }
+            for configError in error.errors.prefix(50) { logger.error(configError.description) }
             logger.error("cannot start: the config has errors")
             return 1
         } catch {
             logger.error("cannot start: \(error)")
+            return 1
+        }
+        do {
+            try daemon.run()
+            return 0
+        } catch {
+            logger.error("stopped by an error: \(error)")
             return 1
         }
     }
@@ -127,11 +137,37 @@ public final class Daemon {
                     + (options.replayLoops ? ", looping" : ""))
         }
 
-        loop = try EventLoop()
-        signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
-        timer = try MonotonicTimer()
-        housekeepingTimer = try MonotonicTimer()
-        reloadWorker = try ReloadWorker()
+        let teardown = self.teardown
+        do {
+            loop = try EventLoop()
+            let signals = try SignalChannel(signals: [SIGTERM, SIGINT, SIGHUP])
+            teardown.push { signals.fd.close() }
+            self.signals = signals
+            let timer = try MonotonicTimer()
+            teardown.push { timer.fd.close() }
+            self.timer = timer
+            let housekeepingTimer = try MonotonicTimer()
+            teardown.push { housekeepingTimer.fd.close() }
+            self.housekeepingTimer = housekeepingTimer
+            let reloadWorker = try ReloadWorker()
+            teardown.push {
+                reloadWorker.waitUntilIdle()
+                reloadWorker.close()
+            }
+            self.reloadWorker = reloadWorker
+            try registerAndListen()
+        } catch {
+            teardown.run()
+            throw error
+        }
+    }
+
+    /// The second half of start-up: everything joins the loop, input opens, the socket listens.
+    private func registerAndListen() throws {
+        if getenv("TOUCHROUTERD_INJECT_LOOP_FAILURE") != nil {
+            // Tests only: the running loop fails, to prove the teardown path.
+            loop.injectedFailure = SystemError(call: "epoll_wait (injected by TOUCHROUTERD_INJECT_LOOP_FAILURE)", errno: EIO)
+        }
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
         try loop.register(housekeepingTimer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
@@ -139,6 +175,7 @@ public final class Daemon {
         try loop.register(reloadWorker.fd, for: .readable) { [unowned self] _ in handleReloadOutcome() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
+            teardown.push { watch.close() }
             try loop.register(watch.fd, for: .readable) { [unowned self] _ in handleConfigWatch() }
             configWatch = watch
         } catch {
@@ -146,8 +183,12 @@ public final class Daemon {
         }
         if replay == nil { try openLiveInput() }
 
-        // Last, so a daemon that cannot start leaves no socket file behind.
+        // Last: nothing can fail after it, so a daemon that cannot start never had a socket file.
         let listener = try Listener.open(options.socket)
+        teardown.push { [weak self] in
+            self?.listener?.close()
+            self?.listener = nil
+        }
         self.listener = listener
         try loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
         logger.notice(
@@ -158,8 +199,9 @@ public final class Daemon {
     }
 
     /// Serves until SIGTERM/SIGINT (or the end of a replay with `--exit-after-replay`), then
-    /// tears everything down in reverse order.
+    /// tears everything down in reverse order — also when the loop fails.
     public func run() throws {
+        defer { tearDown() }
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
         systemd?.notify(
             "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
@@ -167,6 +209,7 @@ public final class Daemon {
             // The only periodic wake-up, and only when the unit sets WatchdogSec=.
             let watchdog = try MonotonicTimer()
             try watchdog.armPeriodic(intervalMicros: max(interval / 2, 1))
+            teardown.push { watchdog.fd.close() }
             try loop.register(watchdog.fd, for: .readable) { _ in
                 watchdog.acknowledge()
                 systemd.notify("WATCHDOG=1")
@@ -174,20 +217,13 @@ public final class Daemon {
             watchdogTimer = watchdog
         }
         try loop.run()
-        for client in clients.values { disconnect(client, .daemonStopping) }
-        configWatch?.close()
-        if let liveInput { loop.deregister(FileDescriptor(rawValue: liveInput.fileDescriptor)) }
-        liveInput = nil
-        listener?.close()
-        if let watchdogTimer {
-            loop.deregister(watchdogTimer.fd)
-            watchdogTimer.fd.close()
-        }
-        housekeepingTimer.fd.close()
-        reloadWorker.waitUntilIdle()
-        reloadWorker.close()
-        timer.fd.close()
-        signals.fd.close()
+    }
+
+    /// The one teardown path: clients closed, then every resource released in the reverse order
+    /// of its acquisition (the socket file first, the signal channel last).
+    private func tearDown() {
+        for client in Array(clients.values) { disconnect(client, .daemonStopping) }
+        teardown.run()
         logger.notice("stopped")
     }
 
@@ -203,6 +239,7 @@ public final class Daemon {
             },
             log: { level, message in logger.log(LogLevel(rawValue: level.syslogPriority) ?? .info, message) })
         liveInput = reader
+        teardown.push { [weak self] in self?.liveInput = nil }
         try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
             [unowned self] _ in
             guard let events = liveInput?.dispatch() else { return }
@@ -886,6 +923,19 @@ public final class Daemon {
         } else {
             try? timer.arm(atMonotonicMicros: monotonicMicros() + 2_000_000)
         }
+    }
+}
+
+/// Releases, pushed as resources are acquired and run in reverse.
+final class TeardownStack {
+    private var steps: [() -> Void] = []
+
+    /// Adds the release of a resource just acquired.
+    func push(_ step: @escaping () -> Void) { steps.append(step) }
+
+    /// Runs every step, last pushed first, once.
+    func run() {
+        while let step = steps.popLast() { step() }
     }
 }
 

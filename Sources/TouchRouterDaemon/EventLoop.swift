@@ -26,8 +26,17 @@ public final class EventLoop {
     public typealias Handler = (IOEvents) -> Void
 
     private let epoll: FileDescriptor
-    private var handlers: [Int32: Handler] = [:]
+    /// Registration id → its descriptor and handler. The id travels in the epoll event (not the
+    /// fd), so an fd closed and reused within one `epoll_wait` batch can never receive an event
+    /// meant for the old one: the old registration's id is gone from this table.
+    private var registrations: [UInt64: (fd: Int32, handler: Handler)] = [:]
+    /// fd → its current registration id.
+    private var registrationByFD: [Int32: UInt64] = [:]
+    private var nextRegistration: UInt64 = 1
     private var isRunning = false
+    /// A fault for `run()` to throw instead of waiting: set only by tests of the daemon's
+    /// teardown (`TOUCHROUTERD_INJECT_LOOP_FAILURE`), never in normal operation.
+    public var injectedFailure: SystemError?
     /// Called after each batch of ready descriptors has been handled; returns true while it left
     /// work for later (then the next `epoll_wait` does not sleep, so ready descriptors and the
     /// deferred work take turns). The daemon uses it to finish clients' buffered requests a
@@ -46,19 +55,27 @@ public final class EventLoop {
 
     /// `epoll_ctl(EPOLL_CTL_ADD)`: from now on `handler` is called when `fd` is ready for `events`.
     public func register(_ fd: FileDescriptor, for events: IOEvents, handler: @escaping Handler) throws {
-        try control(EPOLL_CTL_ADD, fd, events)
-        handlers[fd.rawValue] = handler
+        let registration = nextRegistration
+        try control(EPOLL_CTL_ADD, fd, events, registration: registration)
+        nextRegistration += 1
+        registrations[registration] = (fd.rawValue, handler)
+        registrationByFD[fd.rawValue] = registration
     }
 
     /// `epoll_ctl(EPOLL_CTL_MOD)`: change what `fd` is watched for.
     public func modify(_ fd: FileDescriptor, for events: IOEvents) throws {
-        try control(EPOLL_CTL_MOD, fd, events)
+        guard let registration = registrationByFD[fd.rawValue] else {
+            throw SystemError(call: "epoll_ctl", errno: ENOENT)
+        }
+        try control(EPOLL_CTL_MOD, fd, events, registration: registration)
     }
 
     /// `epoll_ctl(EPOLL_CTL_DEL)`; call before closing `fd`. Events already fetched for it are dropped.
     public func deregister(_ fd: FileDescriptor) {
-        _ = try? control(EPOLL_CTL_DEL, fd, [])
-        handlers[fd.rawValue] = nil
+        _ = try? control(EPOLL_CTL_DEL, fd, [], registration: 0)
+        if let registration = registrationByFD.removeValue(forKey: fd.rawValue) {
+            registrations[registration] = nil
+        }
     }
 
     /// Dispatches ready descriptors until `stop()` is called from a handler.
@@ -67,14 +84,15 @@ public final class EventLoop {
         var ready = [epoll_event](repeating: epoll_event(), count: 64)
         var hasDeferredWork = false
         while isRunning {
+            if let injectedFailure { throw injectedFailure }
             let count = try checked("epoll_wait") {
                 epoll_wait(epoll.rawValue, &ready, Int32(ready.count), hasDeferredWork ? 0 : -1)
             }
             for index in 0..<Int(count) where isRunning {
-                let fd = ready[index].data.fd
-                // A handler earlier in this batch may have closed and deregistered this fd.
-                guard let handler = handlers[fd] else { continue }
-                handler(IOEvents(rawValue: ready[index].events))
+                // A handler earlier in this batch may have deregistered this registration (and
+                // its fd may already belong to a new one): then the event is dropped.
+                guard let registration = registrations[ready[index].data.u64] else { continue }
+                registration.handler(IOEvents(rawValue: ready[index].events))
             }
             hasDeferredWork = isRunning && (afterEachBatch?() ?? false)
         }
@@ -83,11 +101,11 @@ public final class EventLoop {
     /// Makes `run()` return after the current handler.
     public func stop() { isRunning = false }
 
-    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents) throws {
+    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents, registration: UInt64) throws {
         var event = epoll_event()
         // Peer half-close is worth hearing about only while reading (else it would stay ready).
         event.events = events.rawValue | (events.contains(.readable) ? EPOLLRDHUP.rawValue : 0)
-        event.data.fd = fd.rawValue
+        event.data.u64 = registration
         try checked("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, fd.rawValue, &event) }
     }
 }

@@ -481,6 +481,20 @@ struct AttackTests {
 
     // MARK: The socket and the command line
 
+    @Test("a daemon whose loop fails tears down through the one path: no socket file left, the real cause logged, exit 1")
+    func loopFailureTearsDown() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(),
+            environment: ["TOUCHROUTERD_INJECT_LOOP_FAILURE": "1"])
+        #expect(try daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("stopped by an error: epoll_wait (injected"))
+        #expect(!daemon.log.contains("cannot start"), "it had started")
+        #expect(daemon.log.contains("stopped"))
+        #expect(access(daemon.socketPath, F_OK) != 0, "the socket file was left behind")
+    }
+
     @Test("touchrouterctl monitor of views that do not exist exits 1 instead of watching nothing forever")
     func monitorNothing() throws {
         let directory = try TemporaryDirectory()
