@@ -40,7 +40,9 @@ struct LibinputCrossCheckTests {
         #expect(try Self.decodedFrames(recording) == Self.libinputFrames(recording.libinputTouches))
     }
 
-    /// The comparison itself, on a record written the way libinput record writes touch events.
+    /// The comparison itself, on a record written the way libinput record writes touch events
+    /// (`--with-libinput` puts a frame's evdev and libinput events in one item, as the second frame
+    /// here; the others have them as separate items, which is read the same).
     @Test func interpretedEventsCompareFrameByFrame() throws {
         let text = """
             version: 1
@@ -72,7 +74,7 @@ struct LibinputCrossCheckTests {
                 - [  0,  57873,   3,  47,       0]
                 - [  0,  57873,   3,  54,     170]
                 - [  0,  57873,   0,   0,       0]
-              - libinput:
+                libinput:
                 - {time: 0.057873, type: TOUCH_MOTION, slot: 0, seat_slot: 0, point: [539.00, 170.00]}
                 - {time: 0.057873, type: TOUCH_DOWN, slot: 1, seat_slot: 1, point: [222.00, 0.00]}
                 - {time: 0.057873, type: TOUCH_FRAME}
