@@ -84,7 +84,7 @@ struct MultitouchDecoderTests {
         #expect(frames[0].contacts == [ContactEvent(kind: .down, slot: 0, screenPoint: Point(539, 167))])
         #expect(frames[0].timestampMicros == 0)
         #expect(frames[1].contacts == [ContactEvent(kind: .down, slot: 1, screenPoint: Point(222, 306))])
-        #expect(frames[1].timestampMicros == 57_873)
+        #expect(frames[1].timestampMicros == 56_002)
         #expect(frames[2].contacts == [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(535, 177))])
         // One kernel frame moving both fingers is one frame with both motions, in slot order.
         #expect(
