@@ -273,6 +273,40 @@ struct MultitouchDecoderTests {
             ])
     }
 
+    /// Hysteresis again, on its other paths: a diagonal motion toward the origin (the centre lags
+    /// behind on both axes, rounded toward zero as libinput's C does), the dragged centre standing in
+    /// for the axis the next event does not carry, and a motion back inside the ellipse dropped.
+    @Test func hysteresisDragsTheCentreBothWays() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+                // 30 down-left on both axes (beyond 2 × fuzz: the kernel passes it as is). Reported raw;
+                // the centre lags 4/√2 ≈ 2.83 behind on each axis: (72, 72).
+                Self.abs(EvdevCode.absMtPositionX, 70, at: 1), Self.abs(EvdevCode.absMtPositionY, 70, at: 1),
+                Self.report(at: 1),
+                // X only: reported with y = the dragged centre (72); the centre goes to (44, 72).
+                Self.abs(EvdevCode.absMtPositionX, 40, at: 2), Self.report(at: 2),
+                // The kernel defuzzes 44 to 41: 3 from the centre's 44, inside the margin: dropped.
+                Self.abs(EvdevCode.absMtPositionX, 44, at: 3), Self.report(at: 3),
+                // Y only: x is the centre (44), not the dropped 41.
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 4), Self.report(at: 4),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 1, 2, 4])
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(70, 70))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(40, 72))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(44, 100))],
+            ])
+    }
+
     @Test func palmCancelsTheContact() throws {
         var device = Self.touchscreen
         device.absinfo[EvdevCode.absMtToolType] = AbsInfo(minimum: 0, maximum: 2)
