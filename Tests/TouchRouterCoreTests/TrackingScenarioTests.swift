@@ -120,6 +120,21 @@ enum TrackingScenarios {
             ],
             counters: ["dropped-multiple-touch": 1]),
         TrackingScenario(
+            name: "multipleTouch counts touches by hit view, not by the view receiving them",
+            subscribed: ["root"],
+            steps: [
+                // `single` and `button` take one touch each; both touches go to root: both taken.
+                frame(1000, down(0, 510, 510), expect: ["root: #1 began (510, 510)"]),
+                frame(2000, down(1, 150, 150), expect: ["root: #1 stationary (510, 510), #2 began (150, 150)"]),
+                frame(3000, up(0), up(1), expect: ["root: #1 ended (510, 510), #2 ended (150, 150)"]),
+                subscribe(["button", "root"]),
+                frame(1_000_000, down(0, 150, 150), expect: ["button: #3 began (50, 50)"]),
+                // A second touch in `button` would go to root now, but button is touched: dropped.
+                subscribe(["root"]),
+                frame(1_001_000, down(1, 160, 160), expect: []),
+            ],
+            counters: ["dropped-multiple-touch": 1]),
+        TrackingScenario(
             name:
                 "exclusiveTouch: a touched exclusive view keeps every other view of its screen from new touches",
             steps: [
