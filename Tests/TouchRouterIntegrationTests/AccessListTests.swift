@@ -159,7 +159,7 @@ struct AccessListTests {
     /// number, and the client holds it only as the second of several supplementary groups (its
     /// primary group is another one); a client whose supplementary groups miss it is refused.
     /// Then nesting: `desk` inside `staff` has a list of its own (the user nobody), and a client
-    /// must pass both: passing either one alone is refused.
+    /// must pass both: passing either one alone is refused. Root passes every list.
     @Test(
         "a group held only as a later supplementary group admits; a nested list must be passed too",
         .enabled(if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
@@ -171,6 +171,8 @@ struct AccessListTests {
             ("desk", ["--reuid=65534", "--regid=65534", "--groups=4243"], "error permission-denied"),
             // Passes staff's list (the group), not desk's (another user).
             ("desk", ["--reuid=1", "--regid=65534", "--groups=4242"], "error permission-denied"),
+            // Root passes every list, named in it or not.
+            ("desk", ["--reuid=0", "--regid=0", "--clear-groups"], "subscribed -"),
         ])
     func supplementaryGroupByNumber(view: String, credentials: [String], expected: String) throws {
         let directory = try TemporaryDirectory()
