@@ -307,6 +307,41 @@ struct MultitouchDecoderTests {
             ])
     }
 
+    /// The kernel's defuzzing on its own: with a fuzz on x only there is no hysteresis ellipse
+    /// (libinput needs both margins), so every value the kernel passes is reported, and its
+    /// weighting shows: within fuzz/2 dropped, within fuzz 3:1 toward the old value, within
+    /// 2 × fuzz halfway, beyond that as is.
+    @Test func kernelDefuzzWeighting() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+                // 2 from 100, under fuzz / 2: the kernel drops it.
+                Self.abs(EvdevCode.absMtPositionX, 102, at: 1), Self.report(at: 1),
+                // 6 from 100, under fuzz: (3 × 100 + 106) / 4 = 101.
+                Self.abs(EvdevCode.absMtPositionX, 106, at: 2), Self.report(at: 2),
+                // 10 from 101, under 2 × fuzz: (101 + 111) / 2 = 106.
+                Self.abs(EvdevCode.absMtPositionX, 111, at: 3), Self.report(at: 3),
+                // 34 from 106: as is.
+                Self.abs(EvdevCode.absMtPositionX, 140, at: 4), Self.report(at: 4),
+                // y has no fuzz: as is.
+                Self.abs(EvdevCode.absMtPositionY, 101, at: 5), Self.report(at: 5),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 2, 3, 4, 5])
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(101, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(106, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(140, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(140, 101))],
+            ])
+    }
+
     @Test func palmCancelsTheContact() throws {
         var device = Self.touchscreen
         device.absinfo[EvdevCode.absMtToolType] = AbsInfo(minimum: 0, maximum: 2)
