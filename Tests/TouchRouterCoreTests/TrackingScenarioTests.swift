@@ -125,7 +125,8 @@ enum TrackingScenarios {
             steps: [
                 // `single` and `button` take one touch each; both touches go to root: both taken.
                 frame(1000, down(0, 510, 510), expect: ["root: #1 began (510, 510)"]),
-                frame(2000, down(1, 150, 150), expect: ["root: #1 stationary (510, 510), #2 began (150, 150)"]),
+                frame(
+                    2000, down(1, 150, 150), expect: ["root: #1 stationary (510, 510), #2 began (150, 150)"]),
                 frame(3000, up(0), up(1), expect: ["root: #1 ended (510, 510), #2 ended (150, 150)"]),
                 subscribe(["button", "root"]),
                 frame(1_000_000, down(0, 150, 150), expect: ["button: #3 began (50, 50)"]),
@@ -199,7 +200,8 @@ enum TrackingScenarios {
                 frame(2_200_000, down(0, 600, 100), expect: ["multi: #5 began (100, 100)"]),
             ]),
         TrackingScenario(
-            name: "tap boundaries: moving exactly tapSlop, starting exactly tapIntervalMicros later and tapSlop away",
+            name:
+                "tap boundaries: moving exactly tapSlop, starting exactly tapIntervalMicros later and tapSlop away",
             steps: [
                 frame(1_000_000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
                 // Exactly 45 units (tapSlop) from where it began: still a tap.

@@ -39,7 +39,10 @@ struct LibinputCrossCheckTests {
         let recording = try Recording.load(path: Fixtures.path(relativePath))
         try #require(
             !recording.libinputTouches.isEmpty,
-            "\(relativePath) has no libinput TOUCH_* events: capture it again with scripts/vm/record-libinput.sh")
+            """
+            \(relativePath) has no libinput TOUCH_* events: capture it again with \
+            scripts/vm/record-libinput.sh
+            """)
         let expected = Self.libinputFrames(recording.libinputTouches)
         #expect(expected.contains { $0.contains { $0.hasPrefix("down") } })
         #expect(try Self.decodedFrames(recording) == expected)

@@ -162,7 +162,8 @@ struct AccessListTests {
     /// must pass both: passing either one alone is refused. Root passes every list.
     @Test(
         "a group held only as a later supplementary group admits; a nested list must be passed too",
-        .enabled(if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
+        .enabled(
+            if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run clients as others"),
         arguments: [
             ("staff", ["--reuid=65534", "--regid=65534", "--groups=4243,4242"], "subscribed -"),
             ("staff", ["--reuid=65534", "--regid=65534", "--groups=4243,4244"], "error permission-denied"),

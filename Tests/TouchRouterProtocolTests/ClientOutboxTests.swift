@@ -100,7 +100,8 @@ struct ClientOutboxTests {
     @Test("coalescing drops a message only when every one of its touches is updated later")
     func coalescingNeedsEveryTouchAgain() throws {
         var outbox = ClientOutbox(byteBudget: 1 << 20)
-        let began = Self.message("a", 0, [Self.touch(1, .began, at: 0, from: 0), Self.touch(2, .began, at: 0, from: 0)])
+        let began = Self.message(
+            "a", 0, [Self.touch(1, .began, at: 0, from: 0), Self.touch(2, .began, at: 0, from: 0)])
         let bothMoved = Self.message(
             "a", 1, [Self.touch(1, .moved, at: 1, from: 0), Self.touch(2, .moved, at: 5, from: 0)])
         let firstMoved = Self.message("a", 2, [Self.touch(1, .moved, at: 2, from: 1)])
@@ -142,7 +143,9 @@ struct ClientOutboxTests {
             outbox.coalesce()
             #expect(outbox.pendingMessageCount == 2, "\(phase)")
             #expect(
-                try Self.drain(&outbox) == [.touches(TouchesMessage(changing)), .touches(TouchesMessage(later))],
+                try Self.drain(&outbox) == [
+                    .touches(TouchesMessage(changing)), .touches(TouchesMessage(later)),
+                ],
                 "\(phase)")
         }
         var outbox = ClientOutbox(byteBudget: 1 << 20)
