@@ -123,33 +123,36 @@ public enum LibinputRecordReader {
         if let eventsNode = device["events"] {
             switch eventsNode.value {
             case .sequence(let items):
+                // `libinput record --with-libinput` writes a frame's evdev events and libinput's
+                // interpretation of them as two keys of one item, in that order.
                 for item in items {
-                    guard case .mapping(let entry) = item.value, entry.entries.count == 1 else {
-                        throw fail(item, "an events item must be a single 'evdev:' or 'libinput:' entry")
+                    guard case .mapping(let entry) = item.value, !entry.entries.isEmpty else {
+                        throw fail(item, "an events item must be an 'evdev:' and/or 'libinput:' entry")
                     }
-                    let (kind, body) = entry.entries[0]
-                    switch kind {
-                    case "evdev":
-                        guard case .sequence(let rows) = body.value else {
-                            throw fail(body, "'evdev:' must be a list of [sec, usec, type, code, value]")
-                        }
-                        for row in rows {
-                            let event = try evdevEvent(row, fail: fail)
-                            if let last = events.last, event.timestampMicros < last.timestampMicros {
-                                throw fail(row, "event time goes backwards")
+                    for (kind, body) in entry.entries {
+                        switch kind {
+                        case "evdev":
+                            guard case .sequence(let rows) = body.value else {
+                                throw fail(body, "'evdev:' must be a list of [sec, usec, type, code, value]")
                             }
-                            events.append(event)
+                            for row in rows {
+                                let event = try evdevEvent(row, fail: fail)
+                                if let last = events.last, event.timestampMicros < last.timestampMicros {
+                                    throw fail(row, "event time goes backwards")
+                                }
+                                events.append(event)
+                            }
+                        case "libinput":
+                            guard case .sequence(let rows) = body.value else {
+                                throw fail(body, "'libinput:' must be a list of events")
+                            }
+                            for row in rows {
+                                if let touch = try libinputTouch(row, fail: fail) { touches.append(touch) }
+                            }
+                        default:
+                            // Other event kinds a newer libinput may write (e.g. hid reports) are not needed.
+                            break
                         }
-                    case "libinput":
-                        guard case .sequence(let rows) = body.value else {
-                            throw fail(body, "'libinput:' must be a list of events")
-                        }
-                        for row in rows {
-                            if let touch = try libinputTouch(row, fail: fail) { touches.append(touch) }
-                        }
-                    default:
-                        // Other event kinds a newer libinput may write (e.g. hid reports) are not needed.
-                        break
                     }
                 }
             case .null: break

@@ -6,12 +6,22 @@ import Testing
 /// Corrupted copies of the example config (a flipped byte, a cut, a duplicated or deleted span, as a
 /// damaged SD card or a bad edit would make) must each be accepted or rejected with located errors,
 /// never crash or hang.
+///
+/// Each run draws a new seed and prints it before it starts; replay one with
+/// `TOUCHROUTER_CONFIG_MUTATION_SEED=<seed> swift test --filter ConfigMutationTests`.
 @Suite("Config mutations")
 struct ConfigMutationTests {
+    /// The seed given in the environment, else a fresh one.
+    static var seed: UInt64 {
+        ProcessInfo.processInfo.environment["TOUCHROUTER_CONFIG_MUTATION_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64.max)
+    }
+
     @Test("random corruptions of the example never crash and always explain themselves")
     func corruptions() throws {
         let original = try [UInt8](Data(contentsOf: RepositoryPaths.exampleConfig))
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = Self.seed
+        print("config mutations: seed \(seed) (replay: TOUCHROUTER_CONFIG_MUTATION_SEED=\(seed))")
         var random = SeededRandom(seed: seed)
         var rejected = 0
         for iteration in 0..<400 {

@@ -113,6 +113,9 @@ struct ConfigValidationTests {
             "negative margin", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: -3 }"#, .negativeMargin,
             path: "main/k", at: "touchMargin"),
         .view(
+            "slightly negative margin", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: -0.5 }"#,
+            .negativeMargin, path: "main/k", at: "touchMargin", says: "found -0.5"),
+        .view(
             "negative edge", #"{ id: "k", frame: [0, 0, 5, 5], touchMargin: { left: -3 } }"#, .negativeMargin,
             path: "main/k", at: "left"),
         .view(
@@ -187,6 +190,9 @@ struct ConfigValidationTests {
         .screen(
             "calibration of 5", "calibration: [1, 0, 0, 0, 1],", .invalidCalibration, at: "calibration",
             says: "found 5 values"),
+        .screen(
+            "calibration of 7", "calibration: [1, 0, 0, 0, 1, 0, 0],", .invalidCalibration,
+            at: "calibration", says: "found 7 values"),
         .screen(
             "calibration with a string", #"calibration: [1, 0, 0, 0, 1, "0"],"#, .invalidCalibration,
             at: "calibration"),

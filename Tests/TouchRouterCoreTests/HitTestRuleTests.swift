@@ -55,6 +55,14 @@ private let pentagram: [Point] = (0..<5).map { k in
             name: "alpha 0.01 is hit", root: root([box("a", 0, 0, 50, 50, alpha: 0.01)]),
             screenPoint: Point(10, 10), expectedPath: ["root", "a"], expectedLocal: Point(10, 10)),
         HitCase(
+            name: "alpha just under 0.01 takes its opaque child with it",
+            root: root([box("a", 0, 0, 50, 50, children: [box("b", 0, 0, 50, 50)], alpha: 0.01.nextDown)]),
+            screenPoint: Point(20, 30), expectedPath: ["root"]),
+        HitCase(
+            name: "alpha 0.01 on a parent still lets its child be hit",
+            root: root([box("a", 10, 10, 50, 50, children: [box("b", 5, 5, 20, 20)], alpha: 0.01)]),
+            screenPoint: Point(20, 30), expectedPath: ["root", "a", "b"], expectedLocal: Point(5, 15)),
+        HitCase(
             name: "alpha 0 is skipped", root: root([box("a", 0, 0, 50, 50, alpha: 0)]),
             screenPoint: Point(10, 10), expectedPath: ["root"]),
         HitCase(

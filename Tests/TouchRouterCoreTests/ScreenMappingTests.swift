@@ -93,6 +93,9 @@ struct ScreenMappingTests {
         #expect(throws: ScreenMappingError.invalidCalibrationCount(5)) {
             try ScreenMapping(screenWidth: 10, screenHeight: 10, calibration: [1, 0, 0, 0, 1])
         }
+        #expect(throws: ScreenMappingError.invalidCalibrationCount(9)) {
+            try ScreenMapping(screenWidth: 10, screenHeight: 10, calibration: [1, 0, 0, 0, 1, 0, 0, 0, 1])
+        }
         #expect(throws: ScreenMappingError.nonFiniteCalibration) {
             try ScreenMapping(screenWidth: 10, screenHeight: 10, calibration: [1, 0, .nan, 0, 1, 0])
         }

@@ -120,6 +120,22 @@ enum TrackingScenarios {
             ],
             counters: ["dropped-multiple-touch": 1]),
         TrackingScenario(
+            name: "multipleTouch counts touches by hit view, not by the view receiving them",
+            subscribed: ["root"],
+            steps: [
+                // `single` and `button` take one touch each; both touches go to root: both taken.
+                frame(1000, down(0, 510, 510), expect: ["root: #1 began (510, 510)"]),
+                frame(
+                    2000, down(1, 150, 150), expect: ["root: #1 stationary (510, 510), #2 began (150, 150)"]),
+                frame(3000, up(0), up(1), expect: ["root: #1 ended (510, 510), #2 ended (150, 150)"]),
+                subscribe(["button", "root"]),
+                frame(1_000_000, down(0, 150, 150), expect: ["button: #3 began (50, 50)"]),
+                // A second touch in `button` would go to root now, but button is touched: dropped.
+                subscribe(["root"]),
+                frame(1_001_000, down(1, 160, 160), expect: []),
+            ],
+            counters: ["dropped-multiple-touch": 1]),
+        TrackingScenario(
             name:
                 "exclusiveTouch: a touched exclusive view keeps every other view of its screen from new touches",
             steps: [
@@ -147,6 +163,19 @@ enum TrackingScenarios {
             ],
             counters: ["dropped-exclusive-touch": 1]),
         TrackingScenario(
+            name: "exclusiveTouch stays on its screen: a touch elsewhere blocks no exclusive view, and back",
+            steps: [
+                frame(
+                    1000, device: 2, screen: "side", down(0, 50, 50),
+                    expect: ["sideButton: #1 began (50, 50)"]),
+                frame(2000, down(0, 200, 700), expect: ["exclusive: #2 began (200, 200)"]),
+                frame(3000, down(1, 510, 10), expect: []),
+                frame(
+                    4000, device: 2, screen: "side", down(1, 300, 300),
+                    expect: ["sideRoot: #3 began (300, 300)"]),
+            ],
+            counters: ["dropped-exclusive-touch": 1]),
+        TrackingScenario(
             name: "touch ids are never reused, slots are",
             steps: [
                 frame(1000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
@@ -169,6 +198,23 @@ enum TrackingScenarios {
                 frame(2_150_000, up(0), expect: ["multi: #4 ended (15, 15)"]),
                 // 120 units from the last tap: too far.
                 frame(2_200_000, down(0, 600, 100), expect: ["multi: #5 began (100, 100)"]),
+            ]),
+        TrackingScenario(
+            name:
+                "tap boundaries: moving exactly tapSlop, starting exactly tapIntervalMicros later and tapSlop away",
+            steps: [
+                frame(1_000_000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
+                // Exactly 45 units (tapSlop) from where it began: still a tap.
+                frame(1_050_000, move(0, 555, 10), expect: ["multi: #1 moved (55, 10)"]),
+                frame(1_100_000, up(0), expect: ["multi: #1 ended (55, 10)"]),
+                // Exactly 350 ms (tapIntervalMicros) after that end and exactly 45 units from it: tap2.
+                frame(1_450_000, down(0, 555, 55), expect: ["multi: #2 began (55, 55) tap2"]),
+                frame(1_500_000, up(0), expect: ["multi: #2 ended (55, 55) tap2"]),
+                // One microsecond more than the interval: a new run.
+                frame(1_850_001, down(0, 555, 55), expect: ["multi: #3 began (55, 55)"]),
+                frame(1_900_000, up(0), expect: ["multi: #3 ended (55, 55)"]),
+                // A hair more than the slop away: a new run.
+                frame(2_000_000, down(0, 555, 100.000001), expect: ["multi: #4 began (55, 100)"]),
             ]),
         TrackingScenario(
             name: "a drag or a cancel breaks the run of taps",
@@ -224,6 +270,18 @@ enum TrackingScenarios {
                 frame(5000, device: 2, up(0), expect: ["multi: #3 ended (20, 20)"]),
             ],
             counters: ["cancelled-device-removed": 2, "ignored-unknown-slot": 1]),
+        TrackingScenario(
+            name: "a removed device's dropped contacts free their place under the cap",
+            configuration: TrackerConfiguration(maximumSimultaneousTouches: 1),
+            steps: [
+                // Dropped (it hits nothing) but its finger is down: it holds the one place.
+                frame(1000, down(0, -5, -5), expect: []),
+                frame(1500, device: 2, down(0, 510, 10), expect: []),
+                removeDevice(1, at: 2000, expect: []),
+                // The device comes back under a new id; a touch on device 2 is taken.
+                frame(3000, device: 2, down(1, 520, 20), expect: ["multi: #1 began (20, 20)"]),
+            ],
+            counters: ["dropped-hit-nothing": 1, "dropped-over-cap": 1, "touches-began": 1]),
         TrackingScenario(
             name: "a second down on a live slot cancels the old touch and starts a new one",
             steps: [

@@ -87,7 +87,7 @@ struct MalformedRecordingTests {
         (12, "    properties: [1]\n    codes:\n      1: [330, 99999]", 14, "event code"),
         (3, "ndevices: 1\nndevices: 1", 4, "duplicate"),
         (16, "  - evdev: 3", 16, "list"),
-        (16, "  - [1, 2]", 16, "single"),
+        (16, "  - [1, 2]", 16, "events item"),
         (16, "  - evdev:\n    - [0, 0, 0, 0, 0]\n  - libinput:\n    - {type: TOUCH_UP}", 19, "time"),
         (
             16,

@@ -84,7 +84,7 @@ struct MultitouchDecoderTests {
         #expect(frames[0].contacts == [ContactEvent(kind: .down, slot: 0, screenPoint: Point(539, 167))])
         #expect(frames[0].timestampMicros == 0)
         #expect(frames[1].contacts == [ContactEvent(kind: .down, slot: 1, screenPoint: Point(222, 306))])
-        #expect(frames[1].timestampMicros == 57_873)
+        #expect(frames[1].timestampMicros == 56_002)
         #expect(frames[2].contacts == [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(535, 177))])
         // One kernel frame moving both fingers is one frame with both motions, in slot order.
         #expect(
@@ -270,6 +270,75 @@ struct MultitouchDecoderTests {
                 [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
                 [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(130, 100))],
                 [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(126, 120))],
+            ])
+    }
+
+    /// Hysteresis again, on its other paths: a diagonal motion toward the origin (the centre lags
+    /// behind on both axes, rounded toward zero as libinput's C does), the dragged centre standing in
+    /// for the axis the next event does not carry, and a motion back inside the ellipse dropped.
+    @Test func hysteresisDragsTheCentreBothWays() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+                // 30 down-left on both axes (beyond 2 × fuzz: the kernel passes it as is). Reported raw;
+                // the centre lags 4/√2 ≈ 2.83 behind on each axis: (72, 72).
+                Self.abs(EvdevCode.absMtPositionX, 70, at: 1), Self.abs(EvdevCode.absMtPositionY, 70, at: 1),
+                Self.report(at: 1),
+                // X only: reported with y = the dragged centre (72); the centre goes to (44, 72).
+                Self.abs(EvdevCode.absMtPositionX, 40, at: 2), Self.report(at: 2),
+                // The kernel defuzzes 44 to 41: 3 from the centre's 44, inside the margin: dropped.
+                Self.abs(EvdevCode.absMtPositionX, 44, at: 3), Self.report(at: 3),
+                // Y only: x is the centre (44), not the dropped 41.
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 4), Self.report(at: 4),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 1, 2, 4])
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(70, 70))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(40, 72))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(44, 100))],
+            ])
+    }
+
+    /// The kernel's defuzzing on its own: with a fuzz on x only there is no hysteresis ellipse
+    /// (libinput needs both margins), so every value the kernel passes is reported, and its
+    /// weighting shows: within fuzz/2 dropped, within fuzz 3:1 toward the old value, within
+    /// 2 × fuzz halfway, beyond that as is.
+    @Test func kernelDefuzzWeighting() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+                // 2 from 100, under fuzz / 2: the kernel drops it.
+                Self.abs(EvdevCode.absMtPositionX, 102, at: 1), Self.report(at: 1),
+                // 6 from 100, under fuzz: (3 × 100 + 106) / 4 = 101.
+                Self.abs(EvdevCode.absMtPositionX, 106, at: 2), Self.report(at: 2),
+                // 10 from 101, under 2 × fuzz: (101 + 111) / 2 = 106.
+                Self.abs(EvdevCode.absMtPositionX, 111, at: 3), Self.report(at: 3),
+                // 34 from 106: as is.
+                Self.abs(EvdevCode.absMtPositionX, 140, at: 4), Self.report(at: 4),
+                // y has no fuzz: as is.
+                Self.abs(EvdevCode.absMtPositionY, 101, at: 5), Self.report(at: 5),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 2, 3, 4, 5])
+        #expect(
+            frames.map(\.contacts) == [
+                [ContactEvent(kind: .down, slot: 0, screenPoint: Point(100, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(101, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(106, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(140, 100))],
+                [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(140, 101))],
             ])
     }
 

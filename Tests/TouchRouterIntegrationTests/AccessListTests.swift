@@ -144,4 +144,67 @@ struct AccessListTests {
         #expect(daemon.log.contains("denied (access list): left"))
         #expect(try daemon.waitForExit() == 0)
     }
+
+    /// Subscribes to the view named by its second argument and prints the reply's type and error
+    /// code, then leaves.
+    static let staffClient = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        s.sendall((json.dumps({"type": "subscribe", "views": [sys.argv[2]], "seq": 1}) + "\\n").encode())
+        for line in s.makefile(encoding="utf-8"):
+            message = json.loads(line)
+            if message.get("seq") == 1:
+                print(message["type"], message.get("code", "-"), flush=True)
+                break
+        """
+
+    /// Supplementary groups again, independently of the case above: the list names its group by
+    /// number, and the client holds it only as the second of several supplementary groups (its
+    /// primary group is another one); a client whose supplementary groups miss it is refused.
+    /// Then nesting: `desk` inside `staff` has a list of its own (the user nobody), and a client
+    /// must pass both: passing either one alone is refused. Root passes every list.
+    @Test(
+        "a group held only as a later supplementary group admits; a nested list must be passed too",
+        .enabled(
+            if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run clients as others"),
+        arguments: [
+            ("staff", ["--reuid=65534", "--regid=65534", "--groups=4243,4242"], "subscribed -"),
+            ("staff", ["--reuid=65534", "--regid=65534", "--groups=4243,4244"], "error permission-denied"),
+            ("desk", ["--reuid=65534", "--regid=65534", "--groups=4243,4242"], "subscribed -"),
+            // Passes desk's list (the user), not staff's (the group).
+            ("desk", ["--reuid=65534", "--regid=65534", "--groups=4243"], "error permission-denied"),
+            // Passes staff's list (the group), not desk's (another user).
+            ("desk", ["--reuid=1", "--regid=65534", "--groups=4242"], "error permission-denied"),
+            // Root passes every list, named in it or not.
+            ("desk", ["--reuid=0", "--regid=0", "--clear-groups"], "subscribed -"),
+        ])
+    func supplementaryGroupByNumber(view: String, credentials: [String], expected: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write(
+            "staff.json5",
+            """
+            { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+                { id: "staff", frame: [0, 0, 640, 768], access: { groups: [4242] }, children: [
+                    { id: "desk", frame: [0, 0, 100, 100], access: { users: [65534] } },
+                ] },
+            ] } }] }
+            """)
+        try directory.write("staff.py", Self.staffClient)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("staff.json5")) + ["--socket-mode", "0666"])
+        defer { daemon.stop() }
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        client.arguments = credentials + [Self.python, directory.file("staff.py"), daemon.socketPath, view]
+        let output = Pipe()
+        client.standardOutput = output
+        try client.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == expected, "\(daemon.log)")
+    }
 }

@@ -95,6 +95,68 @@ struct ClientOutboxTests {
         }
     }
 
+    /// The coalescing contract itself, message by message: a pending message goes only when every
+    /// touch in it is moved/stationary *and* each of them appears again later for the same view.
+    @Test("coalescing drops a message only when every one of its touches is updated later")
+    func coalescingNeedsEveryTouchAgain() throws {
+        var outbox = ClientOutbox(byteBudget: 1 << 20)
+        let began = Self.message(
+            "a", 0, [Self.touch(1, .began, at: 0, from: 0), Self.touch(2, .began, at: 0, from: 0)])
+        let bothMoved = Self.message(
+            "a", 1, [Self.touch(1, .moved, at: 1, from: 0), Self.touch(2, .moved, at: 5, from: 0)])
+        let firstMoved = Self.message("a", 2, [Self.touch(1, .moved, at: 2, from: 1)])
+        // The same touch ids on another view are other touches.
+        let otherView = Self.message("b", 2, [Self.touch(2, .moved, at: 9, from: 5)])
+        for message in [began, bothMoved, firstMoved, otherView] { _ = outbox.enqueue(message) }
+        outbox.coalesce()
+        // Touch 2's move to 5 on "a" is in no later message of "a": nothing may go.
+        #expect(outbox.pendingMessageCount == 4)
+        #expect(outbox.coalescedMessageCount == 0)
+
+        // Now both touches of "a" come again (touch 2 stationary): the two earlier moves go, and
+        // the survivor carries the earliest previous points.
+        let later = Self.message(
+            "a", 3, [Self.touch(1, .moved, at: 3, from: 2), Self.touch(2, .stationary, at: 5, from: 5)])
+        _ = outbox.enqueue(later)
+        outbox.coalesce()
+        #expect(outbox.coalescedMessageCount == 2)
+        var merged = later
+        merged.touches[0].previousLocalPoint = Point(0, 0)
+        merged.touches[1].previousLocalPoint = Point(0, 0)
+        #expect(
+            try Self.drain(&outbox) == [
+                .touches(TouchesMessage(began)), .touches(TouchesMessage(otherView)),
+                .touches(TouchesMessage(merged)),
+            ])
+    }
+
+    @Test("a message with a began, ended or cancelled touch, or with no touch, is never coalesced")
+    func coalescingKeepsPhaseChanges() throws {
+        for phase in [TouchPhase.began, .ended, .cancelled] {
+            var outbox = ClientOutbox(byteBudget: 1 << 20)
+            let changing = Self.message(
+                "a", 1, [Self.touch(1, .moved, at: 1, from: 0), Self.touch(2, phase, at: 4, from: 4)])
+            let later = Self.message(
+                "a", 2, [Self.touch(1, .moved, at: 2, from: 1), Self.touch(2, .stationary, at: 4, from: 4)])
+            _ = outbox.enqueue(changing)
+            _ = outbox.enqueue(later)
+            outbox.coalesce()
+            #expect(outbox.pendingMessageCount == 2, "\(phase)")
+            #expect(
+                try Self.drain(&outbox) == [
+                    .touches(TouchesMessage(changing)), .touches(TouchesMessage(later)),
+                ],
+                "\(phase)")
+        }
+        var outbox = ClientOutbox(byteBudget: 1 << 20)
+        let empty = Self.message("a", 1, [])
+        let moved = Self.message("a", 2, [Self.touch(1, .moved, at: 2, from: 1)])
+        _ = outbox.enqueue(empty)
+        _ = outbox.enqueue(moved)
+        outbox.coalesce()
+        #expect(outbox.pendingMessageCount == 2)
+    }
+
     @Test("bytes already handed to the socket are never rewritten, even mid-line")
     func committedBytesStay() throws {
         var outbox = ClientOutbox(byteBudget: 1500)
