@@ -18,24 +18,34 @@ let package = Package(
         // glibc's epoll, signalfd and timerfd headers, which the Glibc module leaves out.
         .systemLibrary(name: "CLinuxEvents"),
 
+        // The one system layer: file descriptors, typed errno errors (EINTR retried in one place),
+        // Unix socket addresses, the monotonic clock, the log level.
+        .target(name: "TouchRouterSystem"),
+
         // Pure logic: geometry, layout model, config, hit-testing, touch tracking. No I/O.
         .target(name: "TouchRouterCore"),
         // Wire messages and line framing. No I/O.
         .target(name: "TouchRouterProtocol", dependencies: ["TouchRouterCore"]),
         // libinput reader, recording readers and replay, uinput injector.
-        .target(name: "TouchRouterInput", dependencies: ["TouchRouterCore", "CLibinput", "CUdev", "CEvdev"]),
+        .target(
+            name: "TouchRouterInput",
+            dependencies: ["TouchRouterCore", "TouchRouterSystem", "CLibinput", "CUdev", "CEvdev"]),
         // The daemon's glue: epoll loop, sockets, clients, reload, signals, systemd, logging.
         .target(
             name: "TouchRouterDaemon",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "CLinuxEvents"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterSystem", "CLinuxEvents",
+            ]),
         // The Swift client library.
-        .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol"]),
+        .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol", "TouchRouterSystem"]),
 
         // Thin executables.
         .executableTarget(name: "touchrouterd", dependencies: ["TouchRouterDaemon"]),
         .executableTarget(
             name: "touchrouterctl",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient", "TouchRouterSystem",
+            ]),
         .executableTarget(
             name: "touchrouter-bench",
             dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput"]),
@@ -44,9 +54,11 @@ let package = Package(
         .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),
         .testTarget(
             name: "TouchRouterInputTests",
-            dependencies: ["TouchRouterInput", "TouchRouterCore"]),
+            dependencies: ["TouchRouterInput", "TouchRouterCore", "TouchRouterSystem"]),
         .testTarget(
             name: "TouchRouterIntegrationTests",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput", "TouchRouterSystem",
+            ]),
     ]
 )

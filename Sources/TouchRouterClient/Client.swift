@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TouchRouterCore
 import TouchRouterProtocol
+import TouchRouterSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -227,28 +228,12 @@ private final class Connection: Sendable {
     }
 
     static func connectSocket(path: String) throws(ClientError) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else { throw .pathTooLong(path) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
+        guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
+        do {
+            return try address.connectStream().rawValue
+        } catch {
+            throw .connectFailed(path: path, call: error.call, errno: error.errno)
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .connectFailed(path: path, call: "socket", errno: errno) }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw .connectFailed(path: path, call: "connect", errno: code)
-        }
-        return fd
     }
 
     func startReading() {

@@ -2,6 +2,7 @@
 /// it and receive its touches.
 import Glibc
 import TouchRouterCore
+import TouchRouterSystem
 
 /// Access lists by view, with every list on a view's chain from its screen's root (a client must
 /// pass all of them). Root (uid 0) passes every list; a client whose credentials are unknown

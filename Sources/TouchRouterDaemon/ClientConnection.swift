@@ -2,6 +2,7 @@
 import Glibc
 import TouchRouterCore
 import TouchRouterProtocol
+import TouchRouterSystem
 
 /// Why the daemon closes a client's connection (logged with the client's identity).
 public enum DisconnectReason: Equatable, CustomStringConvertible {

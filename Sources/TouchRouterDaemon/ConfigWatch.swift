@@ -1,6 +1,7 @@
 /// Watches the config file's directory with inotify, so a save by rename (what most editors do)
 /// is seen as well as a write in place; notices when events were lost or the watch itself was.
 import Glibc
+import TouchRouterSystem
 
 /// An inotify descriptor watching one file's directory for that file's changes.
 final class ConfigWatch {

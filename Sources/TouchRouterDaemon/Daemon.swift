@@ -4,6 +4,7 @@ import Glibc
 import TouchRouterCore
 import TouchRouterInput
 import TouchRouterProtocol
+import TouchRouterSystem
 
 /// The daemon's version, reported in `welcome` and `status`.
 public let daemonVersion = "0.1.0"
@@ -237,7 +238,7 @@ public final class Daemon {
             assigner: { [unowned self] device, defaultCalibration in
                 config.screenAssignment(for: device, defaultCalibration: defaultCalibration)
             },
-            log: { level, message in logger.log(LogLevel(rawValue: level.syslogPriority) ?? .info, message) })
+            log: { level, message in logger.log(level, message) })
         liveInput = reader
         teardown.push { [weak self] in self?.liveInput = nil }
         try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {

@@ -1,6 +1,7 @@
 /// The command line of `touchrouterd`, declared once and parsed by hand.
 import Glibc
 import TouchRouterCore
+import TouchRouterSystem
 
 /// A command line the daemon cannot run with; `description` is the message for the user.
 public struct UsageError: Error, Equatable, CustomStringConvertible {

@@ -2,6 +2,7 @@
 /// sockets: a signalfd for SIGTERM/SIGINT/SIGHUP and a timerfd armed only while replay needs it.
 import CLinuxEvents
 import Glibc
+import TouchRouterSystem
 
 /// What a registered descriptor is ready for, mapped onto EPOLL bits.
 public struct IOEvents: OptionSet, Sendable {

@@ -1,6 +1,7 @@
 /// The listening Unix socket: bound by the daemon (stale socket replaced, live one refused, mode
 /// and group applied) or inherited from systemd socket activation.
 import Glibc
+import TouchRouterSystem
 
 /// Why the listening socket could not be set up.
 public enum ListenerError: Error, Equatable, CustomStringConvertible {
@@ -112,9 +113,7 @@ public final class Listener {
     private static func bind(_ options: ListenerOptions) throws -> (FileDescriptor, FileIdentity) {
         let path = options.path
         func fail(_ error: SystemError) -> ListenerError { .system(path: path, error) }
-        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw ListenerError.pathTooLong(path: path)
-        }
+        guard let address = UnixSocketAddress(path: path) else { throw ListenerError.pathTooLong(path: path) }
         try makeDirectory(containing: path)
         let gid = try options.group.map(groupID(named:))
 
@@ -131,10 +130,10 @@ public final class Listener {
 
         do {
             do {
-                try bindAddress(fd, path)
+                try bindAddress(fd, address)
             } catch let error as SystemError where error.errno == EADDRINUSE {
-                try replaceStaleSocket(at: path)
-                try bindAddress(fd, path)
+                try replaceStaleSocket(at: address)
+                try bindAddress(fd, address)
             }
             try checked("chmod") { chmod(path, options.mode) }
             if let gid { try checked("chown") { chown(path, uid_t.max, gid) } }
@@ -154,37 +153,24 @@ public final class Listener {
 
     /// A socket file left by a crashed run refuses connections: delete it. One that accepts is
     /// a live daemon: refuse.
-    private static func replaceStaleSocket(at path: String) throws {
+    private static func replaceStaleSocket(at address: UnixSocketAddress) throws {
+        let path = address.path
         var status = stat()
         if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFSOCK {
             throw ListenerError.notASocket(path: path)
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { throw SystemError(call: "socket", errno: errno) }
-        defer { Glibc.close(probe) }
-        var address = socketAddress(path)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if result == 0 { throw ListenerError.alreadyInUse(path: path) }
-        let code = errno
-        guard code == ECONNREFUSED || code == ENOENT else {
-            throw SystemError(call: "connect", errno: code)
+        do {
+            let probe = try address.connectStream()
+            probe.close()
+            throw ListenerError.alreadyInUse(path: path)
+        } catch let error as SystemError {
+            guard error.errno == ECONNREFUSED || error.errno == ENOENT else { throw error }
         }
         try checked("unlink") { unlink(path) }
     }
 
-    private static func bindAddress(_ fd: FileDescriptor, _ path: String) throws {
-        var address = socketAddress(path)
-        try checked("bind") {
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-        }
+    private static func bindAddress(_ fd: FileDescriptor, _ address: UnixSocketAddress) throws {
+        try checked("bind") { address.withSockaddr { Glibc.bind(fd.rawValue, $0, $1) } }
     }
 
     /// Creates the socket's directory (and its parents) with mode 0755 if missing.
@@ -220,14 +206,4 @@ struct FileIdentity: Equatable {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
     }
-}
-
-/// A `sockaddr_un` for `path` (the caller has checked its length).
-func socketAddress(_ path: String) -> sockaddr_un {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-    }
-    return address
 }

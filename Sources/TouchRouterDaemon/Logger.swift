@@ -1,38 +1,7 @@
 /// Logging to stderr, one line per event, with `<N>` syslog priority prefixes when stderr is
 /// connected to the journal (systemd sets JOURNAL_STREAM to the stream's "device:inode").
 import Glibc
-
-/// Severity, numbered as syslog/journald priorities.
-public enum LogLevel: Int, Sendable, CaseIterable {
-    case error = 3
-    case warning = 4
-    case notice = 5
-    case info = 6
-    case debug = 7
-
-    /// Parses the names accepted by `--log-level`.
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "error", "err": self = .error
-        case "warning", "warn": self = .warning
-        case "notice": self = .notice
-        case "info": self = .info
-        case "debug": self = .debug
-        default: return nil
-        }
-    }
-
-    /// The name `--log-level` and non-journal lines use.
-    public var name: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .notice: "notice"
-        case .info: "info"
-        case .debug: "debug"
-        }
-    }
-}
+import TouchRouterSystem
 
 /// Writes log lines to stderr. Not thread-safe; the daemon has one thread.
 public final class Logger {

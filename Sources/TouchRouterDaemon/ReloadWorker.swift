@@ -7,6 +7,7 @@ import Dispatch
 import Glibc
 import Synchronization
 import TouchRouterCore
+import TouchRouterSystem
 
 /// Everything a new config needs, built and checked on the worker.
 struct PreparedReload: Sendable {

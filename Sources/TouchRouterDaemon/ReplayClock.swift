@@ -1,6 +1,7 @@
 /// Plays a recording's `ReplaySchedule` against CLOCK_MONOTONIC, for the daemon's timerfd.
 import TouchRouterCore
 import TouchRouterInput
+import TouchRouterSystem
 
 /// The schedule plus the moment the replay started: frame due at `start + dueOffset`.
 struct ReplayClock {

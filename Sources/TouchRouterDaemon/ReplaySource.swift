@@ -2,6 +2,7 @@
 /// config assigns to the recorded device, exactly as live input would be.
 import TouchRouterCore
 import TouchRouterInput
+import TouchRouterSystem
 
 enum ReplaySource {
     /// Reads `path` (libinput record YAML, or evemu `.events` with its `.desc` beside it or at

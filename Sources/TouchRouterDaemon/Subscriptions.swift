@@ -2,6 +2,7 @@
 /// them; what they cover (a subtree's descendants) is recomputed against every new layout, so a
 /// view removed by a reload resumes its subscribers when it comes back.
 import TouchRouterCore
+import TouchRouterSystem
 
 /// A connected client, as the subscription table knows it.
 public typealias ClientID = Int

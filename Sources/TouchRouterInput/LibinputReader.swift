@@ -3,6 +3,7 @@ import CUdev
 import Glibc
 import Synchronization
 import TouchRouterCore
+import TouchRouterSystem
 
 /// A failed libinput/udev call: the call's name, the errno it left (0 when it sets none) and what
 /// it was asked to do.
@@ -64,7 +65,7 @@ public final class LibinputReader {
     /// Devices already present are reported by the first `dispatch()`.
     public init(
         backend: LibinputBackend = .udev(seat: "seat0"),
-        logLevel: InputLogLevel = .info,
+        logLevel: LogLevel = .info,
         maxContactsPerFrame: Int = 64,
         assigner: @escaping DeviceAssigner,
         log: @escaping InputLogHandler
@@ -176,7 +177,7 @@ public final class LibinputReader {
         for (pointer, state) in devices {
             guard let assignment = assigner(state.description, defaultMatrix(pointer)) else {
                 log(.info, "touch device \(describe(state)) matches no screen any more; ignoring it")
-                output.append(.deviceRemoved(state.device, timestampMicros: Self.monotonicMicros()))
+                output.append(.deviceRemoved(state.device, timestampMicros: monotonicMicros()))
                 devices[pointer] = nil
                 unassignedTouchDevices[pointer] = state.description  // keeps the reference
                 continue
@@ -314,7 +315,7 @@ public final class LibinputReader {
         guard let state = devices.removeValue(forKey: pointer) else { return }
         libinput_device_unref(pointer)
         log(.info, "touch device \(describe(state)) removed")
-        output.append(.deviceRemoved(state.device, timestampMicros: Self.monotonicMicros()))
+        output.append(.deviceRemoved(state.device, timestampMicros: monotonicMicros()))
     }
 
     private func apply(_ assignment: ScreenAssignment, to pointer: OpaquePointer, _ device: InputDevice) {
@@ -370,12 +371,6 @@ public final class LibinputReader {
         "\(state.device.id) \"\(state.device.name)\" (\(state.description.node ?? state.description.sysname))"
     }
 
-    /// CLOCK_MONOTONIC now, in microseconds: libinput's time base.
-    static func monotonicMicros() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-    }
 }
 
 /// What libinput's C callbacks reach through their user-data pointer.
@@ -423,10 +418,10 @@ private func libinputLogHandler(
     var message = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     while message.last == "\n" { message.removeLast() }
     let callbacks = Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue()
-    callbacks.log(InputLogLevel(libinputPriority: priority), "libinput: \(message)")
+    callbacks.log(LogLevel(libinputPriority: priority), "libinput: \(message)")
 }
 
-extension InputLogLevel {
+extension LogLevel {
     init(libinputPriority: libinput_log_priority) {
         switch libinputPriority {
         case LIBINPUT_LOG_PRIORITY_DEBUG: self = .debug
@@ -439,7 +434,7 @@ extension InputLogLevel {
         switch self {
         case .debug: LIBINPUT_LOG_PRIORITY_DEBUG
         case .info: LIBINPUT_LOG_PRIORITY_INFO
-        case .warning, .error: LIBINPUT_LOG_PRIORITY_ERROR
+        case .notice, .warning, .error: LIBINPUT_LOG_PRIORITY_ERROR
         }
     }
 }

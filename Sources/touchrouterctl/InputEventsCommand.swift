@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import TouchRouterCore
 import TouchRouterInput
+import TouchRouterSystem
 
 /// `touchrouterctl input-events`: prints the live libinput frames the daemon would get, one line
 /// each (see `InputTranscript`), until SIGINT/SIGTERM. A diagnostic for integrators and the VM
@@ -67,7 +68,7 @@ enum InputEventsCommand: Command {
         do {
             reader = try LibinputReader(
                 backend: backend, logLevel: arguments.flag("verbose") ? .debug : .info, assigner: assigner,
-                log: { level, message in StandardError.print("<\(level.syslogPriority)>\(message)") })
+                log: { level, message in StandardError.print("<\(level.rawValue)>\(message)") })
         } catch {
             StandardError.print("touchrouterctl input-events: \(error)")
             return .failure
@@ -84,9 +85,10 @@ enum InputEventsCommand: Command {
         // Runs until SIGINT/SIGTERM end the process (their default action): nothing to clean up.
         var readable = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
         while true {
-            if poll(&readable, 1, -1) < 0 {
-                if errno == EINTR { continue }
-                StandardError.print("touchrouterctl input-events: poll: \(String(cString: strerror(errno)))")
+            do {
+                try checked("poll") { poll(&readable, 1, -1) }
+            } catch {
+                StandardError.print("touchrouterctl input-events: \(error)")
                 return .failure
             }
             report(reader.dispatch())

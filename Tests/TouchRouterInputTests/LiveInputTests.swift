@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterSystem
 import TouchRouterCore
 
 @testable import TouchRouterInput
@@ -13,7 +14,7 @@ struct LiveInputTests {
         .appendingPathComponent("Fixtures/recordings/evemu").path
 
     final class LogLines: @unchecked Sendable {
-        var lines: [(InputLogLevel, String)] = []
+        var lines: [(LogLevel, String)] = []
     }
 
     @Test("a missing device node fails with the call's name, and libinput's own message is logged")

@@ -94,8 +94,10 @@ struct ReloadUnderLoadTests {
         try "{ screens: [ { name: \"main\", width: 0 } ] }".write(toFile: config, atomically: true, encoding: .utf8)
         try daemon.waitForLog("failed; keeping layout generation \(generationNumber)")
         #expect(try liveMarker() == "right-c")
-        let touchesBeforeStop = recorder.received.count
-        try recorder.waitUntil({ $0.count >= touchesBeforeStop + 20 }, what: "touches after the broken save")
+        // Routing goes on: the newest layout's view receives touches.
+        try recorder.waitUntil(
+            { $0.contains { if case .touches(let t) = $0 { t.viewID == "right-c" } else { false } } },
+            what: "touches on the newest layout's view")
         daemon.signal(SIGTERM)
         recorder.waitForEnd()
 
@@ -120,7 +122,6 @@ struct ReloadUnderLoadTests {
             }
         }
         #expect(recorder.generations.count <= 2, "two quick saves give at most two swaps")
-        #expect(recorder.received.contains { if case .touches(let t) = $0 { t.viewID == "right-c" } else { false } })
         // Completeness: every touch began once and ended or was cancelled once, nothing after.
         for (id, phases) in phasesByTouch {
             guard phases.first == .began else { continue }  // began before we subscribed: not ours to judge

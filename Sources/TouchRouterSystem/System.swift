@@ -1,5 +1,6 @@
-/// Thin wrappers over the Linux calls the daemon makes: one handle type, one error type, and
-/// EINTR retried in exactly one place (`systemCall`).
+/// The one system layer under every touchrouter module that touches the OS: one handle type, one
+/// error type (the call's name and its errno), EINTR retried in exactly one place (`systemCall`),
+/// Unix socket addresses, the monotonic clock. Thin wrappers in the spirit of swift-system.
 import Glibc
 
 /// A failed system call: which C function failed and the errno it left.
@@ -21,7 +22,7 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 /// Calls `body` until it does not fail with EINTR. A negative result throws `SystemError` naming
 /// `call`; `EAGAIN`/`EWOULDBLOCK` is reported as `nil` when `wouldBlockIsNil` is set.
 @discardableResult
-func systemCall<Result: BinaryInteger>(
+public func systemCall<Result: BinaryInteger>(
     _ call: String, wouldBlockIsNil: Bool = false, _ body: () -> Result
 ) throws -> Result? {
     while true {
@@ -36,7 +37,7 @@ func systemCall<Result: BinaryInteger>(
 
 /// `systemCall` for calls that cannot report "would block".
 @discardableResult
-func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws -> Result {
+public func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws -> Result {
     try systemCall(call, body)!
 }
 
@@ -125,4 +126,72 @@ public func monotonicMicros() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+}
+
+/// A `sockaddr_un` for a Unix socket path, and the calls that take one.
+public struct UnixSocketAddress: Sendable {
+    /// The path, as given.
+    public let path: String
+    private let address: sockaddr_un
+    private let length: socklen_t
+
+    /// The longest path that fits `sun_path` (with its terminating NUL): 107 bytes on Linux.
+    public static let maximumPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// The address of `path`; nil when the path is empty or longer than `maximumPathBytes`. A path
+    /// starting with `@` names the abstract namespace (as systemd's NOTIFY_SOCKET may): the `@`
+    /// becomes a NUL and the length covers exactly the name.
+    public init?(path: String) {
+        guard !path.isEmpty, path.utf8.count <= Self.maximumPathBytes else { return nil }
+        self.path = path
+        var bytes = Array(path.utf8)
+        let isAbstract = bytes[0] == UInt8(ascii: "@")
+        if isAbstract { bytes[0] = 0 }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        self.address = address
+        length =
+            isAbstract
+            ? socklen_t(MemoryLayout<sa_family_t>.size + bytes.count) : socklen_t(MemoryLayout<sockaddr_un>.size)
+    }
+
+    /// Calls `body` with the address as a `sockaddr` pointer and its length.
+    public func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Result) rethrows -> Result {
+        try withUnsafePointer(to: address) {
+            try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                try body($0, length)
+            }
+        }
+    }
+
+    /// `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC)` then `connect(2)` (retried on EINTR): a
+    /// blocking connected stream socket. The socket is closed if the connect fails.
+    public func connectStream() throws(SystemError) -> FileDescriptor {
+        let fd = FileDescriptor(
+            rawValue: try checkedTyped("socket") {
+                socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            })
+        do {
+            try checkedTyped("connect") { withSockaddr { Glibc.connect(fd.rawValue, $0, $1) } }
+        } catch {
+            fd.close()
+            throw error
+        }
+        return fd
+    }
+}
+
+/// `checked` with a typed error, for callers that throw only `SystemError`.
+@discardableResult
+public func checkedTyped<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws(SystemError) -> Result {
+    while true {
+        let result = body()
+        if result >= 0 { return result }
+        let code = Glibc.errno
+        if code == EINTR { continue }
+        throw SystemError(call: call, errno: code)
+    }
 }
