@@ -452,6 +452,12 @@ public final class Daemon {
                         screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID,
                         path: hit?.path ?? [],
                         localPoint: hit?.localPoint, seq: seq)))
+        case .explain(let screenName, let screenPoint):
+            let explain = ExplainRequest(
+                layout: layout, subscriptions: subscriptions, access: access, clients: clients)
+            let reply = explain.reply(screenName: screenName, screenPoint: screenPoint, from: client, seq: seq)
+            if case .error(let error) = reply, error.code == .permissionDenied { stats.accessDenials += 1 }
+            return line(reply)
         case .layout:
             return line(.layout(LayoutReply(generation: layoutGeneration, layout: layout, seq: seq)))
         case .status:

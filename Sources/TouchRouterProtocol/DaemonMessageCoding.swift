@@ -43,6 +43,8 @@ extension DaemonMessage {
                 } else {
                     JSONWriter.appendRaw("null", to: &object.buffer)
                 }
+            case .explanation(let reply):
+                ExplainJSON.append(reply, to: &object)
             case .layout(let reply):
                 object.field("generation", unsigned: reply.generation)
                 LayoutJSON.appendScreens(reply.layout.screens, to: &object)

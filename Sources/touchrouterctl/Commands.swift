@@ -3,6 +3,7 @@
 let allCommands: [any Command.Type] = [
     ValidateCommand.self,
     HitTestCommand.self,
+    ExplainCommand.self,
     MonitorCommand.self,
     StatusCommand.self,
     LayoutCommand.self,
