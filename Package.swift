@@ -30,12 +30,17 @@ let package = Package(
             dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "CLinuxEvents"]),
         // The Swift client library.
         .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol"]),
+        // SVG pictures of a layout and its touches (touchrouterctl render). Pure, off the daemon.
+        .target(name: "TouchRouterRender", dependencies: ["TouchRouterCore"]),
 
         // Thin executables.
         .executableTarget(name: "touchrouterd", dependencies: ["TouchRouterDaemon"]),
         .executableTarget(
             name: "touchrouterctl",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient",
+                "TouchRouterRender",
+            ]),
         .executableTarget(
             name: "touchrouter-bench",
             dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput"]),
@@ -47,6 +52,9 @@ let package = Package(
             dependencies: ["TouchRouterInput", "TouchRouterCore"]),
         .testTarget(
             name: "TouchRouterIntegrationTests",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput",
+                "TouchRouterRender",
+            ]),
     ]
 )

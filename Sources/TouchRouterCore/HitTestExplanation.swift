@@ -49,6 +49,20 @@ public struct HitTestExplanation: Hashable, Sendable {
 
         /// Depth in the tree (the root is 0).
         public var depth: Int { indexPath.count }
+
+        /// Makes a step (the walk makes them; decoders rebuild them).
+        public init(
+            viewID: String, indexPath: [Int], localPoint: Point?, outcome: Outcome, reason: Reason?,
+            wonBy: String?, inTouchMargin: Bool
+        ) {
+            self.viewID = viewID
+            self.indexPath = indexPath
+            self.localPoint = localPoint
+            self.outcome = outcome
+            self.reason = reason
+            self.wonBy = wonBy
+            self.inTouchMargin = inTouchMargin
+        }
     }
 
     /// One view of the responder chain, from the hit view up to the root.
@@ -59,6 +73,13 @@ public struct HitTestExplanation: Hashable, Sendable {
         public var takesDelivery: Bool
         /// The view declares an access list itself.
         public var declaresAccessList: Bool
+
+        /// Makes a link.
+        public init(viewID: String, takesDelivery: Bool, declaresAccessList: Bool) {
+            self.viewID = viewID
+            self.takesDelivery = takesDelivery
+            self.declaresAccessList = declaresAccessList
+        }
     }
 
     /// A tracking rule that can drop a touch-down on the hit view.
@@ -69,6 +90,13 @@ public struct HitTestExplanation: Hashable, Sendable {
         public var viewID: String
         /// What the flag means for this touch.
         public var text: String
+
+        /// Makes a note.
+        public init(rule: String, viewID: String, text: String) {
+            self.rule = rule
+            self.viewID = viewID
+            self.text = text
+        }
     }
 
     public var screen: String
@@ -83,6 +111,20 @@ public struct HitTestExplanation: Hashable, Sendable {
     public var target: String?
     /// multipleTouch / exclusiveTouch rules that would drop the touch-down.
     public var notes: [Note]
+
+    /// Makes an explanation from its parts (decoders rebuild one this way).
+    public init(
+        screen: String, screenPoint: Point, result: HitResult?, steps: [Step], chain: [ChainLink],
+        target: String?, notes: [Note]
+    ) {
+        self.screen = screen
+        self.screenPoint = screenPoint
+        self.result = result
+        self.steps = steps
+        self.chain = chain
+        self.target = target
+        self.notes = notes
+    }
 
     /// The hit view's id, or nil on a miss.
     public var viewID: String? { result?.viewID }

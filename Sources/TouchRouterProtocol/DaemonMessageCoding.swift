@@ -153,6 +153,8 @@ public enum DaemonMessageDecoder {
                     screen: try fields.string("screen"), screenPoint: try fields.point("point"),
                     viewID: try fields.optionalString("view"), path: try fields.stringArray("path"),
                     localPoint: try fields.optionalPoint("local"), seq: seq))
+        case "explanation":
+            return .explanation(try ExplainJSON.reply(from: fields, seq: seq))
         case "layout":
             return .layout(
                 LayoutReply(

@@ -4,6 +4,7 @@ let allCommands: [any Command.Type] = [
     ValidateCommand.self,
     HitTestCommand.self,
     ExplainCommand.self,
+    RenderCommand.self,
     MonitorCommand.self,
     StatusCommand.self,
     LayoutCommand.self,

@@ -8,14 +8,14 @@ enum ExplainCommand: Command {
         name: "explain",
         abstract: "Explain the hit-test walk for a screen point, view by view.",
         options: [
-            OptionSpec(
-                name: "config", valueName: "FILE", help: "Explain against this config file.", isRequired: true),
+            OptionSpec(name: "config", valueName: "FILE", help: "Explain against this config file (offline)."),
             OptionSpec(name: "screen", valueName: "NAME", help: "The screen (default: the first)."),
             OptionSpec(
                 name: "subscribed", valueName: "IDS",
                 help: "Views with subscribers, comma-separated (default: every view)."),
             OptionSpec(
-                name: "json", help: "Print one JSON object: {\"view\", \"path\", \"steps\", …} (docs/render-explain.md)."),
+                name: "json", help: "Print one JSON object: {\"view\", \"path\", \"steps\", …}."),
+            socketOption,
         ],
         arguments: [
             ArgumentSpec(name: "X", help: "The point's x in screen (layout) units."),
@@ -28,14 +28,23 @@ enum ExplainCommand: Command {
             it); then the hit view, the responder chain up to the view the touch is delivered to (the
             nearest view with subscribers; a view with an access list stops the climb), and the
             multipleTouch / exclusiveTouch rules that would drop the touch. The walk is the plain
-            hit-test itself, so the answer is always the one 'hit-test' gives. The running daemon
-            answers the same question with live subscriptions (the 'explain' request).
+            hit-test itself, so the answer is always the one 'hit-test' gives. Without --config the
+            running daemon answers with its live subscriptions and names the clients that would get
+            the touch (admin only; others see only the views open to them). --json prints the
+            'explanation' reply of docs/protocol.md; docs/render-explain.md describes every field.
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         guard let x = coordinate(arguments.argument("X")), let y = coordinate(arguments.argument("Y")) else {
             StandardError.print(
                 "touchrouterctl explain: X and Y must be finite numbers\nSee 'touchrouterctl explain --help'.")
+            return .usage
+        }
+        guard arguments.value("config") != nil else { return askDaemon(arguments, screenPoint: Point(x, y)) }
+        if arguments.value("socket") != nil || arguments.value("subscribed") != nil {
+            StandardError.print(
+                "touchrouterctl explain: --socket and --subscribed go without --config: the daemon knows its "
+                    + "subscriptions\nSee 'touchrouterctl explain --help'.")
             return .usage
         }
         guard let offline = OfflineScreen.load(arguments, command: "explain") else { return .failure }
@@ -49,13 +58,34 @@ enum ExplainCommand: Command {
         } else {
             explanation = HitTestExplanation(screen: offline.screen, screenPoint: Point(x, y))
         }
-        if arguments.flag("json") {
-            let line = DaemonMessage.explanation(ExplainReply(explanation: explanation)).encodedLine()
-            LineOutput.print(String(decoding: line.dropLast(), as: UTF8.self))
-        } else {
-            for line in explanation.textLines { LineOutput.print(line) }
-        }
+        printReply(ExplainReply(explanation: explanation), asJSON: arguments.flag("json"))
         return .success
+    }
+
+    /// The daemon's `explanation` reply, printed as the offline one.
+    private static func askDaemon(_ arguments: ParsedArguments, screenPoint: Point) -> ExitCode {
+        let screenName = arguments.value("screen")
+        return runOneRequest(
+            arguments, command: "explain",
+            request: { try await $0.explain(screenPoint, screen: screenName) },
+            message: { DaemonMessage.explanation($0) },
+            printText: { printReply($0, asJSON: false) })
+    }
+
+    private static func printReply(_ reply: ExplainReply, asJSON: Bool) {
+        if asJSON {
+            let line = DaemonMessage.explanation(reply).encodedLine()
+            LineOutput.print(String(decoding: line.dropLast(), as: UTF8.self))
+            return
+        }
+        for line in reply.explanation.textLines { LineOutput.print(line) }
+        if let clients = reply.clients {
+            LineOutput.print(
+                "clients that would receive it: " + (clients.isEmpty ? "none" : clients.joined(separator: ", ")))
+        }
+        if reply.redactedSteps > 0 {
+            LineOutput.print("(\(reply.redactedSteps) views not open to you are left out)")
+        }
     }
 
     private static func coordinate(_ text: String?) -> Double? {
