@@ -36,16 +36,16 @@ enum ExplainCommand: Command {
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         guard let x = coordinate(arguments.argument("X")), let y = coordinate(arguments.argument("Y")) else {
-            StandardError.print(
-                "touchrouterctl explain: X and Y must be finite numbers\nSee 'touchrouterctl explain --help'.")
-            return .usage
+            return usage("X and Y must be finite numbers")
         }
-        guard arguments.value("config") != nil else { return askDaemon(arguments, screenPoint: Point(x, y)) }
-        if arguments.value("socket") != nil || arguments.value("subscribed") != nil {
-            StandardError.print(
-                "touchrouterctl explain: --socket and --subscribed go without --config: the daemon knows its "
-                    + "subscriptions\nSee 'touchrouterctl explain --help'.")
-            return .usage
+        guard arguments.value("config") != nil else {
+            if arguments.value("subscribed") != nil {
+                return usage("--subscribed goes with --config: the daemon knows its own subscriptions")
+            }
+            return askDaemon(arguments, screenPoint: Point(x, y))
+        }
+        if arguments.value("socket") != nil {
+            return usage("--config and --socket are alternatives: give one")
         }
         guard let offline = OfflineScreen.load(arguments, command: "explain") else { return .failure }
         let accessListViews = Set(offline.config.viewAccess.keys)
@@ -79,13 +79,18 @@ enum ExplainCommand: Command {
             return
         }
         for line in reply.explanation.textLines { LineOutput.print(line) }
-        if let clients = reply.clients {
+        if let clients = reply.clients, reply.explanation.result != nil {
             LineOutput.print(
                 "clients that would receive it: " + (clients.isEmpty ? "none" : clients.joined(separator: ", ")))
         }
         if reply.redactedSteps > 0 {
             LineOutput.print("(\(reply.redactedSteps) views not open to you are left out)")
         }
+    }
+
+    private static func usage(_ message: String) -> ExitCode {
+        StandardError.print("touchrouterctl explain: \(message)\nSee 'touchrouterctl explain --help'.")
+        return .usage
     }
 
     private static func coordinate(_ text: String?) -> Double? {

@@ -38,6 +38,7 @@ enum RenderCommand: Command {
             (bounds grown by the touch margin, following the shape). Grey and dashed: views that take
             no touches (not interactive, alpha below 0.01, or inside one); hidden views only with
             --hidden. A padlock marks views with an access list.
+
             --recording maps the recording onto this screen (its rotation and calibration) and routes
             it through the real tracker: each contact's path in the colour of the view it was
             delivered to, a dot at each touch-down, misses in red, touches dropped by a rule
