@@ -212,6 +212,24 @@ struct RenderCommandTests {
         #expect(marked.stdout.components(separatedBy: "<rect x=\"1\" y=\"8\"").count == 3)  // mark + legend
     }
 
+    @Test("--live: the touches a running daemon delivers, drawn per view")
+    func live() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // The replay waits for the first subscriber: render's own subscription starts it.
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: ["--config", Self.splitConfig, "--replay", Self.fourFingers, "--replay-wait", "--speed", "0"])
+        defer { daemon.stop() }
+        let result = try TouchrouterctlProcess.run(
+            ["render", "--config", Self.splitConfig, "--live", daemon.socketPath, "--seconds", "3"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        for view in ["left-edge", "left", "right", "right-edge"] {
+            #expect(result.stdout.contains(#"<polyline data-view="\#(view)""#), "\(view)")
+        }
+        #expect(result.stdout.contains("4 touch-downs, 4 delivered"))
+    }
+
     @Test("usage errors: both sources, a bad --seconds, a missing config")
     func usageErrors() throws {
         let both = try TouchrouterctlProcess.run(
