@@ -263,7 +263,9 @@ extension HitTestExplanation {
     /// The explanation for people: the walk as an indented tree naming every view on the way, then
     /// the result, the responder chain and the notes. Numbers as `hit-test` prints them.
     public var textLines: [String] {
-        var lines = ["point (\(Self.number(screenPoint.x)), \(Self.number(screenPoint.y))) on screen \"\(screen)\":"]
+        var lines = [
+            "point (\(Self.number(screenPoint.x)), \(Self.number(screenPoint.y))) on screen \"\(screen)\":"
+        ]
         for step in steps {
             let indent = String(repeating: "  ", count: step.depth + 1)
             let local = step.localPoint.map { " at (\(Self.number($0.x)), \(Self.number($0.y)))" } ?? ""
@@ -292,7 +294,8 @@ extension HitTestExplanation {
         if let target {
             lines.append("delivered to: \(target)")
         } else {
-            lines.append("delivered to: nobody (no view on the chain has a subscriber: dropped-no-subscriber)")
+            lines.append(
+                "delivered to: nobody (no view on the chain has a subscriber: dropped-no-subscriber)")
         }
         for note in notes { lines.append("note: \(note.text)") }
         return lines

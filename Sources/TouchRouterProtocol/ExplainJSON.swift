@@ -83,7 +83,8 @@ enum ExplainJSON {
             let note = try fields.nested(element, context: "notes[\(index)]")
             notes.append(
                 HitTestExplanation.Note(
-                    rule: try note.string("rule"), viewID: try note.string("view"), text: try note.string("text")))
+                    rule: try note.string("rule"), viewID: try note.string("view"),
+                    text: try note.string("text")))
         }
         let path = try fields.stringArray("path")
         var result: HitResult?
@@ -95,8 +96,10 @@ enum ExplainJSON {
             screen: try fields.string("screen"), screenPoint: try fields.point("point"), result: result,
             steps: steps, chain: chain, target: try fields.optionalString("target"), notes: notes)
         return ExplainReply(
-            explanation: explanation, clients: fields.has("clients") ? try fields.stringArray("clients") : nil,
-            redactedSteps: Int(try fields.optionalInteger("redacted", in: 0...Int64(Int32.max)) ?? 0), seq: seq)
+            explanation: explanation,
+            clients: fields.has("clients") ? try fields.stringArray("clients") : nil,
+            redactedSteps: Int(try fields.optionalInteger("redacted", in: 0...Int64(Int32.max)) ?? 0),
+            seq: seq)
     }
 
     private static func appendOptionalPoint(_ point: Point?, to buffer: inout [UInt8]) {

@@ -41,7 +41,9 @@ public struct EffectiveRegions: Sendable {
                 for column in 0..<columns {
                     let view = index.hit(Point((Double(column) + 0.5) * cellSize, y))?.viewIndex ?? -1
                     if view != current {
-                        if current >= -1 && column > start { runs.append(Run(start: start, end: column, view: current)) }
+                        if current >= -1 && column > start {
+                            runs.append(Run(start: start, end: column, view: current))
+                        }
                         start = column
                         current = view
                     }

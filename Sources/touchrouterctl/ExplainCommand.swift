@@ -8,7 +8,8 @@ enum ExplainCommand: Command {
         name: "explain",
         abstract: "Explain the hit-test walk for a screen point, view by view.",
         options: [
-            OptionSpec(name: "config", valueName: "FILE", help: "Explain against this config file (offline)."),
+            OptionSpec(
+                name: "config", valueName: "FILE", help: "Explain against this config file (offline)."),
             OptionSpec(name: "screen", valueName: "NAME", help: "The screen (default: the first)."),
             OptionSpec(
                 name: "subscribed", valueName: "IDS",
@@ -81,7 +82,8 @@ enum ExplainCommand: Command {
         for line in reply.explanation.textLines { LineOutput.print(line) }
         if let clients = reply.clients, reply.explanation.result != nil {
             LineOutput.print(
-                "clients that would receive it: " + (clients.isEmpty ? "none" : clients.joined(separator: ", ")))
+                "clients that would receive it: "
+                    + (clients.isEmpty ? "none" : clients.joined(separator: ", ")))
         }
         if reply.redactedSteps > 0 {
             LineOutput.print("(\(reply.redactedSteps) views not open to you are left out)")

@@ -84,7 +84,8 @@ enum RenderCommand: Command {
             do {
                 try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
             } catch {
-                StandardError.print("touchrouterctl render: cannot write \(output): \(error.localizedDescription)")
+                StandardError.print(
+                    "touchrouterctl render: cannot write \(output): \(error.localizedDescription)")
                 return .failure
             }
         } else {
@@ -95,7 +96,8 @@ enum RenderCommand: Command {
 
     /// The recording decoded onto this screen (its rotation and calibration, as a device the config
     /// assigns to it) and routed through the tracker.
-    private static func recordedTraces(path: String, offline: OfflineScreen, arguments: ParsedArguments) throws
+    private static func recordedTraces(path: String, offline: OfflineScreen, arguments: ParsedArguments)
+        throws
         -> [TouchTrace]
     {
         let recording = try Recording.load(path: path)
@@ -111,9 +113,11 @@ enum RenderCommand: Command {
         if let listed = arguments.value("subscribed") {
             let subscribed = Set(listed.split(separator: ",").map(String.init))
                 .union(offline.config.viewAccess.keys)
-            return TraceRecorder.traces(of: frames, layout: layout, screen: screen.name, subscribedViews: subscribed)
+            return TraceRecorder.traces(
+                of: frames, layout: layout, screen: screen.name, subscribedViews: subscribed)
         }
-        return TraceRecorder.traces(of: frames, layout: layout, screen: screen.name, subscribedViews: EveryView())
+        return TraceRecorder.traces(
+            of: frames, layout: layout, screen: screen.name, subscribedViews: EveryView())
     }
 
     /// Subscribes to the screen's root and subtree for `seconds` and collects the delivered touches.

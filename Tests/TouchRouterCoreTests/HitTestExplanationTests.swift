@@ -52,7 +52,8 @@ import TouchRouterCore
     static func problem(_ explanation: HitTestExplanation, screen: Screen, index: HitTestIndex) -> String? {
         let expected = index.hitTest(explanation.screenPoint)
         guard HitTestIndexPropertyTests.identical(explanation.result, expected) else {
-            return "explained \(String(describing: explanation.result)), hit-test \(String(describing: expected))"
+            return
+                "explained \(String(describing: explanation.result)), hit-test \(String(describing: expected))"
         }
         guard explanation.viewID == expected?.viewID, explanation.path == (expected?.path ?? []) else {
             return "view/path differ from hit-test"
@@ -77,7 +78,9 @@ import TouchRouterCore
             for i in step.indexPath { view = view.children[i] }
             if view.id != step.viewID { return "step \(step.viewID) at \(step.indexPath) is \(view.id)" }
             if step.outcome == .notVisited {
-                guard step.reason == .siblingOnTop, let winner = step.wonBy else { return "not-visited without winner" }
+                guard step.reason == .siblingOnTop, let winner = step.wonBy else {
+                    return "not-visited without winner"
+                }
                 let parentPath = Array(step.indexPath.dropLast())
                 guard let winnerIndex = expected?.indexPath[parentPath.count],
                     expected.map({ Array($0.indexPath.prefix(parentPath.count)) }) == parentPath,
@@ -95,9 +98,12 @@ import TouchRouterCore
             case .skipped:
                 switch step.reason {
                 case .hidden?: if !view.hidden { return "\(view.id) not hidden" }
-                case .transparent?: if view.hidden || view.alpha >= 0.01 { return "\(view.id) not transparent" }
+                case .transparent?:
+                    if view.hidden || view.alpha >= 0.01 { return "\(view.id) not transparent" }
                 case .notInteractive?:
-                    if view.hidden || view.alpha < 0.01 || view.interactive { return "\(view.id) interactive" }
+                    if view.hidden || view.alpha < 0.01 || view.interactive {
+                        return "\(view.id) interactive"
+                    }
                 case .outsideTouchArea?, .outsideShape?:
                     let local = view.convertFromParent(parentPoint)
                     if view.ignoresTouches || view.containsLocal(local) { return "\(view.id) was inside" }

@@ -31,11 +31,14 @@ struct ExplainCommandTests {
     @Test("offline: the explained view, path and local point are hit-test's, in text and JSON")
     func agreesWithHitTest() throws {
         for probe in Self.probes {
-            let hit = try TouchrouterctlProcess.run(["hit-test", "--config", Self.kioskConfig, "--json"] + probe)
-            let explained = try TouchrouterctlProcess.run(["explain", "--config", Self.kioskConfig, "--json"] + probe)
+            let hit = try TouchrouterctlProcess.run(
+                ["hit-test", "--config", Self.kioskConfig, "--json"] + probe)
+            let explained = try TouchrouterctlProcess.run(
+                ["explain", "--config", Self.kioskConfig, "--json"] + probe)
             #expect(hit.exitCode == 0 && explained.exitCode == 0, "\(probe): \(explained.stderr)")
             #expect(explained.stdoutLines.count == 1)
-            let a = try Self.jsonFields(hit.stdout), b = try Self.jsonFields(explained.stdout)
+            let a = try Self.jsonFields(hit.stdout)
+            let b = try Self.jsonFields(explained.stdout)
             #expect(a.view == b.view && a.path == b.path && a.local == b.local, "\(probe)")
             let object = try JSONSerialization.jsonObject(with: Data(explained.stdout.utf8)) as! [String: Any]
             #expect(object["steps"] is [Any])
@@ -87,7 +90,8 @@ struct ExplainCommandTests {
             // The tests run as root (an admin): the same walk, plus the (empty) list of clients.
             let clients = offline.stdout.contains("hit view:") ? "clients that would receive it: none\n" : ""
             #expect(live.stdout == offline.stdout + clients, "\(probe)")
-            let json = try TouchrouterctlProcess.run(["explain", "--socket", daemon.socketPath, "--json"] + probe)
+            let json = try TouchrouterctlProcess.run(
+                ["explain", "--socket", daemon.socketPath, "--json"] + probe)
             #expect(json.stdout.hasPrefix(#"{"type":"explanation","#))
         }
         let unknown = try TouchrouterctlProcess.run(
@@ -132,10 +136,13 @@ struct ExplainCommandTests {
         try admin.send(ClientRequest(.subscribe(views: ["right"], subtree: false), seq: 1))
         guard case .subscribed = try admin.readReply() else { throw HarnessError("right: not subscribed") }
         try admin.send(ClientRequest(.explain(screen: nil, screenPoint: Point(700, 100)), seq: 2))
-        guard case .explanation(let adminReply) = try admin.readReply() else { throw HarnessError("no explanation") }
+        guard case .explanation(let adminReply) = try admin.readReply() else {
+            throw HarnessError("no explanation")
+        }
         #expect(adminReply.explanation.viewID == "right" && adminReply.explanation.target == "right")
         #expect(adminReply.clients?.count == 1 && adminReply.clients?.first?.contains("root right") == true)
-        #expect(adminReply.explanation.steps.contains { $0.viewID == "left" } && adminReply.redactedSteps == 0)
+        #expect(
+            adminReply.explanation.steps.contains { $0.viewID == "left" } && adminReply.redactedSteps == 0)
 
         let outsider = Process()
         outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -172,7 +179,8 @@ struct ExplainCommandTests {
         #expect(notNumber.exitCode == 2)
         #expect(
             notNumber.stderr
-                == "touchrouterctl explain: X and Y must be finite numbers\nSee 'touchrouterctl explain --help'.\n")
+                == "touchrouterctl explain: X and Y must be finite numbers\nSee 'touchrouterctl explain --help'.\n"
+        )
         let badScreen = try TouchrouterctlProcess.run(
             ["explain", "--config", Self.kioskConfig, "--screen", "servce", "1", "1"])
         #expect(badScreen.exitCode == 1)

@@ -12,23 +12,28 @@ import TouchRouterRender
 struct RenderCommandTests {
     static let kioskConfig = Paths.packageRoot.appendingPathComponent("config/kiosk.json5").path
     static let splitConfig = Paths.fixtures.appendingPathComponent("layouts/ep0430m09-split.json5").path
-    static let fourFingers = Paths.recordings.appendingPathComponent("libinput/ep0430m09-4-finger-drag-down.yml").path
+    static let fourFingers = Paths.recordings.appendingPathComponent(
+        "libinput/ep0430m09-4-finger-drag-down.yml"
+    ).path
     static let atmelTwoFingers = Paths.recordings.appendingPathComponent(
         "libinput/atmel-2-fingers-touch-release.yml"
     ).path
 
     /// Renders with touchrouterctl, rasterises, and returns the colours at the given points.
-    static func renderAndRead(_ arguments: [String], at points: [Point], in directory: TemporaryDirectory) throws
+    static func renderAndRead(_ arguments: [String], at points: [Point], in directory: TemporaryDirectory)
+        throws
         -> [RGB?]
     {
-        let svg = directory.file("out.svg"), png = directory.file("out.png")
+        let svg = directory.file("out.svg")
+        let png = directory.file("out.png")
         let render = try TouchrouterctlProcess.run(["render"] + arguments + ["-o", svg])
         #expect(render.exitCode == 0, "\(render.stderr)")
         #expect(render.stdout.isEmpty && render.stderr.isEmpty)
         try run("/usr/bin/rsvg-convert", [svg, "-o", png])
         let specs = points.map { "\(Int($0.x.rounded(.down))),\(Int($0.y.rounded(.down)))" }
         let output = try run(
-            "/usr/bin/env", ["python3", Paths.packageRoot.appendingPathComponent("scripts/png-pixels").path, png] + specs)
+            "/usr/bin/env",
+            ["python3", Paths.packageRoot.appendingPathComponent("scripts/png-pixels").path, png] + specs)
         return output.split(separator: "\n").map { line in
             let hex = line.split(separator: " ").last.map(String.init) ?? ""
             guard hex.count == 7, let value = UInt32(hex.dropFirst(), radix: 16) else { return nil }
@@ -66,9 +71,13 @@ struct RenderCommandTests {
         for y in stride(from: 11.0, to: screen.height, by: 29) {
             for x in stride(from: 7.0, to: screen.width, by: 31) { probes.append(Point(x + 0.5, y + 0.5)) }
         }
-        let keys = ["key1", "key2", "key3", "key4", "key5", "key6", "key7", "key8", "key9", "key-clear", "key0", "key-ok"]
+        let keys = [
+            "key1", "key2", "key3", "key4", "key5", "key6", "key7", "key8", "key9", "key-clear", "key0",
+            "key-ok",
+        ]
         for (k, _) in keys.enumerated() {
-            let column = Double(k % 3), row = Double(k / 3)
+            let column = Double(k % 3)
+            let row = Double(k / 3)
             probes.append(Point(240 + column * 210 + 25.5, 580 + row * 210 + 30.5))
         }
         // The keypad itself wins only the 6-unit strips between its keys' margins.
@@ -77,7 +86,9 @@ struct RenderCommandTests {
         var matched = 0
         var matchedViews = Set<String>()
         for (point, colour) in zip(probes, colours) {
-            guard let hit = index.hit(point), let viewColour = picture.colour(ofView: hit.viewID) else { continue }
+            guard let hit = index.hit(point), let viewColour = picture.colour(ofView: hit.viewID) else {
+                continue
+            }
             if colour == Palette.regionColour(viewColour) {
                 matched += 1
                 matchedViews.insert(hit.viewID)
@@ -127,7 +138,8 @@ struct RenderCommandTests {
         let downs = try Self.routedTouchDowns(Self.fourFingers, screen: screen)
         #expect(Set(downs.map(\.viewID)) == ["left-edge", "left", "right", "right-edge"])
         let colours = try Self.renderAndRead(
-            ["--config", Self.splitConfig, "--recording", Self.fourFingers], at: downs.map(\.point), in: directory)
+            ["--config", Self.splitConfig, "--recording", Self.fourFingers], at: downs.map(\.point),
+            in: directory)
         for (down, colour) in zip(downs, colours) {
             #expect(colour == picture.colour(ofView: down.viewID), "\(down.viewID) at \(down.point)")
         }
@@ -219,7 +231,9 @@ struct RenderCommandTests {
         // The replay waits for the first subscriber: render's own subscription starts it.
         let daemon = try DaemonProcess(
             directory: directory,
-            arguments: ["--config", Self.splitConfig, "--replay", Self.fourFingers, "--replay-wait", "--speed", "0"])
+            arguments: [
+                "--config", Self.splitConfig, "--replay", Self.fourFingers, "--replay-wait", "--speed", "0",
+            ])
         defer { daemon.stop() }
         let result = try TouchrouterctlProcess.run(
             ["render", "--config", Self.splitConfig, "--live", daemon.socketPath, "--seconds", "3"])
@@ -236,11 +250,15 @@ struct RenderCommandTests {
             ["render", "--config", Self.kioskConfig, "--recording", "x", "--live", "y"])
         #expect(both.exitCode == 2)
         #expect(both.stderr.contains("--recording and --live are alternatives"))
-        let seconds = try TouchrouterctlProcess.run(["render", "--config", Self.kioskConfig, "--seconds", "0"])
+        let seconds = try TouchrouterctlProcess.run([
+            "render", "--config", Self.kioskConfig, "--seconds", "0",
+        ])
         #expect(seconds.exitCode == 2)
         let missing = try TouchrouterctlProcess.run(["render"])
         #expect(missing.exitCode == 2)
-        #expect(missing.stderr == "touchrouterctl render: missing --config FILE\nSee 'touchrouterctl render --help'.\n")
+        #expect(
+            missing.stderr
+                == "touchrouterctl render: missing --config FILE\nSee 'touchrouterctl render --help'.\n")
         let badRecording = try TouchrouterctlProcess.run(
             ["render", "--config", Self.kioskConfig, "--recording", "/nonexistent.yml"])
         #expect(badRecording.exitCode == 1)
