@@ -47,6 +47,7 @@ let package = Package(
 
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
         .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),
+        .testTarget(name: "TouchRouterRenderTests", dependencies: ["TouchRouterRender", "TouchRouterCore"]),
         .testTarget(
             name: "TouchRouterInputTests",
             dependencies: ["TouchRouterInput", "TouchRouterCore"]),
