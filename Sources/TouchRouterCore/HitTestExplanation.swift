@@ -90,12 +90,27 @@ public struct HitTestExplanation: Hashable, Sendable {
         public var viewID: String
         /// What the flag means for this touch.
         public var text: String
+        /// The rule drops a touch-down here right now, given the touches down (`touchedViews`).
+        public var appliesNow: Bool
 
         /// Makes a note.
-        public init(rule: String, viewID: String, text: String) {
+        public init(rule: String, viewID: String, text: String, appliesNow: Bool = false) {
             self.rule = rule
             self.viewID = viewID
             self.text = text
+            self.appliesNow = appliesNow
+        }
+    }
+
+    /// A view with a finger down on it: what multipleTouch and exclusiveTouch look at.
+    public struct TouchedView: Hashable, Sendable {
+        /// The view the touch was hit-tested to (UITouch.view; not the delivery target).
+        public var viewID: String
+        public var exclusiveTouch: Bool
+
+        public init(viewID: String, exclusiveTouch: Bool) {
+            self.viewID = viewID
+            self.exclusiveTouch = exclusiveTouch
         }
     }
 
@@ -135,10 +150,12 @@ public struct HitTestExplanation: Hashable, Sendable {
 extension HitTestExplanation {
     /// Explains a screen point: the plain walk recorded, then the responder chain against
     /// `subscribedViews` (views with an access list in `accessListViews` stop the climb too, as
-    /// in the daemon), then the multipleTouch / exclusiveTouch rules of the screen.
+    /// in the daemon), then the multipleTouch / exclusiveTouch rules of the screen, marked
+    /// `appliesNow` where the views with fingers down now (`touchedViews`, the tracker's live
+    /// touches on this screen) would make the tracker drop this touch-down.
     public init(
         screen: Screen, screenPoint: Point, subscribedViews: some SubscribedViews,
-        accessListViews: Set<String> = []
+        accessListViews: Set<String> = [], touchedViews: [TouchedView] = []
     ) {
         var recorder = Recorder()
         let result = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint, observer: &recorder)
@@ -175,7 +192,8 @@ extension HitTestExplanation {
                     break
                 }
             }
-            notes = Self.notes(hitView: ancestors[ancestors.count - 1], screen: screen)
+            notes = Self.notes(
+                hitView: ancestors[ancestors.count - 1], screen: screen, touchedViews: touchedViews)
         }
         self.init(
             screen: screen.name, screenPoint: screenPoint, result: result, steps: steps, chain: chain,
@@ -188,14 +206,22 @@ extension HitTestExplanation {
         self.init(screen: screen, screenPoint: screenPoint, subscribedViews: AllViews())
     }
 
-    private static func notes(hitView: View, screen: Screen) -> [Note] {
+    /// The tracker's rules at touch-down (TouchTracker.touchDown), in words: multipleTouch looks at
+    /// the hit view's own live touches, exclusiveTouch at live touches on any other view.
+    private static func notes(hitView: View, screen: Screen, touchedViews: [TouchedView]) -> [Note] {
         var notes: [Note] = []
         let id = hitView.id
+        let others = touchedViews.filter { $0.viewID != id }
         if hitView.multipleTouch {
             notes.append(
                 Note(
                     rule: "multipleTouch", viewID: id,
                     text: "\(id) has multipleTouch: every finger on it is delivered"))
+        } else if touchedViews.contains(where: { $0.viewID == id }) {
+            notes.append(
+                Note(
+                    rule: "multipleTouch", viewID: id,
+                    text: "dropped now: a finger is already down on \(id) (multipleTouch: false)", appliesNow: true))
         } else {
             notes.append(
                 Note(
@@ -203,20 +229,32 @@ extension HitTestExplanation {
                     text: "dropped if another finger is already down on \(id) (multipleTouch: false)"))
         }
         if hitView.exclusiveTouch {
-            notes.append(
-                Note(
-                    rule: "exclusiveTouch", viewID: id,
-                    text: "dropped if any other view of screen \(screen.name) is being touched, and while "
-                        + "\(id) is touched no other view takes a new touch (exclusiveTouch)"))
+            if let other = others.first {
+                notes.append(
+                    Note(
+                        rule: "exclusiveTouch", viewID: id,
+                        text: "dropped now: \(other.viewID) is being touched and \(id) has exclusiveTouch",
+                        appliesNow: true))
+            } else {
+                notes.append(
+                    Note(
+                        rule: "exclusiveTouch", viewID: id,
+                        text: "dropped if any other view of screen \(screen.name) is being touched, and while "
+                            + "\(id) is touched no other view takes a new touch (exclusiveTouch)"))
+            }
         }
         var stack: [View] = [screen.root]
         while let view = stack.popLast() {
             stack.append(contentsOf: view.children.reversed())
             guard view.exclusiveTouch, view.id != id else { continue }
+            let now = others.contains { $0.viewID == view.id }
             notes.append(
                 Note(
                     rule: "exclusiveTouch", viewID: view.id,
-                    text: "dropped while \(view.id) is being touched (\(view.id) has exclusiveTouch)"))
+                    text: now
+                        ? "dropped now: \(view.id) is being touched (\(view.id) has exclusiveTouch)"
+                        : "dropped while \(view.id) is being touched (\(view.id) has exclusiveTouch)",
+                    appliesNow: now))
         }
         return notes
     }

@@ -454,7 +454,8 @@ public final class Daemon {
                         localPoint: hit?.localPoint, seq: seq)))
         case .explain(let screenName, let screenPoint):
             let explain = ExplainRequest(
-                layout: layout, subscriptions: subscriptions, access: access, clients: clients)
+                layout: layout, subscriptions: subscriptions, access: access, clients: clients,
+                tracker: tracker)
             let reply = explain.reply(screenName: screenName, screenPoint: screenPoint, from: client, seq: seq)
             if case .error(let error) = reply, error.code == .permissionDenied { stats.accessDenials += 1 }
             return line(reply)

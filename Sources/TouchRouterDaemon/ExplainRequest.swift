@@ -13,6 +13,7 @@ struct ExplainRequest {
     let subscriptions: SubscriptionTable
     let access: AccessPolicy
     let clients: [ClientID: ClientConnection]
+    let tracker: TouchTracker
 
     /// The reply to send: an `explanation` or an `error`.
     func reply(screenName: String?, screenPoint: Point, from client: ClientConnection, seq: Int64?)
@@ -24,7 +25,7 @@ struct ExplainRequest {
         }
         let explanation = HitTestExplanation(
             screen: screen, screenPoint: screenPoint, subscribedViews: subscriptions,
-            accessListViews: access.declaringViews)
+            accessListViews: access.declaringViews, touchedViews: tracker.touchedViews(screen: screen.name))
         if Self.isAdmin(client.credentials) {
             let receivers = explanation.target.map { subscriptions.subscribersByView[$0] ?? [] } ?? []
             return .explanation(

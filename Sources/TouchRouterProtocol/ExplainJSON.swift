@@ -39,6 +39,7 @@ enum ExplainJSON {
                 object.field("rule", string: note.rule)
                 object.field("view", string: note.viewID)
                 object.field("text", string: note.text)
+                object.field("now", bool: note.appliesNow)
             }
         }
         if let clients = reply.clients { object.field("clients", strings: clients) }

@@ -198,4 +198,40 @@ import TouchRouterCore
         #expect(text.contains("key5: HIT at (90, 90)"))
         #expect(text.contains("delivered to: content"))
     }
+
+    @Test("notes say which rule drops the touch now, given the fingers down")
+    func notesNow() {
+        func notes(_ point: Point, touched: [(String, Bool)]) -> [HitTestExplanation.Note] {
+            HitTestExplanation(
+                screen: Self.kiosk, screenPoint: point, subscribedViews: Set(["main"]),
+                touchedViews: touched.map { HitTestExplanation.TouchedView(viewID: $0.0, exclusiveTouch: $0.1) }
+            ).notes
+        }
+        let key5 = Point(540, 880), pay = Point(790, 1570)
+        #expect(notes(key5, touched: []).allSatisfy { !$0.appliesNow })
+        #expect(notes(key5, touched: [("key5", false)]).contains { $0.rule == "multipleTouch" && $0.appliesNow })
+        #expect(notes(key5, touched: [("key4", false)]).allSatisfy { !$0.appliesNow })
+        let blockedByPay = notes(key5, touched: [("pay", true)])
+        #expect(blockedByPay.contains { $0.rule == "exclusiveTouch" && $0.viewID == "pay" && $0.appliesNow })
+        #expect(notes(pay, touched: [("key5", false)]).contains { $0.viewID == "pay" && $0.appliesNow })
+        #expect(notes(pay, touched: []).allSatisfy { !$0.appliesNow })
+    }
+
+    @Test("the tracker reports the hit views of its live touches")
+    func trackerTouchedViews() {
+        var tracker = TouchTracker(layout: Layout(screens: [Self.kiosk]))
+        let device = InputDevice(id: 1, name: "test")
+        _ = tracker.process(
+            .frame(
+                InputFrame(
+                    device: device, screen: "main", timestampMicros: 1,
+                    contacts: [
+                        ContactEvent(kind: .down, slot: 0, screenPoint: Point(540, 880)),
+                        ContactEvent(kind: .down, slot: 1, screenPoint: Point(790, 1570)),
+                    ])),
+            subscribedViews: Set(["main"]))
+        // pay is exclusive and key5 was touched first: pay's touch-down is dropped, key5's is live.
+        #expect(tracker.touchedViews(screen: "main") == [.init(viewID: "key5", exclusiveTouch: false)])
+        #expect(tracker.touchedViews(screen: "service").isEmpty)
+    }
 }
