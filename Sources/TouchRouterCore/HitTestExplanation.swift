@@ -221,7 +221,8 @@ extension HitTestExplanation {
             notes.append(
                 Note(
                     rule: "multipleTouch", viewID: id,
-                    text: "dropped now: a finger is already down on \(id) (multipleTouch: false)", appliesNow: true))
+                    text: "dropped now: a finger is already down on \(id) (multipleTouch: false)",
+                    appliesNow: true))
         } else {
             notes.append(
                 Note(
@@ -239,7 +240,8 @@ extension HitTestExplanation {
                 notes.append(
                     Note(
                         rule: "exclusiveTouch", viewID: id,
-                        text: "dropped if any other view of screen \(screen.name) is being touched, and while "
+                        text:
+                            "dropped if any other view of screen \(screen.name) is being touched, and while "
                             + "\(id) is touched no other view takes a new touch (exclusiveTouch)"))
             }
         }

@@ -204,12 +204,16 @@ import TouchRouterCore
         func notes(_ point: Point, touched: [(String, Bool)]) -> [HitTestExplanation.Note] {
             HitTestExplanation(
                 screen: Self.kiosk, screenPoint: point, subscribedViews: Set(["main"]),
-                touchedViews: touched.map { HitTestExplanation.TouchedView(viewID: $0.0, exclusiveTouch: $0.1) }
+                touchedViews: touched.map {
+                    HitTestExplanation.TouchedView(viewID: $0.0, exclusiveTouch: $0.1)
+                }
             ).notes
         }
-        let key5 = Point(540, 880), pay = Point(790, 1570)
+        let key5 = Point(540, 880)
+        let pay = Point(790, 1570)
         #expect(notes(key5, touched: []).allSatisfy { !$0.appliesNow })
-        #expect(notes(key5, touched: [("key5", false)]).contains { $0.rule == "multipleTouch" && $0.appliesNow })
+        #expect(
+            notes(key5, touched: [("key5", false)]).contains { $0.rule == "multipleTouch" && $0.appliesNow })
         #expect(notes(key5, touched: [("key4", false)]).allSatisfy { !$0.appliesNow })
         let blockedByPay = notes(key5, touched: [("pay", true)])
         #expect(blockedByPay.contains { $0.rule == "exclusiveTouch" && $0.viewID == "pay" && $0.appliesNow })
@@ -233,5 +237,53 @@ import TouchRouterCore
         // pay is exclusive and key5 was touched first: pay's touch-down is dropped, key5's is live.
         #expect(tracker.touchedViews(screen: "main") == [.init(viewID: "key5", exclusiveTouch: false)])
         #expect(tracker.touchedViews(screen: "service").isEmpty)
+    }
+
+    /// The explanation's delivery target is where the tracker really delivers a touch-down, on
+    /// random layouts with random subscriptions (views with access lists stopping the climb).
+    @Test("the explained target is the tracker's delivery target", arguments: [0, 1])
+    func targetMatchesTracker(block: Int) {
+        for tree in 0..<20 {
+            let seed = 0x7A26_0000 + UInt64(block * 20 + tree)
+            var generator = LayoutGenerator(seed: seed)
+            let screen = generator.screen(viewCount: Int(1 + generator.random.next() % 80))
+            var ids: [String] = []
+            var stack = [screen.root]
+            while let view = stack.popLast() {
+                ids.append(view.id)
+                stack += view.children
+            }
+            let subscribed = Set(ids.filter { _ in generator.random.next() % 4 == 0 })
+            let shields = Set(ids.filter { _ in generator.random.next() % 10 == 0 })
+            let routing = subscribed.union(shields)
+            var tracker = TouchTracker(layout: Layout(screens: [screen]))
+            let device = InputDevice(id: 1, name: "test")
+            for (n, point) in generator.points(on: screen, count: 200).enumerated() {
+                let explanation = HitTestExplanation(
+                    screen: screen, screenPoint: point, subscribedViews: subscribed, accessListViews: shields)
+                let time = UInt64(n) * 1_000_000
+                let delivered = tracker.process(
+                    .frame(
+                        InputFrame(
+                            device: device, screen: screen.name, timestampMicros: time,
+                            contacts: [ContactEvent(kind: .down, slot: 0, screenPoint: point)])),
+                    subscribedViews: routing)
+                _ = tracker.process(
+                    .frame(
+                        InputFrame(
+                            device: device, screen: screen.name, timestampMicros: time + 1,
+                            contacts: [ContactEvent(kind: .up, slot: 0)])),
+                    subscribedViews: routing)
+                if delivered.first?.viewID != explanation.target {
+                    Issue.record(
+                        """
+                        seed \(seed), point (\(point.x.debugDescription), \(point.y.debugDescription)): \
+                        tracker \(String(describing: delivered.first?.viewID)), \
+                        explained \(String(describing: explanation.target))
+                        """)
+                    return
+                }
+            }
+        }
     }
 }

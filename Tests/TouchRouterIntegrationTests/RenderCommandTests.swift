@@ -21,9 +21,11 @@ struct RenderCommandTests {
 
     /// Renders with touchrouterctl, rasterises, and returns the colours at the given points.
     static func renderAndRead(_ arguments: [String], at points: [Point], in directory: TemporaryDirectory)
-        throws
-        -> [RGB?]
+        throws -> [RGB?]
     {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") else {
+            throw HarnessError("rsvg-convert is missing: run scripts/setup (it installs librsvg2-bin)")
+        }
         let svg = directory.file("out.svg")
         let png = directory.file("out.png")
         let render = try TouchrouterctlProcess.run(["render"] + arguments + ["-o", svg])
