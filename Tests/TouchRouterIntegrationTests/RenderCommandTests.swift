@@ -106,7 +106,7 @@ struct RenderCommandTests {
     }
 
     /// The began touches of a recording on `screen`, routed by the tracker with every view subscribed.
-    static func routedTouchDowns(_ recordingPath: String, screen: Screen, rotation: Int = 0) throws
+    static func routedTouchDowns(_ recordingPath: String, screen: Screen) throws
         -> [(point: Point, viewID: String)]
     {
         let recording = try Recording.load(path: recordingPath)
@@ -264,5 +264,36 @@ struct RenderCommandTests {
         let badRecording = try TouchrouterctlProcess.run(
             ["render", "--config", Self.kioskConfig, "--recording", "/nonexistent.yml"])
         #expect(badRecording.exitCode == 1)
+    }
+}
+
+/// Every shared recording drawn on the example kiosk: one touch-down dot per contact that went
+/// down, each classified as the tracker routed it.
+@Suite("touchrouterctl render on every shared recording")
+struct RenderEveryRecordingTests {
+    static let recordings: [String] = ["evemu", "libinput"].flatMap { folder in
+        let directory = Paths.recordings.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".events") || $0.hasSuffix(".yml") }.sorted().map {
+            "\(folder)/\($0)"
+        }
+    }
+
+    @Test(arguments: recordings)
+    func kiosk(recording: String) throws {
+        let path = Paths.recordings.appendingPathComponent(recording).path
+        let result = try TouchrouterctlProcess.run(
+            ["render", "--config", RenderCommandTests.kioskConfig, "--recording", path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let screen = try RenderCommandTests.screen(RenderCommandTests.kioskConfig)
+        let decoded = try Recording.load(path: path)
+        let frames = MultitouchDecoder.decode(
+            decoded, inputDevice: InputDevice(id: 1, name: decoded.device.name), screen: screen.name,
+            mapping: try ScreenMapping(screenWidth: screen.width, screenHeight: screen.height))
+        let downs = frames.reduce(0) { $0 + $1.contacts.filter { $0.kind == .down }.count }
+        let dots = result.stdout.components(separatedBy: #" r="10" fill=""#).count - 1
+        #expect(downs > 0 && dots == downs, "\(recording): \(downs) touch-downs, \(dots) dots")
+        let delivered = try RenderCommandTests.routedTouchDowns(path, screen: screen).count
+        #expect(result.stdout.contains("\(downs) touch-downs, \(delivered) delivered"))
     }
 }
