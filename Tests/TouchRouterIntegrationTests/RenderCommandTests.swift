@@ -246,6 +246,21 @@ struct RenderCommandTests {
         #expect(result.stdout.contains("4 touch-downs, 4 delivered"))
     }
 
+    @Test("--subscribed: touches climb the responder chain to the subscribed view")
+    func subscribed() throws {
+        let result = try TouchrouterctlProcess.run(
+            [
+                "render", "--config", Self.splitConfig, "--recording", Self.fourFingers, "--subscribed",
+                "left,panel",
+            ])
+        #expect(result.exitCode == 0)
+        let paths = result.stdout.components(separatedBy: "<polyline data-view=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
+        #expect(paths.sorted() == ["left", "left", "panel", "panel"])
+        #expect(result.stdout.contains("4 touch-downs, 4 delivered"))
+    }
+
     @Test("usage errors: both sources, a bad --seconds, a missing config")
     func usageErrors() throws {
         let both = try TouchrouterctlProcess.run(
