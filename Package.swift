@@ -38,6 +38,8 @@ let package = Package(
             ]),
         // The Swift client library.
         .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol", "TouchRouterSystem"]),
+        // SVG pictures of a layout and its touches (touchrouterctl render). Pure, off the daemon.
+        .target(name: "TouchRouterRender", dependencies: ["TouchRouterCore"]),
 
         // Thin executables.
         .executableTarget(name: "touchrouterd", dependencies: ["TouchRouterDaemon"]),
@@ -45,6 +47,7 @@ let package = Package(
             name: "touchrouterctl",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient", "TouchRouterSystem",
+                "TouchRouterRender",
             ]),
         .executableTarget(
             name: "touchrouter-bench",
@@ -52,6 +55,7 @@ let package = Package(
 
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
         .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),
+        .testTarget(name: "TouchRouterRenderTests", dependencies: ["TouchRouterRender", "TouchRouterCore"]),
         .testTarget(
             name: "TouchRouterInputTests",
             dependencies: ["TouchRouterInput", "TouchRouterCore", "TouchRouterSystem"]),
@@ -59,6 +63,7 @@ let package = Package(
             name: "TouchRouterIntegrationTests",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput", "TouchRouterSystem",
+                "TouchRouterRender",
             ]),
     ]
 )

@@ -115,6 +115,14 @@ public final class TouchRouterClient: Sendable {
         return result
     }
 
+    /// The whole hit-test walk for a screen point, with the responder chain under the daemon's
+    /// current subscriptions (nil screen: the layout's first screen). docs/protocol.md, "explain".
+    public func explain(_ screenPoint: Point, screen: String? = nil) async throws(ClientError) -> ExplainReply {
+        let reply = try await connection.request(.explain(screen: screen, screenPoint: screenPoint))
+        guard case .explanation(let result) = reply else { throw ClientError.unexpectedReply(reply) }
+        return result
+    }
+
     /// The daemon's current layout and its generation.
     public func layout() async throws(ClientError) -> LayoutReply {
         let reply = try await connection.request(.layout)

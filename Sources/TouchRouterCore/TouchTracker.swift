@@ -63,6 +63,16 @@ public struct TouchTracker: Sendable {
     /// The ids of the delivered touches currently down, in began order.
     public var activeTouchIDs: [UInt64] { touches.map(\.id) }
 
+    /// The hit views (UITouch.view) of the delivered touches down on the named screen, in began
+    /// order: what multipleTouch and exclusiveTouch look at for the next touch-down (`explain`).
+    public func touchedViews(screen name: String) -> [HitTestExplanation.TouchedView] {
+        guard let screenIndex = screens.firstIndex(where: { $0.name == name }) else { return [] }
+        return touches.filter { $0.screenIndex == screenIndex && $0.isLive && $0.hitView >= 0 }.map {
+            HitTestExplanation.TouchedView(
+                viewID: screens[screenIndex].ids[Int($0.hitView)], exclusiveTouch: $0.hitViewIsExclusive)
+        }
+    }
+
     // MARK: - Entry points
 
     /// Processes one input event and returns the resulting per-view messages: one per view with a

@@ -102,7 +102,7 @@ public struct View: Hashable, Sendable {
 
     /// Hit-testing skips the view and its whole subtree (hidden, alpha < 0.01 or not interactive).
     @inline(__always)
-    public var ignoresTouches: Bool { hidden || alpha < 0.01 || !interactive }
+    public var ignoresTouches: Bool { ignoreReason != nil }
 
     /// Converts a point from the parent's space into this view's own space (frame origin, then
     /// the transform about the centre). Hit-testing and tracking both go through this one function,

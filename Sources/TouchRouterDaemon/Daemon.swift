@@ -655,6 +655,13 @@ public final class Daemon {
                         screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID,
                         path: hit?.path ?? [],
                         localPoint: hit?.localPoint, seq: seq)))
+        case .explain(let screenName, let screenPoint):
+            let explain = ExplainRequest(
+                layout: layout, subscriptions: subscriptions, access: access, clients: clients,
+                tracker: tracker)
+            let reply = explain.reply(screenName: screenName, screenPoint: screenPoint, from: client, seq: seq)
+            if case .error(let error) = reply, error.code == .permissionDenied { stats.accessDenials += 1 }
+            return line(reply)
         case .layout:
             let visible = isAdmin(client) ? layout : access.visibleLayout(layout, to: client.credentials)
             return line(.layout(LayoutReply(generation: layoutGeneration, layout: visible, seq: seq)))

@@ -14,6 +14,9 @@ public enum RequestMessage: Hashable, Sendable {
     case unsubscribe(UnsubscribeTarget)
     /// `hitTest`: which view is under a screen point. A nil screen means the layout's first.
     case hitTest(screen: String?, screenPoint: Point)
+    /// `explain`: the whole hit-test walk for a screen point and what tracking would do with it.
+    /// A nil screen means the layout's first.
+    case explain(screen: String?, screenPoint: Point)
     /// `layout`: the current layout tree.
     case layout
     /// `status`: the daemon's counters.
@@ -28,6 +31,7 @@ public enum RequestMessage: Hashable, Sendable {
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .hitTest: "hitTest"
+        case .explain: "explain"
         case .layout: "layout"
         case .status: "status"
         case .reload: "reload"
@@ -121,6 +125,9 @@ public enum RequestDecoder {
         case "hitTest":
             message = .hitTest(
                 screen: try fields.optionalString("screen"), screenPoint: try fields.point("point"))
+        case "explain":
+            message = .explain(
+                screen: try fields.optionalString("screen"), screenPoint: try fields.point("point"))
         case "layout": message = .layout
         case "status": message = .status
         case "reload": message = .reload
@@ -154,7 +161,7 @@ extension ClientRequest {
                 object.field("views", strings: views)
             case .unsubscribe(.all):
                 object.field("all", bool: true)
-            case .hitTest(let screen, let screenPoint):
+            case .hitTest(let screen, let screenPoint), .explain(let screen, let screenPoint):
                 if let screen { object.field("screen", string: screen) }
                 object.field("point", point: screenPoint)
             case .layout, .status, .reload:

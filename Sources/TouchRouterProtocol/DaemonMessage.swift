@@ -179,6 +179,26 @@ public struct HitTestReply: Hashable, Sendable {
     }
 }
 
+/// The reply to `explain` (and what `touchrouterctl explain --json` prints offline): the
+/// explanation, and the clients that would receive the touch where the daemon knows them.
+public struct ExplainReply: Hashable, Sendable {
+    public var explanation: HitTestExplanation
+    /// `clients`: the names of the clients subscribed to the target view (admin only); nil: not
+    /// given (offline, or a client that may not see them).
+    public var clients: [String]?
+    /// `redacted`: steps left out because their views are not open to the asking client.
+    public var redactedSteps: Int
+    public var seq: Int64?
+
+    /// Makes the reply.
+    public init(explanation: HitTestExplanation, clients: [String]? = nil, redactedSteps: Int = 0, seq: Int64? = nil) {
+        self.explanation = explanation
+        self.clients = clients
+        self.redactedSteps = redactedSteps
+        self.seq = seq
+    }
+}
+
 /// The reply to `layout`: the whole current layout.
 public struct LayoutReply: Hashable, Sendable {
     public var generation: UInt64
@@ -214,6 +234,8 @@ public enum DaemonMessage: Hashable, Sendable {
     case subscribed(Subscribed)
     case unsubscribed(Unsubscribed)
     case hitTestResult(HitTestReply)
+    /// The reply to `explain`.
+    case explanation(ExplainReply)
     case layout(LayoutReply)
     case status(StatusReply)
     /// The reply to `reload`: the generation now in effect.
@@ -228,6 +250,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
+        case .explanation(let message): message.seq
         case .layout(let message): message.seq
         case .status(let message): message.seq
         case .reloaded(_, let seq): seq
@@ -244,6 +267,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .subscribed: "subscribed"
         case .unsubscribed: "unsubscribed"
         case .hitTestResult: "hitTestResult"
+        case .explanation: "explanation"
         case .layout: "layout"
         case .status: "status"
         case .reloaded: "reloaded"

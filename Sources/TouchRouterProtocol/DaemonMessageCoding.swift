@@ -43,6 +43,8 @@ extension DaemonMessage {
                 } else {
                     JSONWriter.appendRaw("null", to: &object.buffer)
                 }
+            case .explanation(let reply):
+                ExplainJSON.append(reply, to: &object)
             case .layout(let reply):
                 object.field("generation", unsigned: reply.generation)
                 LayoutJSON.appendScreens(reply.layout.screens, to: &object)
@@ -151,6 +153,8 @@ public enum DaemonMessageDecoder {
                     screen: try fields.string("screen"), screenPoint: try fields.point("point"),
                     viewID: try fields.optionalString("view"), path: try fields.stringArray("path"),
                     localPoint: try fields.optionalPoint("local"), seq: seq))
+        case "explanation":
+            return .explanation(try ExplainJSON.reply(from: fields, seq: seq))
         case "layout":
             return .layout(
                 LayoutReply(

@@ -18,6 +18,8 @@ struct OptionSpec {
     var valueName: String?
     var help: String
     var isRequired = false
+    /// A one-letter alias (`o` for `-o FILE`).
+    var shortName: Character? = nil
 
     /// The flag spelled out with its value, as usage and help print it.
     var synopsis: String { valueName.map { "--\(name) \($0)" } ?? "--\(name)" }
@@ -158,7 +160,10 @@ struct CommandLineTool {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            guard token.hasPrefix("--"), let option = spec.options.first(where: { $0.name == name }) else {
+            let short = token.hasPrefix("--") ? nil : spec.options.first { $0.shortName.map(String.init) == name }
+            if let short { name = short.name }
+            guard token.hasPrefix("--") || short != nil, let option = spec.options.first(where: { $0.name == name })
+            else {
                 var message = "unknown option '\(token.split(separator: "=").first ?? "")'"
                 if let suggestion = NearMiss.suggestion(for: name, among: spec.options.map(\.name) + ["help"])
                 {
@@ -227,8 +232,9 @@ struct CommandLineTool {
             lines += spec.arguments.map { row($0.repeats ? "\($0.name)..." : $0.name, $0.help) }
         }
         lines += ["", "OPTIONS:"]
-        lines += (spec.options + [helpOption]).map {
-            row($0.name == "help" ? "-h, --help" : $0.synopsis, $0.help)
+        lines += (spec.options + [helpOption]).map { option in
+            let synopsis = option.shortName.map { "-\($0), \(option.synopsis)" } ?? option.synopsis
+            return row(option.name == "help" ? "-h, --help" : synopsis, option.help)
         }
         if let discussion = spec.discussion {
             lines += ["", discussion]

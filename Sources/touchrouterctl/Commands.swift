@@ -3,6 +3,8 @@
 let allCommands: [any Command.Type] = [
     ValidateCommand.self,
     HitTestCommand.self,
+    ExplainCommand.self,
+    RenderCommand.self,
     MonitorCommand.self,
     StatusCommand.self,
     LayoutCommand.self,

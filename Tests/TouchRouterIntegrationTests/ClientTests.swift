@@ -93,6 +93,9 @@ struct ClientTests {
                 connection.send(
                     .hitTestResult(
                         HitTestReply(screen: screen ?? "main", screenPoint: point, result: result, seq: seq)))
+            case .explain(_, let point):
+                let explanation = HitTestExplanation(screen: layout.screens[0], screenPoint: point)
+                connection.send(.explanation(ExplainReply(explanation: explanation, seq: seq)))
             case .layout:
                 connection.send(.layout(LayoutReply(generation: 1, layout: layout, seq: seq)))
             case .status:

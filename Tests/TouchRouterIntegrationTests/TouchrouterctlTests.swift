@@ -269,6 +269,8 @@ struct HelpTests {
                 COMMANDS:
                   validate              Check config files and list every error.
                   hit-test              Find the view under a screen point.
+                  explain               Explain the hit-test walk for a screen point, view by view.
+                  render                Draw a screen's layout, touch regions and touches as SVG.
                   monitor               Show the touches the running daemon routes, live.
                   status                Show the running daemon's state and counters.
                   layout                Show the layout the running daemon uses.

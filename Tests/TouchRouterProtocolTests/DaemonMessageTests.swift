@@ -58,6 +58,18 @@ struct DaemonMessageTests {
                     "perClient": .object(["ui": .integer(-1)]),
                 ], seq: 12)),
         .reloaded(generation: 5, seq: nil),
+        .explanation(
+            ExplainReply(
+                explanation: HitTestExplanation(screen: layout.screens[0], screenPoint: Point(150, 250.5)),
+                seq: 14)),
+        .explanation(
+            ExplainReply(
+                explanation: HitTestExplanation(
+                    screen: layout.screens[0], screenPoint: Point(120, 330), subscribedViews: Set(["root"]),
+                    accessListViews: ["keypad"]),
+                clients: ["ui (pid 7)"], redactedSteps: 2)),
+        .explanation(
+            ExplainReply(explanation: HitTestExplanation(screen: layout.screens[0], screenPoint: Point(-1, 5)))),
         .error(ProtocolError(code: .unknownViews, message: "no view \"nope\"", seq: 13, views: ["nope"])),
         .error(ProtocolError(code: .queueOverflow, message: "too slow")),
         .touches(

@@ -9,7 +9,7 @@ import TouchRouterCore
 @Suite("Protocol documentation")
 struct DocumentationTests {
     static let requestTypes: Set<String> = [
-        "hello", "subscribe", "unsubscribe", "hitTest", "layout", "status", "reload",
+        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload",
     ]
 
     static func documentedLines() throws -> [String] {

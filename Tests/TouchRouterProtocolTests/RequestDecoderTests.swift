@@ -30,6 +30,11 @@ struct RequestDecoderTests {
         ),
         (#"{"type":"layout"}"#, ClientRequest(.layout)),
         (
+            #"{"type":"explain","screen":"main","point":[540,880],"seq":5}"#,
+            ClientRequest(.explain(screen: "main", screenPoint: Point(540, 880)), seq: 5)
+        ),
+        (#"{"type":"explain","point":[-1,2.5]}"#, ClientRequest(.explain(screen: nil, screenPoint: Point(-1, 2.5)))),
+        (
             #"{"type":"hitTest","point":[1,2],"screen":null,"seq":8}"#,
             ClientRequest(.hitTest(screen: nil, screenPoint: Point(1, 2)), seq: 8)
         ),
