@@ -51,7 +51,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "touchrouter-bench",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput"]),
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol"]),
 
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
         .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),

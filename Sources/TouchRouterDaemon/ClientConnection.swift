@@ -81,16 +81,15 @@ final class ClientConnection {
     /// disconnect, if any.
     func readAvailable() -> DisconnectReason? {
         var chunk = [UInt8](repeating: 0, count: Self.readChunkBytes)
-        do {
-            let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+        do throws(SystemError) {
+            // The buffer closures rethrow untyped errors: carry the typed one out in a Result.
+            let count = try chunk.withUnsafeMutableBytes { raw in Result { () throws(SystemError) in try fd.read(into: raw) } }.get()
             guard let count else { return nil }
             if count == 0 { return .closedByPeer }
             framer.append(chunk[..<count])
             return nil
-        } catch let error as SystemError {
-            return error.errno == ECONNRESET ? .closedByPeer : .readFailed(error)
         } catch {
-            return .readFailed(SystemError(call: "read", errno: EIO))
+            return error.errno == ECONNRESET ? .closedByPeer : .readFailed(error)
         }
     }
 
@@ -98,14 +97,12 @@ final class ClientConnection {
     func writePending() -> DisconnectReason? {
         let bytes = outbox.bytesToWrite()
         guard !bytes.isEmpty else { return nil }
-        do {
-            let written = try bytes.withUnsafeBytes { try fd.send($0) }
+        do throws(SystemError) {
+            let written = try bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try fd.send(raw) } }.get()
             if let written { outbox.didWrite(written) }
             return nil
-        } catch let error as SystemError {
-            return error.errno == EPIPE || error.errno == ECONNRESET ? .closedByPeer : .writeFailed(error)
         } catch {
-            return .writeFailed(SystemError(call: "send", errno: EIO))
+            return error.errno == EPIPE || error.errno == ECONNRESET ? .closedByPeer : .writeFailed(error)
         }
     }
 

@@ -763,7 +763,7 @@ public final class Daemon {
             client.watchedEvents = interest
         } catch {
             disconnect(
-                client, .writeFailed(error as? SystemError ?? SystemError(call: "epoll_ctl", errno: EIO)))
+                client, .writeFailed(error))
         }
     }
 

@@ -55,7 +55,7 @@ public final class EventLoop {
     deinit { epoll.close() }
 
     /// `epoll_ctl(EPOLL_CTL_ADD)`: from now on `handler` is called when `fd` is ready for `events`.
-    public func register(_ fd: FileDescriptor, for events: IOEvents, handler: @escaping Handler) throws {
+    public func register(_ fd: FileDescriptor, for events: IOEvents, handler: @escaping Handler) throws(SystemError) {
         let registration = nextRegistration
         try control(EPOLL_CTL_ADD, fd, events, registration: registration)
         nextRegistration += 1
@@ -64,7 +64,7 @@ public final class EventLoop {
     }
 
     /// `epoll_ctl(EPOLL_CTL_MOD)`: change what `fd` is watched for.
-    public func modify(_ fd: FileDescriptor, for events: IOEvents) throws {
+    public func modify(_ fd: FileDescriptor, for events: IOEvents) throws(SystemError) {
         guard let registration = registrationByFD[fd.rawValue] else {
             throw SystemError(call: "epoll_ctl", errno: ENOENT)
         }
@@ -102,7 +102,7 @@ public final class EventLoop {
     /// Makes `run()` return after the current handler.
     public func stop() { isRunning = false }
 
-    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents, registration: UInt64) throws {
+    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents, registration: UInt64) throws(SystemError) {
         var event = epoll_event()
         // Peer half-close is worth hearing about only while reading (else it would stay ready).
         event.events = events.rawValue | (events.contains(.readable) ? EPOLLRDHUP.rawValue : 0)

@@ -24,7 +24,7 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 @discardableResult
 public func systemCall<Result: BinaryInteger>(
     _ call: String, wouldBlockIsNil: Bool = false, _ body: () -> Result
-) throws -> Result? {
+) throws(SystemError) -> Result? {
     while true {
         let result = body()
         if result >= 0 { return result }
@@ -37,7 +37,7 @@ public func systemCall<Result: BinaryInteger>(
 
 /// `systemCall` for calls that cannot report "would block".
 @discardableResult
-public func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws -> Result {
+public func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws(SystemError) -> Result {
     try systemCall(call, body)!
 }
 
@@ -49,21 +49,21 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// `read(2)`: the byte count (0 at end of file), or nil when a nonblocking fd has nothing.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         try systemCall("read", wouldBlockIsNil: true) {
             Glibc.read(rawValue, buffer.baseAddress, buffer.count)
         }
     }
 
     /// `write(2)`: the bytes written, or nil when a nonblocking fd cannot take any now.
-    public func write(_ buffer: UnsafeRawBufferPointer) throws -> Int? {
+    public func write(_ buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try systemCall("write", wouldBlockIsNil: true) {
             Glibc.write(rawValue, buffer.baseAddress, buffer.count)
         }
     }
 
     /// `send(2)` with MSG_NOSIGNAL, so a vanished peer is an EPIPE error, never a SIGPIPE.
-    public func send(_ buffer: UnsafeRawBufferPointer) throws -> Int? {
+    public func send(_ buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try systemCall("send", wouldBlockIsNil: true) {
             Glibc.send(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
         }
@@ -75,7 +75,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     }
 
     /// `fcntl(F_SETFL, O_NONBLOCK)` and `fcntl(F_SETFD, FD_CLOEXEC)`.
-    public func setNonblockingAndCloseOnExec() throws {
+    public func setNonblockingAndCloseOnExec() throws(SystemError) {
         let flags = try checked("fcntl") { fcntl(rawValue, F_GETFL) }
         try checked("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
         let fdFlags = try checked("fcntl") { fcntl(rawValue, F_GETFD) }
@@ -95,7 +95,7 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "pid=\(pid) uid=\(uid) gid=\(gid)" }
 
     /// `getsockopt(SOL_SOCKET, SO_PEERCRED)` on a connected Unix socket.
-    public init(socket: FileDescriptor) throws {
+    public init(socket: FileDescriptor) throws(SystemError) {
         // struct ucred is pid_t, uid_t, gid_t; Glibc hides it behind _GNU_SOURCE.
         var raw: (Int32, UInt32, UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout.size(ofValue: raw))
@@ -171,11 +171,11 @@ public struct UnixSocketAddress: Sendable {
     /// blocking connected stream socket. The socket is closed if the connect fails.
     public func connectStream() throws(SystemError) -> FileDescriptor {
         let fd = FileDescriptor(
-            rawValue: try checkedTyped("socket") {
+            rawValue: try checked("socket") {
                 socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             })
         do {
-            try checkedTyped("connect") { withSockaddr { Glibc.connect(fd.rawValue, $0, $1) } }
+            try checked("connect") { withSockaddr { Glibc.connect(fd.rawValue, $0, $1) } }
         } catch {
             fd.close()
             throw error
@@ -184,14 +184,3 @@ public struct UnixSocketAddress: Sendable {
     }
 }
 
-/// `checked` with a typed error, for callers that throw only `SystemError`.
-@discardableResult
-public func checkedTyped<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws(SystemError) -> Result {
-    while true {
-        let result = body()
-        if result >= 0 { return result }
-        let code = Glibc.errno
-        if code == EINTR { continue }
-        throw SystemError(call: call, errno: code)
-    }
-}
