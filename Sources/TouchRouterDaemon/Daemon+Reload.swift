@@ -1,0 +1,119 @@
+/// Reloading the config: requested on the loop, built on the `ReloadWorker`, swapped in on the loop.
+import Glibc
+import TouchRouterCore
+import TouchRouterInput
+import TouchRouterProtocol
+import TouchRouterSystem
+
+extension Daemon {
+
+    /// A reload being built, or waiting for the one being built: why, and which `reload`
+    /// requests wait for its answer.
+    struct ReloadJob {
+        var triggers: [String] = []
+        var replyTo: [(client: ClientID, seq: Int64?)] = []
+
+        var trigger: String { triggers.count == 1 ? triggers[0] : triggers.joined(separator: ", ") }
+    }
+
+    /// Asks for the config to be read again. The build runs on the reload worker; the routing loop
+    /// goes on meanwhile and swaps the result in when it is ready (`applyReload`). A request made
+    /// while a build runs is queued behind it (several merge into one), so the last save always
+    /// ends up live and never an older one. `replyTo` gets `reloaded` or an error when it is done.
+    /// Cost on the loop: O(1).
+    func requestReload(trigger: String, replyTo: (client: ClientID, seq: Int64?)? = nil) {
+        guard !isStopping else { return }
+        if reloadInFlight != nil {
+            var queued = reloadQueued ?? ReloadJob()
+            queued.triggers.append(trigger)
+            if let replyTo { queued.replyTo.append(replyTo) }
+            reloadQueued = queued
+            return
+        }
+        var job = ReloadJob(triggers: [trigger])
+        if let replyTo { job.replyTo.append(replyTo) }
+        startReload(job)
+    }
+
+    func startReload(_ job: ReloadJob) {
+        reloadInFlight = job
+        reloadWorker.start(path: options.configPath, current: config, subscriptions: subscriptions)
+    }
+
+    /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
+    /// start the queued reload if any.
+    func handleReloadOutcome() {
+        guard let outcome = reloadWorker.take(), let job = reloadInFlight else { return }
+        reloadInFlight = nil
+        let failure = isStopping ? "the daemon is stopping" : applyReload(outcome, trigger: job.trigger)
+        for (clientID, seq) in job.replyTo {
+            guard let client = clients[clientID], client.closing == nil else { continue }
+            let reply =
+                failure.map { errorLine(code: .internalError, message: $0, seq: seq) }
+                ?? line(.reloaded(generation: layoutGeneration, seq: seq))
+            if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) } else { flush(client) }
+        }
+        if let queued = reloadQueued, !isStopping {
+            reloadQueued = nil
+            startReload(queued)
+        }
+    }
+
+    /// Swaps a finished build in. Returns the failure to report, if the file was refused.
+    /// Cost: `TouchTracker.replaceLayout`'s (the live touches), the cancels it sends, and one
+    /// `layoutChanged` line per client; everything that grows with the layout was built by the
+    /// worker, and the old layout is released there too.
+    func applyReload(_ outcome: ReloadOutcome, trigger: String) -> String? {
+        let prepared: PreparedReload
+        switch outcome {
+        case .failed(let error):
+            for configError in error.errors.prefix(20) { logger.error(configError.description) }
+            if error.errors.count > 20 { logger.error("… and \(error.errors.count - 20) more errors") }
+            stats.reloadsFailed += 1
+            let transient = error.errors.contains { [EMFILE, ENFILE, EINTR, ENOMEM].contains($0.systemErrno ?? 0) }
+            logger.error(
+                "reload (\(trigger)) failed; keeping layout generation \(layoutGeneration)"
+                    + (transient ? "; retrying in a second (the failure was for want of resources)" : ""))
+            if transient {
+                reloadRetryPending = true
+                scheduleRetry()
+            }
+            return error.errors.first.map(\.description) ?? "the config did not load"
+        case .unchanged:
+            logger.info("reload (\(trigger)): config unchanged")
+            return nil
+        case .ready(let ready):
+            prepared = ready
+        }
+        systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
+        defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
+        // What the old layout holds is released on the worker, not here.
+        reloadWorker.retire((config, tracker.preparedLayout, access, subscriptions))
+        // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
+        deliver(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
+        config = prepared.config
+        layoutGeneration += 1
+        if prepared.subscriptions.version == subscriptions.version {
+            subscriptions = prepared.subscriptions
+        } else {
+            // A client (un)subscribed while the worker built: re-expand the live table here.
+            subscriptions.relayout(prepared.config.layout)
+        }
+        access = prepared.access
+        for name in access.unknownNames {
+            logger.warning("access list: no such \(name); it admits nobody")
+        }
+        // Devices may now drive another screen, or none.
+        for event in liveInput?.reassignDevices() ?? [] { process(event) }
+        if let replayDevice {
+            replayScreen = config.screenName(forDeviceNamed: replayDevice.name, udevProperties: [:], node: nil)
+            if replayScreen == nil { logger.warning("replay: no screen in the new config takes \(excerpt(replayDevice.name))") }
+        }
+        logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
+        let changed = line(.layoutChanged(generation: layoutGeneration))
+        for client in Array(clients.values) where client.closing == nil {
+            if client.outbox.enqueue(line: changed) == .overflow { cutOff(client) } else { flush(client) }
+        }
+        return nil
+    }
+}

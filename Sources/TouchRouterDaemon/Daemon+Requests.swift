@@ -1,0 +1,147 @@
+/// The daemon's answers to client requests: hello, subscribe, hitTest, explain, layout, status,
+/// reload. Each runs on the loop; its cost is stated where it is not O(1).
+import Glibc
+import TouchRouterCore
+import TouchRouterInput
+import TouchRouterProtocol
+import TouchRouterSystem
+
+extension Daemon {
+    /// Carries out one request and returns its reply line.
+    func handle(_ request: RequestMessage, seq: Int64?, from client: ClientConnection) -> [UInt8]? {
+        switch request {
+        case .hello(let version, let name):
+            client.name = name
+            guard version == Int64(ProtocolVersion.current) else {
+                return errorLine(
+                    code: .unsupportedVersion,
+                    message: "this daemon speaks protocol version \(ProtocolVersion.current)", seq: seq)
+            }
+            logger.info("\(client.label) said hello")
+            return line(
+                .welcome(
+                    Welcome(
+                        daemonVersion: daemonVersion, generation: layoutGeneration,
+                        screens: layout.screens.map {
+                            ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
+                        },
+                        seq: seq)))
+        case .subscribe(let requestedIDs, let subtree):
+            var seen = Set<String>()
+            let uniqueIDs = requestedIDs.filter { seen.insert($0).inserted }
+            let denied = uniqueIDs.filter { !access.permits(client.credentials, viewID: $0) }
+            let viewIDs = uniqueIDs.filter { !denied.contains($0) }
+            let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
+            if !denied.isEmpty {
+                stats.accessDenials += 1
+                logger.notice("\(client.label) denied (access list): \(excerptList(denied))")
+            }
+            logger.info(
+                "\(client.label) subscribed to \(excerptList(viewIDs))"
+                    + (subtree ? " (subtree)" : "")
+                    + (unknown.isEmpty ? "" : "; unknown: \(excerptList(unknown))"))
+            if options.replayWaitsForSubscriber
+                && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
+            {
+                startReplay()
+            }
+            if !denied.isEmpty {
+                return errorLine(
+                    code: .permissionDenied,
+                    message: "access list excludes you: \(excerptList(denied))"
+                        + (unknown.isEmpty ? "" : "; no such view: \(excerptList(unknown))"),
+                    seq: seq, views: denied)
+            }
+            guard unknown.isEmpty else {
+                return errorLine(
+                    code: .unknownViews, message: "no such view: \(excerptList(unknown))",
+                    seq: seq, views: unknown)
+            }
+            return line(.subscribed(Subscribed(views: viewIDs, subtree: subtree, seq: seq)))
+        case .unsubscribe(let target):
+            let viewIDs: [String]? = if case .views(let ids) = target { ids } else { nil }
+            let removed = subscriptions.unsubscribe(client.id, from: viewIDs)
+            return line(.unsubscribed(Unsubscribed(views: removed, seq: seq)))
+        case .hitTest(let screenName, let screenPoint):
+            guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
+                return errorLine(
+                    code: .unknownScreen, message: "no such screen: \(excerpt(screenName ?? ""))", seq: seq)
+            }
+            let hit = tracker.hitTest(screen: screen.name, screenPoint)
+            if let hit, !access.permits(client.credentials, viewID: hit.viewID) {
+                stats.accessDenials += 1
+                return errorLine(
+                    code: .permissionDenied, message: "the view there is not open to you (access list)",
+                    seq: seq)
+            }
+            return line(
+                .hitTestResult(
+                    HitTestReply(
+                        screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID,
+                        path: hit?.path ?? [],
+                        localPoint: hit?.localPoint, seq: seq)))
+        case .explain(let screenName, let screenPoint):
+            let explain = ExplainRequest(
+                layout: layout, subscriptions: subscriptions, access: access, clients: clients,
+                tracker: tracker)
+            let reply = explain.reply(screenName: screenName, screenPoint: screenPoint, from: client, seq: seq)
+            if case .error(let error) = reply, error.code == .permissionDenied { stats.accessDenials += 1 }
+            return line(reply)
+        case .layout:
+            let visible = isAdmin(client) ? layout : access.visibleLayout(layout, to: client.credentials)
+            return line(.layout(LayoutReply(generation: layoutGeneration, layout: visible, seq: seq)))
+        case .status:
+            return line(.status(StatusReply(counters: statusCounters(for: client), seq: seq)))
+        case .reload:
+            guard isAdmin(client) else {
+                return errorLine(
+                    code: .permissionDenied, message: "reload is for root or the daemon's user", seq: seq)
+            }
+            // Answered when the reload is done (`handleReloadOutcome`).
+            requestReload(trigger: "reload request from \(client.label)", replyTo: (client.id, seq))
+            return nil
+        }
+    }
+
+    /// Root and the daemon's own user: they may reload and see everything (every view, every
+    /// counter).
+    func isAdmin(_ client: ClientConnection) -> Bool {
+        guard let credentials = client.credentials else { return false }
+        return credentials.uid == 0 || credentials.uid == geteuid()
+    }
+
+    /// The `status` counters for `client` (docs/operations.md lists each). Every count is a total
+    /// since start. A client learns nothing of other clients' interests, and, while any view has an
+    /// access list, nothing of touches unless it is an admin: touch counts and their timing would
+    /// tell it when a protected view is touched. Its own subscriptions are listed (at most 1,000).
+    func statusCounters(for client: ClientConnection) -> [String: JSONValue] {
+        var counters: [String: JSONValue] = [
+            "daemonVersion": .string(daemonVersion),
+            "generation": .integer(Int64(layoutGeneration)),
+            "clients": .integer(Int64(clients.count)),
+            "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
+            "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
+            "clientsFlooding": .integer(Int64(stats.clientsFlooding)),
+            "reloadsFailed": .integer(Int64(stats.reloadsFailed)),
+            "config": .string(options.configPath),
+            "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
+        ]
+        let own = subscriptions.requestedViews(of: client.id)
+        counters["ownSubscriptionCount"] = .integer(Int64(own.count))
+        counters["ownSubscriptions"] = .array(
+            own.prefix(1000).map { JSONValue.object(["view": .string($0.viewID), "subtree": .bool($0.subtree)]) })
+        let admin = isAdmin(client)
+        if admin {
+            counters["accessDenials"] = .integer(Int64(stats.accessDenials))
+            counters["subscribedViewCount"] = .integer(Int64(subscriptions.subscribersByView.count))
+            counters["coalescedMessages"] = .integer(
+                Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
+        }
+        if admin || access.isEmpty {
+            counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
+            counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
+            for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+        }
+        return counters
+    }
+}
