@@ -77,11 +77,16 @@ enum DaemonLatencyBenchmark {
                 + " warm-up; every client subscribed to \(settings.view) with subtree (receives everything)")
         print("  load average at start: \(loadAverage())")
         print(
+            "  floor = the same rate of 400-byte lines written by one thread to N reader threads over Unix"
+                + " sockets (one write per reader), stamped before the first write; same run, same machine")
+        print(
             "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
-                + "  coalesced  cut-off")
+                + "  coalesced  cut-off   floor p50  floor p99  ratio p50  ratio p99")
         for count in settings.clientCounts {
             let result = measure(clients: count, speed: settings.speed, seconds: settings.seconds, settings)
-            printRow(result)
+            let perClientRate = Double(result.messagesReceived) / Double(max(count, 1)) / settings.seconds
+            let floor = KernelFloor.measure(readers: count, linesPerSecond: perClientRate, seconds: settings.seconds)
+            printRow(result, floor: floor)
         }
         guard settings.throughputSeconds > 0 else { return }
         print("throughput: replay --speed 0 (as fast as it goes), \(settings.throughputSeconds) s per row")
@@ -95,7 +100,7 @@ enum DaemonLatencyBenchmark {
         print("  load average at end: \(loadAverage())")
     }
 
-    static func printRow(_ result: Result, withThroughput: Bool = false) {
+    static func printRow(_ result: Result, withThroughput: Bool = false, floor: [Double]? = nil) {
         let samples = result.latenciesNanos
         var row =
             column("\(result.clients)", 7) + column("\(result.messagesReceived)", 10)
@@ -105,6 +110,12 @@ enum DaemonLatencyBenchmark {
             + column(String(format: "%.1f µs", result.daemonCPUMicrosPerFrame), 13)
         if withThroughput { row += column(String(format: "%.0f", result.messagesPerSecond), 18) }
         row += column("\(result.coalesced)", 11) + column("\(result.cutOff)", 9)
+        if let floor {
+            let (p50, p99) = (percentile(floor, 0.5), percentile(floor, 0.99))
+            row += column(formatNanoseconds(p50), 11) + column(formatNanoseconds(p99), 11)
+            row += column(String(format: "%.2f×", percentile(samples, 0.5) / p50), 11)
+            row += column(String(format: "%.2f×", percentile(samples, 0.99) / p99), 11)
+        }
         if result.disconnectedClients > 0 { row += "  (\(result.disconnectedClients) clients lost early)" }
         print(row)
     }
@@ -267,6 +278,13 @@ final class Probe: @unchecked Sendable {
     /// The connection ended (or failed) before the daemon was told to stop.
     private(set) var lostEarly = false
 
+    /// A probe on an already connected socket (the kernel floor's readers).
+    init(connected fd: Int32) {
+        self.fd = fd
+        arrivalNanos.reserveCapacity(1 << 20)
+        latencyNanos.reserveCapacity(1 << 20)
+    }
+
     init(socketPath: String, view: String) {
         fd = connectUnix(socketPath)
         arrivalNanos.reserveCapacity(1 << 20)
@@ -341,5 +359,64 @@ final class Probe: @unchecked Sendable {
             index += 1
         }
         return nil
+    }
+}
+
+/// The kernel's floor for what the daemon does per message: one writer thread sends the same
+/// number of 400-byte `touches`-shaped lines per second to N reader threads, one `send` per reader
+/// over its own Unix stream socket, each line stamped (CLOCK_MONOTONIC µs, as `--replay-restamp`
+/// stamps frames) just before the first `send`. The readers are the same `Probe`s the daemon's
+/// clients use, so both rows measure stamp → reader holding the line the same way.
+enum KernelFloor {
+    /// Latencies (ns) of every line every reader received in `seconds`.
+    static func measure(readers: Int, linesPerSecond: Double, seconds: Double) -> [Double] {
+        guard readers > 0, linesPerSecond > 0 else { return [] }
+        var writerFDs: [Int32] = []
+        var probes: [Probe] = []
+        for _ in 0..<readers {
+            var pair: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                DaemonLatencyBenchmark.fail("socketpair failed")
+            }
+            writerFDs.append(pair[0])
+            probes.append(Probe(connected: pair[1]))
+        }
+        for probe in probes { probe.start() }
+        let interval = 1e9 / linesPerSecond
+        let done = DispatchSemaphore(value: 0)
+        let fds = writerFDs
+        let writer = Thread {
+            let prefix = Array(#"{"type":"touches","view":"main","screen":"main","time":"#.utf8)
+            let padding = Array(
+                (#","touches":[{"id":1,"phase":"moved","location":[263.25,400.5],"screenLocation":[263.25,400.5],"#
+                    + #""previousLocation":[262.0,398.75],"timestamp":0,"tapCount":1,"device":"EP0430M09"}],"pad":""#)
+                    .utf8)
+            var line: [UInt8] = []
+            line.reserveCapacity(512)
+            let start = monotonicNanoseconds()
+            var next = Double(start)
+            while Double(monotonicNanoseconds()) < Double(start) + seconds * 1e9 {
+                next += interval
+                while Double(monotonicNanoseconds()) < next {
+                    let wait = (next - Double(monotonicNanoseconds())) / 1000
+                    if wait > 50 { usleep(UInt32(wait - 20)) }
+                }
+                line.removeAll(keepingCapacity: true)
+                line += prefix
+                line += Array(String(monotonicNanoseconds() / 1000).utf8)
+                line += padding
+                line += [UInt8](repeating: UInt8(ascii: "x"), count: max(0, 398 - line.count))
+                line += Array("\"}\n".utf8)
+                for fd in fds {
+                    _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+            }
+            done.signal()
+        }
+        writer.start()
+        done.wait()
+        for fd in writerFDs { close(fd) }
+        for probe in probes { probe.finished.wait() }
+        return probes.flatMap { $0.latencyNanos.map(Double.init) }
     }
 }
