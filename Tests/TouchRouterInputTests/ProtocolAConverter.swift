@@ -62,6 +62,7 @@ enum ProtocolAConverter {
     /// The evemu `.events` text of protocol-A events.
     static func eventsText(_ events: [EvdevEvent], source: String) -> String {
         var text = """
+            # EVEMU 1.3
             # Protocol-A (no slots, no tracking ids) conversion of evemu/\(source),
             # made by Tests/TouchRouterInputTests/ProtocolAConverter.swift. Do not edit.
 
@@ -79,7 +80,9 @@ enum ProtocolAConverter {
     /// The evemu `.desc` text of the protocol-A device made from a slotted device's `.desc`: renamed,
     /// ABS_MT_* other than the positions taken out of the ABS bitmask and the axis list.
     static func descriptionText(sourceDescription: String, source: String, name: String) -> String {
+        // evemu reads six-number A: lines only from a file that says it is version 1.3.
         var lines = [
+            "# EVEMU 1.3",
             "# The protocol-A twin of evemu/\(source): no ABS_MT_SLOT, no MT axis but the positions,",
             "# made by Tests/TouchRouterInputTests/ProtocolAConverter.swift. Do not edit.",
         ]
