@@ -43,7 +43,8 @@ public enum GestureScript {
                 gesture: scripts.joined(separator: " | "), reason: "the device has no MT axes")
         }
         let isProtocolA = spec.axis(LinuxInputCode.absMTSlot) == nil
-        let slotCount = isProtocolA ? Int32.max : Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
+        let slotCount =
+            isProtocolA ? Int32.max : Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
         var tracks: [FingerTrack] = []
         var firstSlot: Int32 = 0
         for script in scripts {

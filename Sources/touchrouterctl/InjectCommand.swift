@@ -55,7 +55,8 @@ enum InjectCommand: Command {
             The default device's axes are 0..W-1 × 0..H-1, so on a screen of the same size one axis
             unit is one layout unit. A device without ABS_MT_SLOT (--protocol-a, or a .desc without
             it) gets gestures as multitouch protocol A: every finger in every frame, each closed by
-            SYN_MT_REPORT, a lone SYN_MT_REPORT when the last lifts; recordings play as recorded. Needs write access to /dev/uinput (modprobe uinput). The device is
+            SYN_MT_REPORT, a lone SYN_MT_REPORT when the last lifts; recordings play as recorded.
+            Needs write access to /dev/uinput (modprobe uinput). The device is
             removed on exit, SIGINT and SIGTERM. Prints 'device NODE' once it exists.
             """)
 
@@ -90,7 +91,8 @@ enum InjectCommand: Command {
             })
         {
             guard !arguments.flag("protocol-a") else {
-                throw UsageError(message: "--protocol-a is for the default device; a copied device keeps its own axes")
+                throw UsageError(
+                    message: "--protocol-a is for the default device; a copied device keeps its own axes")
             }
             spec = try RecordingInjection.deviceSpec(path: descPath)
             if let name { spec.name = name }

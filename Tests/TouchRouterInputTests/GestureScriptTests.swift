@@ -86,18 +86,26 @@ struct GestureScriptTests {
     @Test("protocol A: every finger every frame, decoded back through libmtdev")
     func protocolA() throws {
         let spec = VirtualDeviceSpec.defaultTouchscreen(width: 1000, height: 500, protocolA: true)
-        #expect(spec.axis(LinuxInputCode.absMTSlot) == nil && spec.axis(LinuxInputCode.absMTTrackingID) == nil)
-        let events = try GestureScript.events(scripts: ["drag 100 100 300 100 100", "pinch 700 300 50 150 200"], spec: spec)
+        #expect(spec.axis(LinuxInputCode.absMTSlot) == nil)
+        #expect(spec.axis(LinuxInputCode.absMTTrackingID) == nil)
+        let events = try GestureScript.events(
+            scripts: ["drag 100 100 300 100 100", "pinch 700 300 50 150 200"], spec: spec)
         #expect(!events.contains { $0.code == LinuxInputCode.absMTSlot && $0.type == LinuxInputCode.evAbs })
-        let reports = events.filter { $0.type == LinuxInputCode.evSyn && $0.code == LinuxInputCode.synMTReport }
+        let reports = events.filter {
+            $0.type == LinuxInputCode.evSyn && $0.code == LinuxInputCode.synMTReport
+        }
         #expect(reports.count > 3 * 10)
         // The last frame: one lone SYN_MT_REPORT, BTN_TOUCH 0.
         #expect(
-            events.suffix(3).map { [$0.type, $0.code] }
-                == [[LinuxInputCode.evSyn, LinuxInputCode.synMTReport], [LinuxInputCode.evKey, LinuxInputCode.btnTouch], [LinuxInputCode.evSyn, LinuxInputCode.synReport]])
+            events.suffix(3).map { [$0.type, $0.code] } == [
+                [LinuxInputCode.evSyn, LinuxInputCode.synMTReport],
+                [LinuxInputCode.evKey, LinuxInputCode.btnTouch],
+                [LinuxInputCode.evSyn, LinuxInputCode.synReport],
+            ])
         var absinfo: [UInt16: AbsInfo] = [:]
         for axis in spec.absoluteAxes {
-            absinfo[axis.code] = AbsInfo(minimum: axis.minimum, maximum: axis.maximum, resolution: axis.resolution)
+            absinfo[axis.code] = AbsInfo(
+                minimum: axis.minimum, maximum: axis.maximum, resolution: axis.resolution)
         }
         let device = RecordedDevice(
             name: spec.name, absinfo: absinfo, properties: Set(spec.properties),

@@ -73,7 +73,8 @@ struct ProtocolADecodingTests {
                     current[contact.slot] = lives.count
                     lives.append(
                         Life(
-                            down: frame.timestampMicros, points: [(frame.timestampMicros, contact.screenPoint)]))
+                            down: frame.timestampMicros,
+                            points: [(frame.timestampMicros, contact.screenPoint)]))
                 case .motion:
                     guard let index = current[contact.slot] else {
                         Issue.record("motion of seat slot \(contact.slot), which is not down")
@@ -117,7 +118,8 @@ struct ProtocolADecodingTests {
             for (time, point) in life.points {
                 let fingerThen = wanted.points.last { $0.time <= time }!.point
                 #expect(
-                    Swift.abs(point.x - fingerThen.x) < tolerance.x && Swift.abs(point.y - fingerThen.y) < tolerance.y,
+                    Swift.abs(point.x - fingerThen.x) < tolerance.x
+                        && Swift.abs(point.y - fingerThen.y) < tolerance.y,
                     "at \(time) µs: \(point), the finger was at \(fingerThen)")
             }
         }
@@ -174,7 +176,9 @@ struct ProtocolADecodingTests {
     /// `TOUCHROUTER_PROTOCOL_A_SEED=<seed> swift test --filter ProtocolADecodingTests`.
     @Test func fingersInAnyOrder() throws {
         let seeds =
-            ProcessInfo.processInfo.environment["TOUCHROUTER_PROTOCOL_A_SEED"].flatMap { UInt64($0) }.map { [$0] }
+            ProcessInfo.processInfo.environment["TOUCHROUTER_PROTOCOL_A_SEED"].flatMap { UInt64($0) }.map {
+                [$0]
+            }
             ?? Array(1...40)
         for seed in seeds {
             var random = SeededRandom(seed: seed)
@@ -209,7 +213,8 @@ struct ProtocolADecodingTests {
             var wasTouching = false
             for frame in 0..<frameCount {
                 var listed: [(x: Int32, y: Int32)] = []
-                for index in fingers.indices where fingers[index].start <= frame && frame < fingers[index].end {
+                for index in fingers.indices where fingers[index].start <= frame && frame < fingers[index].end
+                {
                     if frame > fingers[index].start {
                         fingers[index].x += Int32.random(in: -8...8, using: &random)
                         fingers[index].y += Int32.random(in: -8...8, using: &random)
@@ -231,7 +236,8 @@ struct ProtocolADecodingTests {
                             && Point(Double($0.path[0].x), Double($0.path[0].y)) == life.points[0].point
                     })
                 else {
-                    Issue.record("seed \(seed): a contact down at \(life.points[0].point) is no finger's landing")
+                    Issue.record(
+                        "seed \(seed): a contact down at \(life.points[0].point) is no finger's landing")
                     continue
                 }
                 #expect(life.end == UInt64(finger.end) * 10_000 && life.endKind == .up, "seed \(seed)")
@@ -254,10 +260,13 @@ struct ProtocolADecodingTests {
             + Self.frame([(120, 80)], at: 20_000) + Self.frame([], at: 30_000)
         let frames = try Self.decode(events)
         #expect(
-            frames.map { $0.contacts.map(\.kind) } == [[.down, .down], [.motion, .motion], [.motion, .up], [.up]])
+            frames.map { $0.contacts.map(\.kind) } == [
+                [.down, .down], [.motion, .motion], [.motion, .up], [.up],
+            ])
         #expect(frames[1].contacts.map(\.slot) == [0, 1])
         #expect(frames[1].contacts.map(\.screenPoint) == [Point(110, 90), Point(810, 790)])
-        #expect(frames[2].contacts.map(\.slot) == [0, 1] && frames[2].contacts[0].screenPoint == Point(120, 80))
+        #expect(
+            frames[2].contacts.map(\.slot) == [0, 1] && frames[2].contacts[0].screenPoint == Point(120, 80))
         #expect(frames[3].contacts.map(\.slot) == [0])
     }
 
@@ -272,7 +281,8 @@ struct ProtocolADecodingTests {
         var events = Self.frame(start, at: 0) + Self.frame(moved, at: 10_000)
         // The fingers lift from the last to the first, one a frame.
         for remaining in stride(from: fingerCount - 1, through: 0, by: -1) {
-            events += Self.frame(Array(moved.prefix(remaining)), at: UInt64(fingerCount - remaining + 1) * 10_000)
+            events += Self.frame(
+                Array(moved.prefix(remaining)), at: UInt64(fingerCount - remaining + 1) * 10_000)
         }
         let frames = try Self.decode(events)
         let lives = Self.lives(frames, maxDown: MultitouchDecoder.protocolASlotCount)
@@ -305,7 +315,8 @@ struct ProtocolADecodingTests {
         let droppedTime = twin.events[dropAt].timestampMicros
         var events = twin.events
         events.insert(
-            EvdevEvent(timestampMicros: droppedTime, type: EvdevCode.evSyn, code: EvdevCode.synDropped, value: 0),
+            EvdevEvent(
+                timestampMicros: droppedTime, type: EvdevCode.evSyn, code: EvdevCode.synDropped, value: 0),
             at: dropAt)
         var recording = twin
         recording.events = events
@@ -322,11 +333,15 @@ struct ProtocolADecodingTests {
         #expect(lives[2].down == nextFrame && lives[3].down == nextFrame)
         // Back where the fingers are in that frame: its first two fingers' positions, as recorded.
         let positions = twin.events[(reports[50] + 1)..<reports[51]].filter {
-            $0.type == EvdevCode.evAbs && ($0.code == EvdevCode.absMtPositionX || $0.code == EvdevCode.absMtPositionY)
+            $0.type == EvdevCode.evAbs
+                && ($0.code == EvdevCode.absMtPositionX || $0.code == EvdevCode.absMtPositionY)
         }.map(\.value)
         #expect(
             Set(lives[2...3].map { $0.points[0].point })
-                == [Point(Double(positions[0]), Double(positions[1])), Point(Double(positions[2]), Double(positions[3]))])
+                == [
+                    Point(Double(positions[0]), Double(positions[1])),
+                    Point(Double(positions[2]), Double(positions[3])),
+                ])
         #expect(lives[2...3].allSatisfy { $0.endKind == .up })
         let slottedEnds = Self.lives(
             try MultitouchDecoderTests.decode(
@@ -378,7 +393,8 @@ struct ProtocolADecodingTests {
             case 0..<30: next = event(EvdevCode.evAbs, EvdevCode.absMtPositionX, value)
             case 30..<60: next = event(EvdevCode.evAbs, EvdevCode.absMtPositionY, value)
             case 60..<80: next = event(EvdevCode.evSyn, EvdevCode.synMtReport, 0)
-            case 80..<83: next = event(EvdevCode.evKey, EvdevCode.btnTouch, Int32.random(in: 0...2, using: &random))
+            case 80..<83:
+                next = event(EvdevCode.evKey, EvdevCode.btnTouch, Int32.random(in: 0...2, using: &random))
             case 83..<85: next = event(EvdevCode.evSyn, EvdevCode.synDropped, 0)
             case 85..<88:
                 next = event(
