@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // libmtdev: protocol-A multitouch → slots, as libinput decodes such devices (replay only).
+        .systemLibrary(name: "CMtdev", pkgConfig: "mtdev", providers: [.apt(["libmtdev-dev"])]),
         // glibc's epoll, signalfd and timerfd headers, which the Glibc module leaves out.
         .systemLibrary(name: "CLinuxEvents"),
 
@@ -29,7 +31,7 @@ let package = Package(
         // libinput reader, recording readers and replay, uinput injector.
         .target(
             name: "TouchRouterInput",
-            dependencies: ["TouchRouterCore", "TouchRouterSystem", "CLibinput", "CUdev", "CEvdev"]),
+            dependencies: ["TouchRouterCore", "TouchRouterSystem", "CLibinput", "CUdev", "CEvdev", "CMtdev"]),
         // The daemon's glue: epoll loop, sockets, clients, reload, signals, systemd, logging.
         .target(
             name: "TouchRouterDaemon",

@@ -60,7 +60,7 @@ if [ "${TOUCHROUTER_VM_KVM:-0}" = 1 ]; then kvm_flag=; mode=KVM; fi
 say "booting $(basename "$kernel") under $mode; results in $out"
 boot_started=$SECONDS
 # vng needs a terminal-less run to keep quiet; its own output goes to a log for diagnosis.
-timeout 900 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" \
+timeout 1500 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" \
     --exec "bash $repo/scripts/vm/guest.sh $out $bin $repo ${TOUCHROUTER_VM_SKIP_RECORDINGS:-0}" < /dev/null > "$out/vng.log" 2>&1 || true
 say "guest ran $((SECONDS - boot_started)) s"
 fi
@@ -100,14 +100,14 @@ expected_routing() {
 # seconds under TCG): each live transcript against the replay decoder's, and what the client got
 # from the live daemon against what it gets from the daemon replaying the same recording.
 if [ -s "$out/recordings.tsv" ]; then
-    while IFS=$'\t' read -r tag route base status detail; do
+    while IFS=$'\t' read -r tag route dir base status detail; do
         name="recording via $route: $base"
         if [ "$status" != ok ]; then
             echo "FAIL $name: $detail" >> "$out/recording-results.txt"
             continue
         fi
-        events="$repo/Tests/Fixtures/recordings/evemu/$base.events"
-        desc="$repo/Tests/Fixtures/recordings/evemu/${base%%.*}.desc"
+        events="$repo/Tests/Fixtures/recordings/$dir/$base.events"
+        desc="$repo/Tests/Fixtures/recordings/$dir/${base%%.*}.desc"
         # A failing step leaves an empty or partial file, which the comparisons below report.
         "$bin/touchrouterctl" input-events --config "$repo/scripts/vm/config.json5" --replay "$events" \
             --device-desc "$desc" > "$out/$tag.expected" || true

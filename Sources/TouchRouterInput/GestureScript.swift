@@ -7,8 +7,9 @@ public struct GestureScriptError: Error, Equatable, CustomStringConvertible {
     public var description: String { "gesture \"\(gesture)\": \(reason)" }
 }
 
-/// Small scripted gestures, turned into the raw multitouch (protocol B) events a touchscreen
-/// would send.
+/// Small scripted gestures, turned into the raw multitouch events a touchscreen would send: protocol
+/// B (slots and tracking ids) when the device has ABS_MT_SLOT, protocol A (every finger in every
+/// frame, each closed by SYN_MT_REPORT; a lone SYN_MT_REPORT when the last lifts) when it has not.
 ///
 /// Grammar of one script: gestures separated by `;`, played one after another:
 /// - `tap X Y` — one finger down and up (60 ms).
@@ -41,7 +42,9 @@ public enum GestureScript {
             throw GestureScriptError(
                 gesture: scripts.joined(separator: " | "), reason: "the device has no MT axes")
         }
-        let slotCount = Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
+        let isProtocolA = spec.axis(LinuxInputCode.absMTSlot) == nil
+        let slotCount =
+            isProtocolA ? Int32.max : Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
         var tracks: [FingerTrack] = []
         var firstSlot: Int32 = 0
         for script in scripts {
@@ -67,6 +70,11 @@ public enum GestureScript {
                 changesByTime[sample.timeMicros, default: []].append((track.slot, sample.point))
             }
             changesByTime[track.upMicros, default: []].append((track.slot, nil))
+        }
+        if isProtocolA {
+            return protocolAEvents(changesByTime, spec: spec) { point, axis, isX in
+                axisValue(isX ? point.x : point.y, axis, isX ? screenSize?.width : screenSize?.height)
+            }
         }
         var events: [InjectedEvent] = []
         var activeTrackingIDs: [Int32: Int32] = [:]
@@ -108,6 +116,44 @@ public enum GestureScript {
             }
             if wasTouching != !activeTrackingIDs.isEmpty {
                 emit(LinuxInputCode.evKey, LinuxInputCode.btnTouch, activeTrackingIDs.isEmpty ? 0 : 1)
+            }
+            emit(LinuxInputCode.evSyn, LinuxInputCode.synReport, 0)
+        }
+        return events
+    }
+
+    /// Protocol A: at each time, every finger down (by finger number) with its position and
+    /// SYN_MT_REPORT, or a lone SYN_MT_REPORT once none is; BTN_TOUCH when that changes; the lowest
+    /// finger as ABS_X/ABS_Y; SYN_REPORT.
+    private static func protocolAEvents(
+        _ changesByTime: [UInt64: [(slot: Int32, point: Point?)]], spec: VirtualDeviceSpec,
+        axisValue: (Point, AbsoluteAxis, Bool) -> Int32
+    ) -> [InjectedEvent] {
+        let xAxis = spec.axis(LinuxInputCode.absMTPositionX)!
+        let yAxis = spec.axis(LinuxInputCode.absMTPositionY)!
+        var events: [InjectedEvent] = []
+        var down: [Int32: Point] = [:]
+        for time in changesByTime.keys.sorted() {
+            let wasTouching = !down.isEmpty
+            for change in changesByTime[time]! { down[change.slot] = change.point }
+            func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+                events.append(InjectedEvent(timeMicros: time, type: type, code: code, value: value))
+            }
+            let fingers = down.sorted { $0.key < $1.key }
+            for (_, point) in fingers {
+                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX, axisValue(point, xAxis, true))
+                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY, axisValue(point, yAxis, false))
+                emit(LinuxInputCode.evSyn, LinuxInputCode.synMTReport, 0)
+            }
+            if fingers.isEmpty { emit(LinuxInputCode.evSyn, LinuxInputCode.synMTReport, 0) }
+            if wasTouching != !fingers.isEmpty {
+                emit(LinuxInputCode.evKey, LinuxInputCode.btnTouch, fingers.isEmpty ? 0 : 1)
+            }
+            if let (_, point) = fingers.first, let x = spec.axis(LinuxInputCode.absX),
+                let y = spec.axis(LinuxInputCode.absY)
+            {
+                emit(LinuxInputCode.evAbs, LinuxInputCode.absX, axisValue(point, x, true))
+                emit(LinuxInputCode.evAbs, LinuxInputCode.absY, axisValue(point, y, false))
             }
             emit(LinuxInputCode.evSyn, LinuxInputCode.synReport, 0)
         }

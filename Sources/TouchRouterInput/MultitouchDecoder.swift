@@ -13,14 +13,28 @@ import TouchRouterCore
 ///   touched since the last SYN_REPORT is flushed at SYN_REPORT in slot order: down, motion or up. A
 ///   second begin on a slot whose contact is still down is ignored (libinput logs a kernel bug); a palm
 ///   (ABS_MT_TOOL_TYPE = MT_TOOL_PALM, when the device has that axis) cancels the contact.
-/// - Single-touch (no MT slots): BTN_TOUCH 1/0 is down/up, ABS_X/ABS_Y move the one contact.
+/// - Multitouch protocol A (MT position axes, no ABS_MT_SLOT): the kernel passes the MT events unfiltered;
+///   libmtdev (`MtdevConverter`, the library libinput runs such devices through) matches each frame's
+///   fingers to the previous ones and turns them into slots, tracking ids and changed positions, which
+///   then take the protocol-B path above without the kernel's filtering. libinput gives such a device 10
+///   slots: an mtdev slot beyond them lands in the last one (libinput logs "exceeded slot count").
+/// - Single-touch (no MT axes): BTN_TOUCH 1/0 is down/up, ABS_X/ABS_Y move the one contact.
 /// - Contacts are numbered by seat slot as libinput does: the lowest number not in use (per decoder).
 /// - Positions: `ScreenMapping.mapDevice`, i.e. libinput's transformed coordinates for the screen.
 /// - SYN_DROPPED: pending changes are flushed (libinput dispatches one extra SYN_REPORT), everything up to
 ///   and including the next SYN_REPORT is discarded, then every contact still down is cancelled (a
 ///   recording cannot be asked for the device's real state, so whether it lifted is unknown). Until a slot
 ///   sends a tracking id again, a position on it means a finger is down there: it begins a new contact.
+///   Protocol A: the partial frame before SYN_DROPPED never reaches libmtdev (it would read the fingers
+///   missing from it as lifted), and libmtdev starts afresh: every finger of the next whole frame begins
+///   a new contact.
 public struct MultitouchDecoder: Sendable {
+    /// Slots libinput gives a protocol-A device ("pick 10 slots as default for type A devices").
+    public static let protocolASlotCount = 10
+    /// Fingers of one protocol-A frame handed to libmtdev: libmtdev 1.1 never returns from a frame of 32
+    /// or more (its 32-bit slot masks overflow), so the decoder drops the fingers after the 31st.
+    public static let protocolAFingerLimit = 31
+
     public let device: RecordedDevice
     public let inputDevice: InputDevice
     public let screen: String
@@ -52,6 +66,13 @@ public struct MultitouchDecoder: Sendable {
     }
 
     private let isMultitouch: Bool
+    /// libmtdev, for a protocol-A device (copied on write: see `MtdevConverter`).
+    private var mtdev: MtdevConverter?
+    /// This protocol-A frame's fingers so far (with both positions, as libmtdev counts them), and
+    /// which positions the current one has.
+    private var framedFingers = 0
+    private var fingerHasX = false
+    private var fingerHasY = false
     private let hasPalm: Bool
     /// libinput's hysteresis margin (fuzz / 2 of the position axes), nil when both fuzzes are 0.
     private let hysteresisMargin: (x: Int32, y: Int32)?
@@ -80,14 +101,16 @@ public struct MultitouchDecoder: Sendable {
         self.inputDevice = inputDevice
         self.screen = screen
         self.mapping = mapping
-        isMultitouch = device.isMultitouch
+        isMultitouch = device.isMultitouch || device.isProtocolA
+        mtdev = device.isProtocolA ? MtdevConverter(device: device) : nil
         hasPalm = device.absinfo[EvdevCode.absMtToolType] != nil
         let xFuzz = device.xAxis?.fuzz ?? 0
         let yFuzz = device.yAxis?.fuzz ?? 0
         hysteresisMargin = isMultitouch && (xFuzz != 0 || yFuzz != 0) ? (xFuzz / 2, yFuzz / 2) : nil
         xAxis = device.xAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
         yAxis = device.yAxis?.range ?? AxisRange(minimum: 0, maximum: 0)
-        slots = Array(repeating: Slot(), count: device.slotCount)
+        slots = Array(
+            repeating: Slot(), count: device.isProtocolA ? Self.protocolASlotCount : device.slotCount)
     }
 
     /// Seat slots of the contacts currently down, ascending.
@@ -97,6 +120,7 @@ public struct MultitouchDecoder: Sendable {
 
     /// Feeds one event; returns the frame libinput would end here, if any.
     public mutating func feed(_ event: EvdevEvent) -> InputFrame? {
+        if mtdev != nil { return feedProtocolA(event) }
         if dropping {
             if event.type == EvdevCode.evSyn && event.code == EvdevCode.synReport {
                 dropping = false
@@ -175,34 +199,120 @@ public struct MultitouchDecoder: Sendable {
         return frames
     }
 
+    // MARK: - Protocol A, through libmtdev
+
+    /// What reaches libmtdev is what the kernel passes for a protocol-A device: its ABS_MT events
+    /// unfiltered (the kernel filters MT values only per slot), SYN_MT_REPORT, and BTN_TOUCH when it
+    /// changes (libmtdev reads it as "this frame is about touches"). Other events cannot change
+    /// libmtdev's slots and libinput ignores them on a multitouch device. At SYN_REPORT the converted
+    /// events go through the protocol-B path as libinput's fallback dispatch gets them.
+    private mutating func feedProtocolA(_ event: EvdevEvent) -> InputFrame? {
+        if dropping {
+            if event.type == EvdevCode.evSyn && event.code == EvdevCode.synReport {
+                dropping = false
+                return resynchronise(timestampMicros: event.timestampMicros)
+            }
+            return nil
+        }
+        switch event.type {
+        case EvdevCode.evSyn:
+            switch event.code {
+            case EvdevCode.synReport:
+                framedFingers = 0
+                fingerHasX = false
+                fingerHasY = false
+                converter().put(event)
+                var frame: InputFrame?
+                for converted in converter().drain() {
+                    if converted.type == EvdevCode.evSyn && converted.code == EvdevCode.synReport {
+                        frame = handleState(timestampMicros: converted.timestampMicros)
+                    } else if converted.type == EvdevCode.evAbs {
+                        processMultitouch(converted, fromMtdev: true)
+                    }
+                }
+                return frame
+            case EvdevCode.synMtReport:
+                guard framedFingers < Self.protocolAFingerLimit else { return nil }
+                if fingerHasX && fingerHasY { framedFingers += 1 }
+                fingerHasX = false
+                fingerHasY = false
+                converter().put(event)
+            case EvdevCode.synDropped:
+                droppedCount += 1
+                dropping = true
+                return handleState(timestampMicros: event.timestampMicros)
+            default:
+                break
+            }
+        case EvdevCode.evAbs:
+            if MtdevConverter.multitouchCodes.contains(event.code), device.absinfo[event.code] != nil,
+                framedFingers < Self.protocolAFingerLimit
+            {
+                if event.code == EvdevCode.absMtPositionX { fingerHasX = true }
+                if event.code == EvdevCode.absMtPositionY { fingerHasY = true }
+                converter().put(event)
+            }
+        case EvdevCode.evKey:
+            guard event.code == EvdevCode.btnTouch, device.has(type: event.type, code: event.code) else {
+                return nil
+            }
+            let pressed: Int32 = event.value != 0 ? 1 : 0
+            guard kernelButtonTouch != pressed else { return nil }
+            kernelButtonTouch = pressed
+            converter().put(EvdevEvent(
+                timestampMicros: event.timestampMicros, type: event.type, code: event.code, value: pressed))
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The decoder's own libmtdev, copied first if another decoder value shares it.
+    private mutating func converter() -> MtdevConverter {
+        if !isKnownUniquelyReferenced(&mtdev!) { mtdev = mtdev!.copy() }
+        return mtdev!
+    }
+
     // MARK: - Event processing
 
-    private mutating func processMultitouch(_ event: EvdevEvent) {
+    /// One slotted event: from the kernel (filtered as the kernel filters a protocol-B device's
+    /// values) or from libmtdev (already only the changes; a slot beyond libinput's is clamped).
+    private mutating func processMultitouch(_ event: EvdevEvent, fromMtdev: Bool = false) {
         if event.code == EvdevCode.absMtSlot {
-            // The kernel ignores slot numbers outside the device's range.
-            if event.value >= 0 && Int(event.value) < slots.count { currentSlot = Int(event.value) }
+            if fromMtdev {
+                currentSlot = Swift.max(0, Swift.min(Int(event.value), slots.count - 1))
+            } else if event.value >= 0 && Int(event.value) < slots.count {
+                // The kernel ignores slot numbers outside the device's range.
+                currentSlot = Int(event.value)
+            }
             return
         }
         var slot = slots[currentSlot]
         defer { slots[currentSlot] = slot }
+        /// The kernel's filter on a protocol-B device; libmtdev's output is taken as it comes.
+        func filter(_ old: inout Int32?) -> Int32? {
+            fromMtdev ? event.value : kernelFilter(event, old: &old)
+        }
         switch event.code {
         case EvdevCode.absMtTrackingId:
-            guard let value = kernelFilter(event, old: &slot.kernelTrackingId) else { return }
+            guard let value = filter(&slot.kernelTrackingId) else { return }
             slot.orphaned = false
             pendingMultitouch = true
             if value >= 0 {
                 slot.state = .begin
-                slot.palm = hasPalm && slot.kernelToolType == EvdevCode.mtToolPalm ? .wasPalm : .none
+                // libinput reads the tool from libevdev's slot state, which a device without slots lacks.
+                slot.palm =
+                    hasPalm && !fromMtdev && slot.kernelToolType == EvdevCode.mtToolPalm ? .wasPalm : .none
             } else {
                 slot.state = .end
             }
             slot.dirty = true
         case EvdevCode.absMtPositionX, EvdevCode.absMtPositionY:
             if event.code == EvdevCode.absMtPositionX {
-                guard let value = kernelFilter(event, old: &slot.kernelX) else { return }
+                guard let value = filter(&slot.kernelX) else { return }
                 slot.x = value
             } else {
-                guard let value = kernelFilter(event, old: &slot.kernelY) else { return }
+                guard let value = filter(&slot.kernelY) else { return }
                 slot.y = value
             }
             if slot.orphaned {
@@ -214,7 +324,7 @@ public struct MultitouchDecoder: Sendable {
             pendingMultitouch = true
             slot.dirty = true
         case EvdevCode.absMtToolType:
-            guard hasPalm, let value = kernelFilter(event, old: &slot.kernelToolType) else { return }
+            guard hasPalm, let value = filter(&slot.kernelToolType) else { return }
             if value == EvdevCode.mtToolPalm {
                 if slot.palm == .none { slot.palm = .new }
             } else if slot.palm == .isPalm {
@@ -355,6 +465,20 @@ public struct MultitouchDecoder: Sendable {
 
     /// After the events following SYN_DROPPED were discarded: cancel what is down, forget the kernel view.
     private mutating func resynchronise(timestampMicros: UInt64) -> InputFrame? {
+        if mtdev != nil {
+            // A fresh libmtdev (the partial frame it held is gone) and fresh slots to match it: the next
+            // whole frame lists every finger still down, and each begins a new contact.
+            let cancelled = cancelAll(timestampMicros: timestampMicros)
+            mtdev = MtdevConverter(device: device)
+            slots = Array(repeating: Slot(), count: slots.count)
+            currentSlot = 0
+            kernelButtonTouch = nil
+            pendingMultitouch = false
+            framedFingers = 0
+            fingerHasX = false
+            fingerHasY = false
+            return cancelled
+        }
         for index in slots.indices {
             slots[index].orphaned = true
             slots[index].kernelTrackingId = nil

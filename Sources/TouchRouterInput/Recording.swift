@@ -10,6 +10,8 @@ public enum EvdevCode {
     public static let evAbs: UInt16 = 0x03
 
     public static let synReport: UInt16 = 0
+    /// Ends one contact of a protocol-A frame (multitouch without slots).
+    public static let synMtReport: UInt16 = 2
     public static let synDropped: UInt16 = 3
 
     public static let btnTouch: UInt16 = 0x14a
@@ -95,6 +97,14 @@ public struct RecordedDevice: Hashable, Sendable {
             && absinfo[EvdevCode.absMtPositionY] != nil
     }
 
+    /// The device speaks multitouch protocol A: both MT position axes but no ABS_MT_SLOT. It lists
+    /// every finger in every frame (each closed by SYN_MT_REPORT), with no slots; libinput, and the
+    /// decoder, turn that into slots through libmtdev.
+    public var isProtocolA: Bool {
+        absinfo[EvdevCode.absMtSlot] == nil && absinfo[EvdevCode.absMtPositionX] != nil
+            && absinfo[EvdevCode.absMtPositionY] != nil
+    }
+
     /// Number of kernel slots: ABS_MT_SLOT's maximum + 1 for a multitouch device, 1 otherwise.
     public var slotCount: Int {
         guard isMultitouch, let slot = absinfo[EvdevCode.absMtSlot] else { return 1 }
@@ -110,14 +120,16 @@ public struct RecordedDevice: Hashable, Sendable {
         codes[type]?.contains(code) == true || (type == EvdevCode.evAbs && absinfo[code] != nil)
     }
 
-    /// The x axis libinput uses for positions: ABS_MT_POSITION_X on multitouch devices, else ABS_X.
+    /// The x axis libinput uses for positions: ABS_MT_POSITION_X on multitouch devices (protocol A
+    /// or B), else ABS_X.
     public var xAxis: AbsInfo? {
-        isMultitouch ? absinfo[EvdevCode.absMtPositionX] : absinfo[EvdevCode.absX]
+        isMultitouch || isProtocolA ? absinfo[EvdevCode.absMtPositionX] : absinfo[EvdevCode.absX]
     }
 
-    /// The y axis libinput uses for positions: ABS_MT_POSITION_Y on multitouch devices, else ABS_Y.
+    /// The y axis libinput uses for positions: ABS_MT_POSITION_Y on multitouch devices (protocol A
+    /// or B), else ABS_Y.
     public var yAxis: AbsInfo? {
-        isMultitouch ? absinfo[EvdevCode.absMtPositionY] : absinfo[EvdevCode.absY]
+        isMultitouch || isProtocolA ? absinfo[EvdevCode.absMtPositionY] : absinfo[EvdevCode.absY]
     }
 }
 

@@ -62,12 +62,13 @@ public struct VirtualDeviceSpec: Hashable, Sendable {
 
     /// The default injected device: a direct (touchscreen) multitouch device with `slots` slots
     /// and axes 0..<width × 0..<height, so that on a screen of the same size in layout units one
-    /// axis unit is one layout unit.
+    /// axis unit is one layout unit. With `protocolA`, the same device without slots and tracking
+    /// ids (multitouch protocol A: every finger in every frame, closed by SYN_MT_REPORT).
     public static func defaultTouchscreen(
         name: String = "touchrouter virtual touchscreen", width: Int32 = 1920, height: Int32 = 1080,
-        slots: Int32 = 10
+        slots: Int32 = 10, protocolA: Bool = false
     ) -> VirtualDeviceSpec {
-        VirtualDeviceSpec(
+        var spec = VirtualDeviceSpec(
             name: name, bustype: LinuxInputCode.busVirtual, vendor: 0x7472, product: 0x0001, version: 1,
             properties: [LinuxInputCode.inputPropDirect],
             codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]],
@@ -81,6 +82,12 @@ public struct VirtualDeviceSpec: Hashable, Sendable {
                     code: LinuxInputCode.absMTPositionY, minimum: 0, maximum: height - 1, resolution: 10),
                 AbsoluteAxis(code: LinuxInputCode.absMTTrackingID, minimum: 0, maximum: 65535),
             ])
+        if protocolA {
+            spec.absoluteAxes.removeAll {
+                $0.code == LinuxInputCode.absMTSlot || $0.code == LinuxInputCode.absMTTrackingID
+            }
+        }
+        return spec
     }
 
     /// A uinput keyboard (a few keys, no touch): used to prove that non-touch devices are ignored.
@@ -114,6 +121,7 @@ public enum LinuxInputCode {
     public static let evKey: UInt16 = 0x01
     public static let evAbs: UInt16 = 0x03
     public static let synReport: UInt16 = 0
+    public static let synMTReport: UInt16 = 2
     public static let btnTouch: UInt16 = 0x14a
     public static let absX: UInt16 = 0x00
     public static let absY: UInt16 = 0x01

@@ -14,6 +14,9 @@ enum InjectCommand: Command {
                 help: "Copy this device (evemu .desc or libinput record YAML)."),
             OptionSpec(name: "default", help: "The default 10-slot direct touchscreen (the default)."),
             OptionSpec(
+                name: "protocol-a",
+                help: "The default touchscreen without slots: multitouch protocol A (SYN_MT_REPORT)."),
+            OptionSpec(
                 name: "recording", valueName: "FILE",
                 help: "Play this recording (evemu .events or libinput record YAML)."),
             OptionSpec(
@@ -50,7 +53,10 @@ enum InjectCommand: Command {
             --gesture SCRIPT arguments, or joined by '|') play at once, each finger on its own slot.
             Coordinates are the device's axis units; with --screen WxH, layout units of that screen.
             The default device's axes are 0..W-1 × 0..H-1, so on a screen of the same size one axis
-            unit is one layout unit. Needs write access to /dev/uinput (modprobe uinput). The device is
+            unit is one layout unit. A device without ABS_MT_SLOT (--protocol-a, or a .desc without
+            it) gets gestures as multitouch protocol A: every finger in every frame, each closed by
+            SYN_MT_REPORT, a lone SYN_MT_REPORT when the last lifts; recordings play as recorded.
+            Needs write access to /dev/uinput (modprobe uinput). The device is
             removed on exit, SIGINT and SIGTERM. Prints 'device NODE' once it exists.
             """)
 
@@ -84,12 +90,17 @@ enum InjectCommand: Command {
                 $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil
             })
         {
+            guard !arguments.flag("protocol-a") else {
+                throw UsageError(
+                    message: "--protocol-a is for the default device; a copied device keeps its own axes")
+            }
             spec = try RecordingInjection.deviceSpec(path: descPath)
             if let name { spec.name = name }
         } else {
             let size = try arguments.value("size").map(parseSize) ?? (1920, 1080)
             spec = .defaultTouchscreen(
-                name: name ?? "touchrouter virtual touchscreen", width: Int32(size.0), height: Int32(size.1))
+                name: name ?? "touchrouter virtual touchscreen", width: Int32(size.0), height: Int32(size.1),
+                protocolA: arguments.flag("protocol-a"))
         }
         let scripts = (arguments.value("gesture").map { [$0] } ?? []) + arguments.arguments("SCRIPT")
         if let recordingPath = arguments.value("recording") {

@@ -79,4 +79,59 @@ struct GestureScriptTests {
             try GestureScript.events(scripts: ["pinch 1 1 1 1", "pinch 2 2 2 2", "tap 1 1"], spec: spec)
         }
     }
+
+    /// On a device without slots the same scripts come out as protocol A, and the decoder (libmtdev,
+    /// as libinput) reads them back as the scripted contacts: a drag and a pinch at once, three fingers
+    /// that land together and lift at different times.
+    @Test("protocol A: every finger every frame, decoded back through libmtdev")
+    func protocolA() throws {
+        let spec = VirtualDeviceSpec.defaultTouchscreen(width: 1000, height: 500, protocolA: true)
+        #expect(spec.axis(LinuxInputCode.absMTSlot) == nil)
+        #expect(spec.axis(LinuxInputCode.absMTTrackingID) == nil)
+        let events = try GestureScript.events(
+            scripts: ["drag 100 100 300 100 100", "pinch 700 300 50 150 200"], spec: spec)
+        #expect(!events.contains { $0.code == LinuxInputCode.absMTSlot && $0.type == LinuxInputCode.evAbs })
+        let reports = events.filter {
+            $0.type == LinuxInputCode.evSyn && $0.code == LinuxInputCode.synMTReport
+        }
+        #expect(reports.count > 3 * 10)
+        // The last frame: one lone SYN_MT_REPORT, BTN_TOUCH 0.
+        #expect(
+            events.suffix(3).map { [$0.type, $0.code] } == [
+                [LinuxInputCode.evSyn, LinuxInputCode.synMTReport],
+                [LinuxInputCode.evKey, LinuxInputCode.btnTouch],
+                [LinuxInputCode.evSyn, LinuxInputCode.synReport],
+            ])
+        var absinfo: [UInt16: AbsInfo] = [:]
+        for axis in spec.absoluteAxes {
+            absinfo[axis.code] = AbsInfo(
+                minimum: axis.minimum, maximum: axis.maximum, resolution: axis.resolution)
+        }
+        let device = RecordedDevice(
+            name: spec.name, absinfo: absinfo, properties: Set(spec.properties),
+            codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]])
+        #expect(device.isProtocolA)
+        let recording = Recording(
+            device: device,
+            events: events.map {
+                EvdevEvent(timestampMicros: $0.timeMicros, type: $0.type, code: $0.code, value: $0.value)
+            })
+        let frames = MultitouchDecoder.decode(
+            recording, inputDevice: InputDevice(id: 1, name: "test"), screen: "main",
+            mapping: try ScreenMapping(screenWidth: 1000, screenHeight: 500), cancelRemainingAtEnd: false)
+        let contacts = frames.flatMap { frame in frame.contacts.map { (frame.timestampMicros, $0) } }
+        let downs = contacts.filter { $0.1.kind == .down }
+        #expect(downs.map(\.1.screenPoint) == [Point(100, 100), Point(650, 300), Point(750, 300)])
+        #expect(Set(downs.map(\.0)) == [0])
+        let ups = contacts.filter { $0.1.kind == .up }
+        #expect(ups.count == 3 && Set(ups.map(\.0)).count == 2)  // the drag ends before the pinch
+        func last(_ slot: Int32) -> Point? {
+            contacts.last { $0.1.slot == slot && $0.1.kind == .motion }?.1.screenPoint
+        }
+        // libmtdev's filter (fuzz 999 / 250 = 3, 499 / 250 = 1) may hold a final position back a little.
+        for (slot, end) in [(Int32(0), Point(300, 100)), (1, Point(550, 300)), (2, Point(850, 300))] {
+            let point = try #require(last(slot))
+            #expect(Swift.abs(point.x - end.x) < 6 && Swift.abs(point.y - end.y) < 2)
+        }
+    }
 }

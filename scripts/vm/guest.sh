@@ -12,6 +12,7 @@ SKIP_RECORDINGS=${4:-0}
 CTL="$BIN/touchrouterctl"
 CONFIG="$REPO/scripts/vm/config.json5"
 EVEMU="$REPO/Tests/Fixtures/recordings/evemu"
+PROTOCOL_A="$REPO/Tests/Fixtures/recordings/protocol-a"
 RESULTS="$OUT/results.txt"
 : > "$RESULTS"
 # The results directory is shared with the host (9p): fifos, and the files the long-running
@@ -126,9 +127,10 @@ wait_settled() {
     done
 }
 
-# 1. Every shared recording, through our injector and through evemu-play: the live transcript of
+# 1. Every shared recording, and the protocol-A twins made of two of them (no slots: libinput runs
+#    them through libmtdev), through our injector and through evemu-play: the live transcript of
 #    libinput's frames is kept as TAG.live; the host compares it with the replay decoder's
-#    (recordings.tsv: TAG, route, recording, and whether the capture itself worked).
+#    (recordings.tsv: TAG, route, directory, recording, and whether the capture itself worked).
 recording() {
     local route=$1 desc=$2 events=$3 tag=$4 name frames node dev pid routed
     name=$(sed -n 's/^N: //p' "$desc")
@@ -158,13 +160,15 @@ recording() {
     echo "$frames frames"
 }
 index=0
-[ "$SKIP_RECORDINGS" = 1 ] || for events in "$EVEMU"/*.events; do
+[ "$SKIP_RECORDINGS" = 1 ] || for events in "$EVEMU"/*.events "$PROTOCOL_A"/*.events; do
+    dir=$(dirname "$events")
     base=$(basename "$events" .events)
-    desc="$EVEMU/${base%%.*}.desc"
+    desc="$dir/${base%%.*}.desc"
     for route in inject evemu; do
         index=$((index + 1))
         if detail=$(recording "$route" "$desc" "$events" "rec$index" 2>>"$OUT/guest.log"); then status=ok; else status=fail; fi
-        printf '%s\t%s\t%s\t%s\t%s\n' "rec$index" "$route" "$base" "$status" "${detail##*$'\n'}" >> "$OUT/recordings.tsv"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "rec$index" "$route" "$(basename "$dir")" "$base" "$status" \
+            "${detail##*$'\n'}" >> "$OUT/recordings.tsv"
     done
 done
 
@@ -269,6 +273,34 @@ gestures() {
     echo "3 contacts from (100, 100), (1300, 500), (1500, 500) to (500, 100), (1100, 500), (1700, 500)"
 }
 scenario "gestures: drag and pinch at once" gestures
+
+# 5a. The same gestures on a protocol-A touchscreen (`inject --protocol-a`: no slots, every finger in
+#     every frame closed by SYN_MT_REPORT): libinput, through libmtdev, reports the three fingers
+#     landing at the scripted points and lifting; their last positions within twice libmtdev's
+#     filter (fuzz 1919/250 = 7 units) of the scripted ends.
+gestures_protocol_a() {
+    local name="touchrouter virtual touchscreen" frames contact
+    start_device gesturesa "$name" "$CTL" inject --protocol-a --wait-stdin --start-delay 0 \
+        --gesture "drag 100 100 500 100 200" "pinch 1400 500 100 300 200" \
+        || { echo "device never reached libinput"; return 1; }
+    go gesturesa
+    finish gesturesa || { echo "injector failed or device not removed"; return 1; }
+    frames=$(device_frames "$DEV_gesturesa")
+    for contact in down:100.000:100.000 down:1300.000:500.000 down:1500.000:500.000; do
+        echo "$frames" | grep -Eq " ${contact%%:*}:[0-9]+:${contact#*:}( |\$)" || { echo "no $contact"; return 1; }
+    done
+    [ "$(echo "$frames" | grep -o ' down:' | wc -l)" -eq 3 ] || { echo "not 3 downs"; return 1; }
+    [ "$(echo "$frames" | grep -o ' up:' | wc -l)" -eq 3 ] || { echo "not 3 ups"; return 1; }
+    local ends
+    ends=$(echo "$frames" | grep -o ' motion:[0-9]*:[0-9.]*:[0-9.]*' | awk -F: '{ last[$2] = $3 " " $4 } END { for (s in last) print last[s] }' | sort -n)
+    echo "$ends" | awk 'BEGIN { split("500 100 1100 500 1700 500", want, " ") }
+        { got[NR] = $0 } END {
+            n = 0; for (i = 1; i <= 3; i++) for (j = 1; j <= NR; j++) { split(got[j], p, " ")
+                if ((p[1] - want[2*i-1])^2 < 196 && (p[2] - want[2*i])^2 < 196) { n++; break } }
+            exit n == 3 ? 0 : 1 }' || { echo "last positions: $(echo "$ends" | tr '\n' ';')"; return 1; }
+    echo "3 contacts from (100, 100), (1300, 500), (1500, 500), ending at $(echo "$ends" | tr '\n' ';' | sed 's/;$//')"
+}
+scenario "gestures on a protocol-A touchscreen" gestures_protocol_a
 
 # 6. Floods and stuck fingers cannot wedge the daemon. 'stuck panel' puts three fingers down that
 #    never go up (a 'hold' of 50 minutes; the device stays open); 'flood panel' then plays ten fingers

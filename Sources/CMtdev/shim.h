@@ -1,0 +1,1 @@
+#include <mtdev-plumbing.h>
