@@ -63,7 +63,8 @@ struct ConfigParser {
         if data.count > limits.maxFileBytes {
             throw ConfigErrors([
                 ConfigError(
-                    code: .fileTooLarge, file: fileName, message: Self.tooLargeMessage(data.count, limits: limits))
+                    code: .fileTooLarge, file: fileName,
+                    message: Self.tooLargeMessage(data.count, limits: limits))
             ])
         }
         let read = data.withUnsafeBytes { raw in
@@ -74,7 +75,8 @@ struct ConfigParser {
             switch failure.kind {
             case .invalidUTF8:
                 // A byte offset, not a line: an editor may not show the line of a bad byte sensibly.
-                throw ConfigErrors([ConfigError(code: .invalidUTF8, file: fileName, message: failure.message)])
+                throw ConfigErrors([ConfigError(code: .invalidUTF8, file: fileName, message: failure.message)]
+                )
             case .nestingTooDeep:
                 throw ConfigErrors([error(failure)])
             default:
@@ -96,7 +98,8 @@ struct ConfigParser {
             errors.append(
                 ConfigError(
                     code: problem.code, file: fileName, line: problem.position?.line,
-                    column: problem.position?.column, viewPath: problem.viewPath, screenName: problem.screenName,
+                    column: problem.position?.column, viewPath: problem.viewPath,
+                    screenName: problem.screenName,
                     message: problem.message))
         }
         errors.sort(by: Self.inFileOrder)
@@ -167,7 +170,8 @@ struct ConfigParser {
     }
 
     mutating func wrongType(_ node: JSONNode, _ subject: Subject, _ what: String, _ expected: String) {
-        report(.wrongType, node.position, subject, "\(what) must be \(expected), found \(node.value.typeName)")
+        report(
+            .wrongType, node.position, subject, "\(what) must be \(expected), found \(node.value.typeName)")
     }
 
     mutating func object(_ node: JSONNode, _ subject: Subject, _ what: String) -> JSONObject? {
@@ -217,7 +221,8 @@ struct ConfigParser {
     static func isValidID(_ id: String) -> Bool {
         !id.isEmpty
             && id.utf8.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
+                    || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
                     || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-")
                     || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
             }
@@ -236,7 +241,8 @@ struct ConfigParser {
             } else {
                 report(
                     .invalidValue, top["unmatchedDevices"]?.position, .top,
-                    "\"unmatchedDevices\" must be \"first-screen\" or \"ignore\", found \"\(Excerpt.of(text))\"")
+                    "\"unmatchedDevices\" must be \"first-screen\" or \"ignore\", found \"\(Excerpt.of(text))\""
+                )
             }
         }
 
@@ -246,14 +252,17 @@ struct ConfigParser {
             if case .array(let list) = screensNode.value {
                 if list.isEmpty {
                     report(
-                        .noScreens, screensNode.position, .top, "the config has no screens: \"screens\" is empty")
+                        .noScreens, screensNode.position, .top,
+                        "the config has no screens: \"screens\" is empty")
                 }
                 var names: Set<String> = []
                 for (index, element) in list.enumerated() where !stopped {
                     guard let (screen, input) = self.screen(element, index) else { continue }
                     if !names.insert(screen.name).inserted {
                         var namePosition: SourcePosition?
-                        if case .object(let object) = element.value { namePosition = object["name"]?.position }
+                        if case .object(let object) = element.value {
+                            namePosition = object["name"]?.position
+                        }
                         report(
                             .duplicateScreenName, namePosition, Subject(screenName: Excerpt.of(screen.name)),
                             "another screen already has the name \"\(Excerpt.of(screen.name))\"")
@@ -266,7 +275,8 @@ struct ConfigParser {
             }
         } else {
             report(
-                .noScreens, document.position, .top, "the config has no screens: \"screens\" must list at least one")
+                .noScreens, document.position, .top,
+                "the config has no screens: \"screens\" must list at least one")
         }
         guard pending.isEmpty else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
@@ -303,7 +313,8 @@ struct ConfigParser {
             guard let length = finiteNumber(lengthNode, subject, "\"\(key)\"") else { continue }
             if length <= 0 {
                 report(
-                    .nonPositiveSize, lengthNode.position, subject, "\(key) must be > 0, found \(Self.format(length))")
+                    .nonPositiveSize, lengthNode.position, subject,
+                    "\(key) must be > 0, found \(Self.format(length))")
             }
             size.append(length)
         }
@@ -365,7 +376,8 @@ struct ConfigParser {
         var matcher = DeviceMatcher()
         if let name = string(object, "name", subject) {
             if name.isEmpty {
-                report(.invalidValue, object["name"]?.position, subject, "a device name glob must not be empty")
+                report(
+                    .invalidValue, object["name"]?.position, subject, "a device name glob must not be empty")
             }
             matcher.nameGlob = name
         }
@@ -381,7 +393,8 @@ struct ConfigParser {
             if case .object(let properties) = udevNode.value {
                 for member in properties.members {
                     guard case .string(let glob) = member.node.value else {
-                        wrongType(member.node, subject, "udev property \"\(Excerpt.of(member.key))\"", "a string")
+                        wrongType(
+                            member.node, subject, "udev property \"\(Excerpt.of(member.key))\"", "a string")
                         continue
                     }
                     if matcher.udevProperties[member.key] == nil { matcher.udevProperties[member.key] = glob }
@@ -392,7 +405,8 @@ struct ConfigParser {
         }
         if object.isEmpty {
             report(
-                .invalidValue, node.position, subject, "a device matcher needs at least one of \"name\", \"udev\", \"node\"")
+                .invalidValue, node.position, subject,
+                "a device matcher needs at least one of \"name\", \"udev\", \"node\"")
         }
         return matcher
     }

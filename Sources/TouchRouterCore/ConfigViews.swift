@@ -5,7 +5,9 @@ extension ConfigParser {
     ) -> View? {
         viewCount += 1
         if viewCount > limits.maxViews {
-            report(.tooManyViews, node.position, Subject(viewPath: parentViewPath), "more than \(limits.maxViews) views")
+            report(
+                .tooManyViews, node.position, Subject(viewPath: parentViewPath),
+                "more than \(limits.maxViews) views")
             stopped = true
             return nil
         }
@@ -110,7 +112,8 @@ extension ConfigParser {
         // Once anything is wrong the file is rejected, so stop building views and only keep checking.
         guard pending.isEmpty else { return nil }
         return View(
-            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha, interactive: interactive,
+            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha,
+            interactive: interactive,
             touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
             multipleTouch: multipleTouch, exclusiveTouch: exclusiveTouch)
     }
@@ -140,7 +143,8 @@ extension ConfigParser {
                         "\"\(Excerpt.of(name))\" is not a user or group name (letters, digits, '_', '.', '-'; not"
                             + " first a digit or '-'; at most 32)")
                     valid = false
-                case .number(let number, _) where number == number.rounded() && number >= 0 && number < 4_294_967_295:
+                case .number(let number, _)
+                where number == number.rounded() && number >= 0 && number < 4_294_967_295:
                     let principal = AccessList.Principal.id(UInt32(number))
                     if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
                 case .number(let number, _):
@@ -179,7 +183,9 @@ extension ConfigParser {
     ) -> [Double]? {
         guard case .array(let list) = node.value, list.count == count else {
             if case .array(let list) = node.value {
-                report(.wrongType, node.position, subject, "\(what) must be \(expected), found \(list.count) values")
+                report(
+                    .wrongType, node.position, subject,
+                    "\(what) must be \(expected), found \(list.count) values")
             } else {
                 wrongType(node, subject, what, expected)
             }
@@ -216,14 +222,17 @@ extension ConfigParser {
         case .string("ellipse"): return .ellipse
         case .string(let name):
             var message = "unknown shape \"\(Excerpt.of(name))\""
-            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys) {
+            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys)
+            {
                 message += " (did you mean \"\(suggestion)\"?)"
             }
             report(.invalidValue, node.position, subject, message + "; a shape is \(expected)")
             return nil
         case .object(let object):
             guard object.count == 1, let member = object.members.first else {
-                report(.invalidValue, node.position, subject, "a shape object must have exactly one key: \(expected)")
+                report(
+                    .invalidValue, node.position, subject,
+                    "a shape object must have exactly one key: \(expected)")
                 return nil
             }
             let inner = member.node
@@ -270,7 +279,9 @@ extension ConfigParser {
         case .number:
             guard let margin = finiteNumber(node, subject, "\"touchMargin\"") else { return nil }
             guard margin >= 0 else {
-                report(.negativeMargin, node.position, subject, "touchMargin must be ≥ 0, found \(Self.format(margin))")
+                report(
+                    .negativeMargin, node.position, subject,
+                    "touchMargin must be ≥ 0, found \(Self.format(margin))")
                 return nil
             }
             return EdgeMargin(all: margin)
@@ -278,7 +289,8 @@ extension ConfigParser {
             if shape != .rect {
                 report(
                     .perEdgeMarginOnShape, node.position, subject,
-                    "a shaped view takes a single touchMargin number; {top, left, bottom, right} is for rectangles only")
+                    "a shaped view takes a single touchMargin number; {top, left, bottom, right} is for rectangles only"
+                )
             }
             checkKeys(object, allowed: Self.marginKeys, subject)
             var edges: [Double] = []
@@ -318,7 +330,9 @@ extension ConfigParser {
             }
             if let scales {
                 if scales.contains(0) {
-                    report(.zeroScale, scaleNode.position, subject, "scale must not be 0 (the view would vanish)")
+                    report(
+                        .zeroScale, scaleNode.position, subject, "scale must not be 0 (the view would vanish)"
+                    )
                 } else {
                     transform.scaleX = scales[0]
                     transform.scaleY = scales[1]

@@ -14,8 +14,8 @@ extension JSONScanner {
     }
 
     /// Reads a number at `index` (on a sign, a digit or '.'). JSON5 adds `+`, hexadecimal, a point
-    /// with digits on one side only, `Infinity` and `NaN`. A non-finite value is recorded as a
-    /// problem and returned (JSON5); in strict JSON it is a failure.
+    /// with digits on one side only, `Infinity` and `NaN` (recorded as a problem and returned; in
+    /// strict JSON a failure). A number beyond a double's range is recorded as a problem in both.
     mutating func number() throws(JSONProblem) -> JSONParsedValue {
         let start = index
         var negative = false
@@ -46,7 +46,9 @@ extension JSONScanner {
         let body = UnsafeBufferPointer(rebasing: bytes[bodyStart..<index])
         if body.elementsEqual("Infinity".utf8) || body.elementsEqual("NaN".utf8) {
             let name = body.count == 3 ? "NaN" : "Infinity"
-            guard json5 else { throw syntaxError("\(name) is not allowed: numbers must be finite", at: start) }
+            guard json5 else {
+                throw syntaxError("\(name) is not allowed: numbers must be finite", at: start)
+            }
             problems.append(problem(.nonFinite, at: start, "\(name) is not allowed: numbers must be finite"))
             let value = name == "NaN" ? Double.nan : (negative ? -Double.infinity : .infinity)
             return .number(value, integer: nil)
@@ -60,13 +62,17 @@ extension JSONScanner {
         }
         let value = negative ? -magnitude : magnitude
         if !value.isFinite {
-            let message = "\(excerpt(from: bodyStart)) is out of range for a number"
-            guard json5 else { throw syntaxError(message, at: start) }
-            problems.append(problem(.nonFinite, at: start, message))
+            // Valid syntax in both dialects: reported, and reading goes on (so a request's `seq` after
+            // it can still be read).
+            problems.append(
+                problem(.nonFinite, at: start, "\(excerpt(from: bodyStart)) is out of range for a number"))
         }
         var exactInteger: Int64?
         if let integer {
-            exactInteger = negative ? (integer <= 1 << 63 ? Int64(truncatingIfNeeded: 0 &- integer) : nil) : Int64(exactly: integer)
+            exactInteger =
+                negative
+                ? (integer <= 1 << 63 ? Int64(truncatingIfNeeded: 0 &- integer) : nil)
+                : Int64(exactly: integer)
         }
         return .number(value, integer: exactInteger)
     }
@@ -138,7 +144,9 @@ extension JSONScanner {
             }
         }
         // JSON needs digits before the point and after it; JSON5 on at least one side.
-        if json5 ? integerDigits + fractionDigits == 0 : integerDigits == 0 || (hasPoint && fractionDigits == 0) {
+        if json5
+            ? integerDigits + fractionDigits == 0 : integerDigits == 0 || (hasPoint && fractionDigits == 0)
+        {
             return nil
         }
         var hasExponent = false
@@ -146,7 +154,9 @@ extension JSONScanner {
             hasExponent = true
             position += 1
             var exponentNegative = false
-            if position < body.count, body[position] == UInt8(ascii: "+") || body[position] == UInt8(ascii: "-") {
+            if position < body.count,
+                body[position] == UInt8(ascii: "+") || body[position] == UInt8(ascii: "-")
+            {
                 exponentNegative = body[position] == UInt8(ascii: "-")
                 position += 1
             }
@@ -204,7 +214,9 @@ extension JSONScanner {
                             || (!first && Self.isDigit(UInt8(scalar.value)))
                         : first ? Self.isIdentifierStart(scalar) : Self.isIdentifierPart(scalar)
                     guard allowed else {
-                        throw syntaxError("'\\u\(Self.hex(scalar.value, digits: 4))' cannot be part of a key", at: backslash)
+                        throw syntaxError(
+                            "'\\u\(Self.hex(scalar.value, digits: 4))' cannot be part of a key", at: backslash
+                        )
                     }
                     UTF8.encode(scalar) { text.append($0) }
                     escaped = true
@@ -220,7 +232,9 @@ extension JSONScanner {
             }
         }
         guard index > start else { return nil }
-        if !escaped { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) }
+        if !escaped {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        }
         text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
         return String(decoding: text, as: UTF8.self)
     }

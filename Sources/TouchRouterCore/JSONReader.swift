@@ -18,7 +18,9 @@ public enum JSONReader {
             result.root = try builder.run()
             result.problems = builder.scanner.problems
         } catch {
-            if error.kind != .invalidUTF8, let bad = UTF8Check.firstInvalidByte(in: bytes, from: error.byteOffset) {
+            if error.kind != .invalidUTF8,
+                let bad = UTF8Check.firstInvalidByte(in: bytes, from: error.byteOffset)
+            {
                 // Bad bytes anywhere outrank a syntax error before them: say what is really wrong.
                 result.failure = JSONProblem(
                     kind: .invalidUTF8, position: position(of: bad, in: bytes), byteOffset: bad,
@@ -55,7 +57,9 @@ public enum JSONReader {
     public static func read<Bytes: Collection>(
         _ bytes: Bytes, syntax: JSONSyntax, maxNesting: Int = defaultMaxNesting
     ) -> JSONReadResult where Bytes.Element == UInt8 {
-        if let result = bytes.withContiguousStorageIfAvailable({ read($0, syntax: syntax, maxNesting: maxNesting) }) {
+        if let result = bytes.withContiguousStorageIfAvailable({
+            read($0, syntax: syntax, maxNesting: maxNesting)
+        }) {
             return result
         }
         return Array(bytes).withUnsafeBufferPointer { read($0, syntax: syntax, maxNesting: maxNesting) }
@@ -117,10 +121,13 @@ private struct TreeBuilder {
                 let isObject = scanner.bytes[scanner.index] == UInt8(ascii: "{")
                 guard frames.count < maxNesting else {
                     throw scanner.problem(
-                        .nestingTooDeep, at: scanner.index, "arrays and objects nest deeper than \(maxNesting) levels")
+                        .nestingTooDeep, at: scanner.index,
+                        "arrays and objects nest deeper than \(maxNesting) levels")
                 }
                 frames.append(
-                    Frame(isObject: isObject, start: isObject ? members.count : elements.count, line: line, column: column))
+                    Frame(
+                        isObject: isObject, start: isObject ? members.count : elements.count, line: line,
+                        column: column))
                 scanner.index += 1
                 try scanner.skipSpace()
                 if scanner.peek() == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -139,7 +146,8 @@ private struct TreeBuilder {
                     try scanner.skipSpace()
                     guard scanner.atEnd else {
                         throw scanner.syntaxError(
-                            "unexpected \(try scanner.describe(at: scanner.index)) after the end of the document")
+                            "unexpected \(try scanner.describe(at: scanner.index)) after the end of the document"
+                        )
                     }
                     return node
                 }
@@ -161,7 +169,8 @@ private struct TreeBuilder {
                 }
                 guard byte == UInt8(ascii: ",") else {
                     throw scanner.syntaxError(
-                        "expected ',' or '\(isObject ? "}" : "]")' but found \(try scanner.describe(at: scanner.index))")
+                        "expected ',' or '\(isObject ? "}" : "]")' but found \(try scanner.describe(at: scanner.index))"
+                    )
                 }
                 let comma = scanner.index
                 scanner.index += 1
@@ -191,7 +200,8 @@ private struct TreeBuilder {
     private mutating func close() -> JSONNode {
         let frame = frames.removeLast()
         if frame.isObject {
-            let object = JSONObject(members: Array(members[frame.start...]), hasDuplicateKeys: frame.hasDuplicateKeys)
+            let object = JSONObject(
+                members: Array(members[frame.start...]), hasDuplicateKeys: frame.hasDuplicateKeys)
             members.removeSubrange(frame.start...)
             return JSONNode(.object(object), line: frame.line, column: frame.column)
         }
@@ -214,7 +224,8 @@ private struct TreeBuilder {
             key = word
         } else {
             let expected = json5 ? "a key" : "a key in double quotes"
-            throw scanner.syntaxError("expected \(expected) or '}' but found \(try scanner.describe(at: keyStart))")
+            throw scanner.syntaxError(
+                "expected \(expected) or '}' but found \(try scanner.describe(at: keyStart))")
         }
         let top = frames.count - 1
         if isDuplicate(key, in: top) {

@@ -127,7 +127,9 @@ struct JSONScanner {
                 let start = index
                 index += 2
                 while true {
-                    guard index < bytes.count else { throw syntaxError("a /* comment is not closed", at: start) }
+                    guard index < bytes.count else {
+                        throw syntaxError("a /* comment is not closed", at: start)
+                    }
                     if bytes[index] == UInt8(ascii: "*") && peek(1) == UInt8(ascii: "/") {
                         index += 2
                         break
@@ -180,7 +182,8 @@ struct JSONScanner {
                     scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                     text = String(decoding: scratch, as: UTF8.self)
                 } else {
-                    text = String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<index]), as: UTF8.self)
+                    text = String(
+                        decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<index]), as: UTF8.self)
                 }
                 index += 1
                 return text
@@ -195,7 +198,8 @@ struct JSONScanner {
                 throw syntaxError("a string is not closed on its line", at: start)
             case 0..<0x20 where !json5:
                 throw syntaxError(
-                    "a control character (byte 0x\(Self.hex(UInt32(byte), digits: 2))) must be escaped in a string")
+                    "a control character (byte 0x\(Self.hex(UInt32(byte), digits: 2))) must be escaped in a string"
+                )
             case 0x80...:
                 index += try scalar(at: index).1
                 lineHasNonASCII = true
@@ -221,12 +225,15 @@ struct JSONScanner {
         case UInt8(ascii: "u"):
             appendUTF8(try unicodeEscape(at: backslash))
         case _ where !json5:
-            throw syntaxError("\(try describe(at: backslash + 1)) cannot follow '\\' in a JSON string", at: backslash)
+            throw syntaxError(
+                "\(try describe(at: backslash + 1)) cannot follow '\\' in a JSON string", at: backslash)
         case UInt8(ascii: "'"): scratch.append(letter)
         case UInt8(ascii: "v"): scratch.append(0x0B)
         case UInt8(ascii: "0") where !(peek().map(Self.isDigit) ?? false): scratch.append(0)
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
-            throw syntaxError("'\\\(Character(Unicode.Scalar(letter)))' is not an escape (octal is not JSON5)", at: backslash)
+            throw syntaxError(
+                "'\\\(Character(Unicode.Scalar(letter)))' is not an escape (octal is not JSON5)",
+                at: backslash)
         case UInt8(ascii: "x"):
             guard let value = hexValue(at: index, digits: 2) else {
                 throw syntaxError("'\\x' must be followed by 2 hexadecimal digits", at: backslash)
@@ -306,7 +313,8 @@ struct JSONScanner {
     /// ECMAScript 5.1's IdentifierStart (beyond ASCII): a letter or letter number.
     static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .letterNumber:
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .letterNumber:
             true
         default: false
         }
