@@ -13,11 +13,19 @@ struct ConfigParser {
         var message: String
     }
 
-    /// Who a problem belongs to: a view (by path) or a screen's own keys, or the top level.
+    /// Who a problem belongs to: a view (by its entry in `viewPaths`) or a screen's own keys, or the
+    /// top level. A view's path is spelled out only when a problem is reported.
     struct Subject {
-        var viewPath: String?
+        var view: Int32?
         var screenName: String?
         static let top = Subject()
+    }
+
+    /// One view's path segment (its id, excerpted, or `#N`) and its parent's entry: the paths of
+    /// every view, without building a string per view.
+    struct PathEntry {
+        var segment: String
+        var parent: Int32
     }
 
     static let topKeys = ["screens", "unmatchedDevices"]
@@ -40,8 +48,9 @@ struct ConfigParser {
     var pending: [Pending] = []
     var viewCount = 0
     var stopped = false
-    /// id → the path of the first view that used it.
-    var firstViewPathByID: [String: String] = [:]
+    var viewPaths: [PathEntry] = []
+    /// id → the path entry of the first view that used it.
+    var firstViewByID: [String: Int32] = [:]
     /// View id → its declared access list.
     var accessByViewID: [String: AccessList] = [:]
 
@@ -142,16 +151,37 @@ struct ConfigParser {
     ) {
         pending.append(
             Pending(
-                code: code, position: position, viewPath: subject.viewPath, screenName: subject.screenName,
+                code: code, position: position, viewPath: subject.view.map(viewPath),
+                screenName: subject.screenName,
                 message: message))
+    }
+
+    /// The path of a view entry: ids from the screen's root joined by `/`.
+    func viewPath(_ entry: Int32) -> String {
+        var segments: [String] = []
+        var index = entry
+        while index >= 0 {
+            segments.append(viewPaths[Int(index)].segment)
+            index = viewPaths[Int(index)].parent
+        }
+        return segments.reversed().joined(separator: "/")
     }
 
     /// Reports unknown and reserved keys, with a "did you mean" for a near miss.
     mutating func checkKeys(
         _ object: JSONObject, allowed: [String], reserved: [String] = [], _ subject: Subject
     ) {
+        reportUnknownKeys(object.members.lazy.filter { !allowed.contains($0.key) }, of: object,
+            allowed: allowed, reserved: reserved, subject)
+    }
+
+    /// Reports these members (whose keys are not in `allowed`) as unknown or reserved keys.
+    mutating func reportUnknownKeys<Members: Sequence<JSONMember>>(
+        _ unknown: Members, of object: JSONObject, allowed: [String], reserved: [String] = [],
+        _ subject: Subject
+    ) {
         var seen: Set<String> = []
-        for member in object.members where !allowed.contains(member.key) {
+        for member in unknown {
             // A duplicate key is reported by the reader; its unknown-key error once is enough.
             if object.hasDuplicateKeys && !seen.insert(member.key).inserted { continue }
             let key = member.key
@@ -200,7 +230,10 @@ struct ConfigParser {
     }
 
     mutating func bool(_ object: JSONObject, _ key: String, _ subject: Subject) -> Bool? {
-        guard let node = object[key] else { return nil }
+        object[key].flatMap { bool($0, key, subject) }
+    }
+
+    mutating func bool(_ node: JSONNode, _ key: String, _ subject: Subject) -> Bool? {
         guard case .bool(let flag) = node.value else {
             wrongType(node, subject, "\"\(key)\"", "true or false")
             return nil
@@ -324,7 +357,7 @@ struct ConfigParser {
         var root = View(id: "#root", frame: Rect(x: 0, y: 0, width: width, height: height))
         if let rootNode = object["root"] {
             if let view = view(
-                rootNode, parentViewPath: nil, placeholder: "#root", depth: 1,
+                rootNode, parent: -1, placeholder: "#root", depth: 1,
                 defaultFrame: Rect(x: 0, y: 0, width: width, height: height))
             {
                 root = view

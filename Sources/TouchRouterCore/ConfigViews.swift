@@ -1,23 +1,49 @@
 /// The view half of the config walk: views, their frames, shapes, margins, transforms and access lists.
 extension ConfigParser {
+    /// A view's members by key, found in one pass over the object (the first of a duplicate wins).
+    private struct ViewMembers {
+        var id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform: JSONNode?
+        var multipleTouch, exclusiveTouch, access: JSONNode?
+        var unknown: [JSONMember] = []
+
+        init(_ object: JSONObject) {
+            for member in object.members {
+                let node = member.node
+                switch member.key {
+                case "id": if id == nil { id = node }
+                case "frame": if frame == nil { frame = node }
+                case "children": if children == nil { children = node }
+                case "hidden": if hidden == nil { hidden = node }
+                case "alpha": if alpha == nil { alpha = node }
+                case "interactive": if interactive == nil { interactive = node }
+                case "touchMargin": if touchMargin == nil { touchMargin = node }
+                case "shape": if shape == nil { shape = node }
+                case "transform": if transform == nil { transform = node }
+                case "multipleTouch": if multipleTouch == nil { multipleTouch = node }
+                case "exclusiveTouch": if exclusiveTouch == nil { exclusiveTouch = node }
+                case "access": if access == nil { access = node }
+                default: unknown.append(member)
+                }
+            }
+        }
+    }
+
     mutating func view(
-        _ node: JSONNode, parentViewPath: String?, placeholder: String, depth: Int, defaultFrame: Rect?
+        _ node: JSONNode, parent: Int32, placeholder: String, depth: Int, defaultFrame: Rect?
     ) -> View? {
         viewCount += 1
+        let parentSubject = Subject(view: parent >= 0 ? parent : nil)
         if viewCount > limits.maxViews {
-            report(
-                .tooManyViews, node.position, Subject(viewPath: parentViewPath),
-                "more than \(limits.maxViews) views")
+            report(.tooManyViews, node.position, parentSubject, "more than \(limits.maxViews) views")
             stopped = true
             return nil
         }
-        let parentSubject = Subject(viewPath: parentViewPath)
         guard let object = object(node, parentSubject, "a view") else { return nil }
+        let members = ViewMembers(object)
 
         var segment = placeholder
         var validID: String?
-        let idNode = object["id"]
-        if let idNode, case .string(let id) = idNode.value {
+        if let idNode = members.id, case .string(let id) = idNode.value {
             if Self.isValidID(id) {
                 segment = id
                 validID = id
@@ -26,16 +52,16 @@ extension ConfigParser {
             }
         }
         // Messages quote at most an excerpt of each id; the view keeps its id whole.
-        let pathSegment = Excerpt.of(segment)
-        let viewPath = parentViewPath.map { "\($0)/\(pathSegment)" } ?? pathSegment
-        let subject = Subject(viewPath: viewPath)
+        let entry = Int32(viewPaths.count)
+        viewPaths.append(PathEntry(segment: Excerpt.of(segment), parent: parent))
+        let subject = Subject(view: entry)
         if depth > limits.maxDepth {
             report(.treeTooDeep, node.position, subject, "views nest deeper than \(limits.maxDepth) levels")
             stopped = true
             return nil
         }
 
-        if let idNode {
+        if let idNode = members.id {
             switch idNode.value {
             case .string(let id):
                 if validID == nil {
@@ -50,56 +76,55 @@ extension ConfigParser {
             report(.missingKey, node.position, subject, "missing \"id\"")
         }
         if let id = validID {
-            if let first = firstViewPathByID[id] {
+            if let first = firstView(withID: id, entry) {
                 report(
-                    .duplicateID, idNode?.position, subject,
-                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(first)\"")
-            } else {
-                firstViewPathByID[id] = viewPath
+                    .duplicateID, members.id?.position, subject,
+                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(viewPath(first))\"")
             }
         }
-        checkKeys(object, allowed: Self.viewKeys, reserved: Self.reservedViewKeys, subject)
+        if !members.unknown.isEmpty {
+            reportUnknownKeys(
+                members.unknown, of: object, allowed: Self.viewKeys, reserved: Self.reservedViewKeys, subject)
+        }
 
         var frame = defaultFrame ?? Rect(x: 0, y: 0, width: 1, height: 1)
-        if let frameNode = object["frame"] {
+        if let frameNode = members.frame {
             frame = self.frame(frameNode, subject) ?? frame
         } else if defaultFrame == nil {
             report(.missingKey, node.position, subject, "missing \"frame\" ([x, y, width, height])")
         }
 
         var alpha = 1.0
-        if let value = number(object, "alpha", subject) {
+        if let alphaNode = members.alpha, let value = finiteNumber(alphaNode, subject, "\"alpha\"") {
             if (0...1).contains(value) {
                 alpha = value
             } else {
                 report(
-                    .alphaOutOfRange, object["alpha"]?.position, subject,
-                    "alpha must be in 0…1, found \(Self.format(value))")
+                    .alphaOutOfRange, alphaNode.position, subject, "alpha must be in 0…1, found \(Self.format(value))")
             }
         }
-        let shape = object["shape"].flatMap { self.shape($0, subject) } ?? .rect
+        let shape = members.shape.flatMap { self.shape($0, subject) } ?? .rect
         var margin = EdgeMargin.zero
-        if let marginNode = object["touchMargin"] {
+        if let marginNode = members.touchMargin {
             margin = touchMargin(marginNode, subject, shape: shape) ?? .zero
         }
-        let transform = object["transform"].flatMap { self.transform($0, subject) }
-        let hidden = bool(object, "hidden", subject) ?? false
-        let interactive = bool(object, "interactive", subject) ?? true
-        let multipleTouch = bool(object, "multipleTouch", subject) ?? false
-        let exclusiveTouch = bool(object, "exclusiveTouch", subject) ?? false
-        if let accessNode = object["access"], let list = accessList(accessNode, subject), let id = validID {
+        let transform = members.transform.flatMap { self.transform($0, subject) }
+        let hidden = members.hidden.flatMap { bool($0, "hidden", subject) } ?? false
+        let interactive = members.interactive.flatMap { bool($0, "interactive", subject) } ?? true
+        let multipleTouch = members.multipleTouch.flatMap { bool($0, "multipleTouch", subject) } ?? false
+        let exclusiveTouch = members.exclusiveTouch.flatMap { bool($0, "exclusiveTouch", subject) } ?? false
+        if let accessNode = members.access, let list = accessList(accessNode, subject), let id = validID {
             accessByViewID[id] = list
         }
 
         var children: [View] = []
-        if let childrenNode = object["children"] {
+        if let childrenNode = members.children {
             if case .array(let list) = childrenNode.value {
                 children.reserveCapacity(list.count)
                 for (index, childNode) in list.enumerated() {
                     if stopped { break }
                     if let child = view(
-                        childNode, parentViewPath: viewPath, placeholder: "#\(index)", depth: depth + 1,
-                        defaultFrame: nil)
+                        childNode, parent: entry, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil)
                     {
                         children.append(child)
                     }
@@ -112,10 +137,16 @@ extension ConfigParser {
         // Once anything is wrong the file is rejected, so stop building views and only keep checking.
         guard pending.isEmpty else { return nil }
         return View(
-            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha,
-            interactive: interactive,
+            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha, interactive: interactive,
             touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
             multipleTouch: multipleTouch, exclusiveTouch: exclusiveTouch)
+    }
+
+    /// Records `entry` as the first view with `id`, or returns the entry of the view that was first.
+    private mutating func firstView(withID id: String, _ entry: Int32) -> Int32? {
+        guard let first = firstViewByID.updateValue(entry, forKey: id) else { return nil }
+        firstViewByID[id] = first  // keep the first (a second lookup only for a duplicate)
+        return first
     }
 
     /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
@@ -200,6 +231,14 @@ extension ConfigParser {
     }
 
     private mutating func frame(_ node: JSONNode, _ subject: Subject) -> Rect? {
+        // The common case, without building an array: four finite numbers, positive size.
+        if case .array(let list) = node.value, list.count == 4, case .number(let x, _) = list[0].value,
+            case .number(let y, _) = list[1].value, case .number(let width, _) = list[2].value,
+            case .number(let height, _) = list[3].value, x.isFinite, y.isFinite, width.isFinite,
+            height.isFinite, width > 0, height > 0
+        {
+            return Rect(x: x, y: y, width: width, height: height)
+        }
         guard let values = numbers(node, count: 4, subject, "\"frame\"", "[x, y, width, height]") else {
             return nil
         }

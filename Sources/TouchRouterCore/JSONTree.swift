@@ -186,6 +186,8 @@ public enum Excerpt {
     /// `text` itself when it has at most `limit` Unicode scalars, else its first `limit - 1`
     /// followed by `…`. Costs at most `limit` steps, whatever the text's length.
     public static func of(_ text: String, limit: Int = Excerpt.limit) -> String {
+        // At most `limit` bytes is at most `limit` scalars (O(1) for a native string).
+        if text.utf8.count <= limit { return text }
         var scalars = text.unicodeScalars.makeIterator()
         var kept = String.UnicodeScalarView()
         var count = 0

@@ -12,6 +12,7 @@ let benchmarks: [Benchmark] = [
     trackerBenchmark,
     encodeBenchmark,
     daemonLatencyBenchmark,
+    configBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
