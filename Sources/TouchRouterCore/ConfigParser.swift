@@ -156,7 +156,8 @@ struct ConfigParser {
                 message: message))
     }
 
-    /// The path of a view entry: ids from the screen's root joined by `/`.
+    /// The path of a view entry: ids from the screen's root joined by `/`, the middle cut out when
+    /// it is longer than 240 characters.
     func viewPath(_ entry: Int32) -> String {
         var segments: [String] = []
         var index = entry
@@ -164,7 +165,12 @@ struct ConfigParser {
             segments.append(viewPaths[Int(index)].segment)
             index = viewPaths[Int(index)].parent
         }
-        return segments.reversed().joined(separator: "/")
+        let path = segments.reversed().joined(separator: "/")
+        // Deep paths of long ids: keep the screen's end and the view's end.
+        guard path.utf8.count > 240, path.unicodeScalars.count > 240 else { return path }
+        let scalars = Array(path.unicodeScalars)
+        return String(String.UnicodeScalarView(scalars[..<80])) + "…"
+            + String(String.UnicodeScalarView(scalars[(scalars.count - 159)...]))
     }
 
     /// Reports unknown and reserved keys, with a "did you mean" for a near miss.
