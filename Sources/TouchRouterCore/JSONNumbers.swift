@@ -44,7 +44,9 @@ extension JSONScanner {
             }
         }
         let body = UnsafeBufferPointer(rebasing: bytes[bodyStart..<index])
-        if body.elementsEqual("Infinity".utf8) || body.elementsEqual("NaN".utf8) {
+        if let first = body.first, first == UInt8(ascii: "I") || first == UInt8(ascii: "N"),
+            body.elementsEqual("Infinity".utf8) || body.elementsEqual("NaN".utf8)
+        {
             let name = body.count == 3 ? "NaN" : "Infinity"
             guard json5 else {
                 throw syntaxError("\(name) is not allowed: numbers must be finite", at: start)

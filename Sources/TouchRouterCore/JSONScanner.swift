@@ -96,7 +96,17 @@ struct JSONScanner {
 
     /// Skips white space and (JSON5) comments. Non-ASCII spaces are refused with a message naming
     /// them: they are nearly always pasted by accident and invisible in an editor.
+    @inline(__always)
     mutating func skipSpace() throws(JSONProblem) {
+        // Most calls stand on a token already, or on plain spaces before one.
+        while index < bytes.count && bytes[index] == 0x20 { index += 1 }
+        guard index < bytes.count else { return }
+        let byte = bytes[index]
+        if byte > 0x20 && byte != UInt8(ascii: "/") && byte < 0x80 { return }
+        try skipSpaceAndComments()
+    }
+
+    private mutating func skipSpaceAndComments() throws(JSONProblem) {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09:
