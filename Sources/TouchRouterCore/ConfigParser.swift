@@ -93,6 +93,10 @@ struct ConfigParser {
             }
         }
         guard let root = read.root else { throw ConfigErrors([]) }
+        // Nearly every object is a view: size the id table once instead of growing it.
+        let expectedViews = min(read.objectCount, limits.maxViews)
+        firstViewByID.reserveCapacity(expectedViews)
+        viewPaths.reserveCapacity(expectedViews)
         let config = self.config(root)
         if pending.isEmpty && scanned.isEmpty, let config { return config }
 

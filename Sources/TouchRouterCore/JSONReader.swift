@@ -17,6 +17,7 @@ public enum JSONReader {
         do {
             result.root = try builder.run()
             result.problems = builder.scanner.problems
+            result.objectCount = builder.objectCount
         } catch {
             if error.kind != .invalidUTF8,
                 let bad = UTF8Check.firstInvalidByte(in: bytes, from: error.byteOffset)
@@ -89,6 +90,7 @@ private struct TreeBuilder {
     }
 
     private var frames: [Frame] = []
+    private(set) var objectCount = 0
     private var elements: [JSONNode] = []
     private var members: [JSONMember] = []
 
@@ -119,6 +121,7 @@ private struct TreeBuilder {
             switch scanner.bytes[scanner.index] {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let isObject = scanner.bytes[scanner.index] == UInt8(ascii: "{")
+                if isObject { objectCount += 1 }
                 guard frames.count < maxNesting else {
                     throw scanner.problem(
                         .nestingTooDeep, at: scanner.index,

@@ -176,6 +176,8 @@ public struct JSONReadResult: Sendable {
     /// When reading stopped inside a top-level object: its members that were complete by then (so a
     /// protocol error can still echo the request's `seq`).
     public var partialTopLevelMembers: [JSONMember] = []
+    /// How many objects the document has (a capacity hint for whoever walks it).
+    public var objectCount = 0
 }
 
 /// Cuts what a message quotes from its input, so that no input size reaches a log line or a reply.
