@@ -46,7 +46,10 @@ struct JSONScanner {
         return (line, cachedColumn)
     }
 
+    /// The position of `offset`, on this line or an earlier one (a string or comment that runs over
+    /// lines and is not closed is reported where it starts).
     mutating func position(at offset: Int) -> SourcePosition {
+        if offset < lineStart { return JSONReader.position(of: offset, in: bytes) }
         let (line, column) = lineAndColumn(at: offset)
         return SourcePosition(line: Int(line), column: Int(column))
     }

@@ -3,8 +3,8 @@ import TouchRouterCore
 
 /// `touchrouter-bench config [--sizes 10001,100001] [--runs N]`: loading a layout the way the daemon
 /// does (read the file, parse, validate, build the tracker and its hit-test indexes) against Python's
-/// `json.load` of the same file, in the same run; then RssAnon of a fresh process holding the
-/// largest layout once loaded.
+/// `json.load` of the same file, run by run in the same process tree; then RssAnon of a fresh
+/// process holding the largest layout once loaded.
 let configBenchmark = Benchmark(
     name: "config",
     summary: "config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon",
@@ -32,8 +32,12 @@ func runConfigBenchmark(_ arguments: [String]) {
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
-    print("config: load = read + parse + validate + tracker/index build; median of \(runs) runs, wall clock")
-    print("views     bytes  reader-only  tracker-only  load (ours)  json.load (Python)  ratio")
+    print(
+        "config: load = read + parse + validate + tracker/index build; median of \(runs) runs, each followed by "
+            + "one json.load of the same file in Python (so both see the same machine load)")
+    print(
+        "views     bytes  reader-only  tracker-only   load wall  json.load wall  ratio    load CPU"
+            + "  json.load CPU  ratio")
     var largest: String?
     for size in sizes {
         let path = directory.appendingPathComponent("layout-\(size).json").path
@@ -42,8 +46,11 @@ func runConfigBenchmark(_ arguments: [String]) {
         largest = path
 
         var readerOnly: [Double] = []
-        var load: [Double] = []
+        var loadWall: [Double] = []
+        var loadCPU: [Double] = []
         var trackerBuild: [Double] = []
+        var pythonWall: [Double] = []
+        var pythonCPU: [Double] = []
         var checksum = 0
         for _ in 0..<runs {
             let data = try! Data(contentsOf: URL(fileURLWithPath: path))
@@ -53,26 +60,34 @@ func runConfigBenchmark(_ arguments: [String]) {
             checksum &+= read.problems.count
 
             start = monotonicNanoseconds()
+            let cpuStart = threadCPUNanoseconds()
             let config = try! loadConfig(path: path)
             let parsed = monotonicNanoseconds()
             let tracker = TouchTracker(layout: config.layout)
             let end = monotonicNanoseconds()
-            load.append(Double(end - start))
+            loadCPU.append(Double(threadCPUNanoseconds() - cpuStart))
+            loadWall.append(Double(end - start))
             trackerBuild.append(Double(end - parsed))
             checksum &+= config.layout.viewCount
             withExtendedLifetime(tracker) {}
+
+            guard let python = pythonJSONLoad(path: path) else {
+                print("python3 is needed for the reference")
+                return
+            }
+            pythonWall.append(python.wall)
+            pythonCPU.append(python.cpu)
         }
-        guard let python = pythonJSONLoadNanoseconds(path: path, runs: runs) else {
-            print("\(size): python3 not available")
-            continue
-        }
-        let ours = percentile(load, 0.5)
+        let (wall, cpu) = (percentile(loadWall, 0.5), percentile(loadCPU, 0.5))
+        let (referenceWall, referenceCPU) = (percentile(pythonWall, 0.5), percentile(pythonCPU, 0.5))
         print(
             column("\(size)", 5) + column("\(text.utf8.count)", 10)
                 + column(formatNanoseconds(percentile(readerOnly, 0.5)), 13)
                 + column(formatNanoseconds(percentile(trackerBuild, 0.5)), 14)
-                + column(formatNanoseconds(ours), 13) + column(formatNanoseconds(python), 20)
-                + column(String(format: "%.2f×", ours / python), 7))
+                + column(formatNanoseconds(wall), 12) + column(formatNanoseconds(referenceWall), 16)
+                + column(String(format: "%.2f×", wall / referenceWall), 7)
+                + column(formatNanoseconds(cpu), 12) + column(formatNanoseconds(referenceCPU), 15)
+                + column(String(format: "%.2f×", cpu / referenceCPU), 7))
         if checksum == 42 { print("") }  // keeps the work observable
     }
     if let largest {
@@ -86,18 +101,15 @@ func runConfigBenchmark(_ arguments: [String]) {
     }
 }
 
-/// Python's `json.load` of the file, median of `runs`, measured by Python itself (start-up excluded).
-private func pythonJSONLoadNanoseconds(path: String, runs: Int) -> Double? {
+/// One `json.load` of the file in Python: wall-clock and CPU time, measured by Python itself around
+/// the load (interpreter start-up excluded).
+private func pythonJSONLoad(path: String) -> (wall: Double, cpu: Double)? {
     let script = """
         import json, sys, time
-        samples = []
-        for _ in range(\(runs)):
-            start = time.perf_counter_ns()
-            with open(sys.argv[1], encoding="utf-8") as f:
-                json.load(f)
-            samples.append(time.perf_counter_ns() - start)
-        samples.sort()
-        print(samples[len(samples) // 2])
+        wall, cpu = time.perf_counter_ns(), time.process_time_ns()
+        with open(sys.argv[1], encoding="utf-8") as f:
+            json.load(f)
+        print(time.perf_counter_ns() - wall, time.process_time_ns() - cpu)
         """
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -107,8 +119,11 @@ private func pythonJSONLoadNanoseconds(path: String, runs: Int) -> Double? {
     guard (try? process.run()) != nil else { return nil }
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    let fields = String(decoding: output, as: UTF8.self).split(separator: " ").compactMap {
+        Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    guard process.terminationStatus == 0, fields.count == 2 else { return nil }
+    return (fields[0], fields[1])
 }
 
 /// Loads the layout as the daemon does, keeps it, and prints this process's RssAnon: as loaded,

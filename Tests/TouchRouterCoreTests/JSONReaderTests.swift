@@ -160,6 +160,15 @@ struct JSON5ConformanceTests {
         #expect(result.problems.first?.message == #"duplicate key "k1""#)
     }
 
+    @Test(
+        "a comment or string left open over several lines is reported where it starts",
+        arguments: [("[1,\n  /* a\nb\nc", 2, 3), ("[1,\n  'a\\\nb\\\nc", 2, 3), ("{\n a: 'é\\\n", 2, 5)])
+    func unclosedOverLines(text: String, line: Int, column: Int) {
+        let failure = readJSON(text).failure
+        #expect(failure?.kind == .syntax)
+        #expect(failure?.position == SourcePosition(line: line, column: column), "\(String(describing: failure))")
+    }
+
     @Test("after a syntax error, invalid UTF-8 later in the file is what is reported")
     func invalidUTF8AfterSyntaxError() {
         let result = JSONReader.read([UInt8]("[1 2] ".utf8) + [0xFF], syntax: .json5)
