@@ -23,12 +23,14 @@ func runConfigBenchmark(_ arguments: [String]) {
         case ("--sizes", let value?): sizes = value.split(separator: ",").compactMap { Int($0) }
         case ("--runs", let value?): runs = max(1, Int(value) ?? runs)
         default:
-            FileHandle.standardError.write(Data("usage: touchrouter-bench config [--sizes N,…] [--runs N]\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: touchrouter-bench config [--sizes N,…] [--runs N]\n".utf8))
             exit(2)
         }
         index += 2
     }
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchrouter-bench-config-\(getpid())")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "touchrouter-bench-config-\(getpid())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 

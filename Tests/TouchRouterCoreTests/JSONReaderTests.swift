@@ -10,7 +10,12 @@ func readJSON(_ text: String, _ syntax: JSONSyntax = .json5) -> JSONReadResult {
 
 /// A small comparable form of a tree, for expectations: numbers as doubles, objects as pairs.
 indirect enum Plain: Equatable, CustomStringConvertible {
-    case null, bool(Bool), number(Double), string(String), array([Plain]), object([String], [Plain])
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([Plain])
+    case object([String], [Plain])
 
     init(_ node: JSONNode) {
         switch node.value {
@@ -50,12 +55,21 @@ struct JSON5ConformanceTests {
         ("block comment", "/* a\n b */ [/**/1/* c */]", .array([.number(1)])),
         ("trailing comma in an array", "[1, 2,]", .array([.number(1), .number(2)])),
         ("trailing comma in an object", "{a: 1,}", .object(["a"], [.number(1)])),
-        ("unquoted keys", "{$a_1: 1, _: 2, café: 3}", .object(["$a_1", "_", "café"], [.number(1), .number(2), .number(3)])),
+        (
+            "unquoted keys", "{$a_1: 1, _: 2, café: 3}",
+            .object(["$a_1", "_", "café"], [.number(1), .number(2), .number(3)])
+        ),
         ("escaped unquoted key", #"{\u0061b: 1}"#, .object(["ab"], [.number(1)])),
-        ("reserved words as keys", "{null: 1, true: 2}", .object(["null", "true"], [.number(1), .number(2)])),
+        (
+            "reserved words as keys", "{null: 1, true: 2}",
+            .object(["null", "true"], [.number(1), .number(2)])
+        ),
         ("single quotes", #"['a"b', 'it\'s']"#, .array([.string("a\"b"), .string("it's")])),
         ("single-quoted key", "{'a b': 1}", .object(["a b"], [.number(1)])),
-        ("hexadecimal", "[0x1F, 0XFF, -0xa, +0x10]", .array([.number(31), .number(255), .number(-10), .number(16)])),
+        (
+            "hexadecimal", "[0x1F, 0XFF, -0xa, +0x10]",
+            .array([.number(31), .number(255), .number(-10), .number(16)])
+        ),
         ("leading point", "[.5, -.25]", .array([.number(0.5), .number(-0.25)])),
         ("trailing point", "[5., 1.e2]", .array([.number(5), .number(100)])),
         ("plus sign", "+1", .number(1)),
@@ -126,7 +140,10 @@ struct JSON5ConformanceTests {
         }
         #expect(member.position == SourcePosition(line: 2, column: 3))
         guard case .array(let elements) = member.value else { return }
-        #expect(elements.map(\.position) == [SourcePosition(line: 2, column: 10), SourcePosition(line: 3, column: 5)])
+        #expect(
+            elements.map(\.position) == [
+                SourcePosition(line: 2, column: 10), SourcePosition(line: 3, column: 5),
+            ])
     }
 
     @Test("integers keep their exact value beyond 2⁵³; fractions and exponents do not claim one")
@@ -143,10 +160,13 @@ struct JSON5ConformanceTests {
         #expect(integers == [9_007_199_254_740_993, Int64.min, nil, nil, nil])
     }
 
-    @Test("doubles are read correctly rounded", arguments: [
-        "0.1", "2.2250738585072014e-308", "1.7976931348623157e308", "5e-324", "123456789012345678901234567890",
-        "0.30000000000000004", "3.141592653589793238462643383279", "1e23", "8.98846567431158e307",
-    ])
+    @Test(
+        "doubles are read correctly rounded",
+        arguments: [
+            "0.1", "2.2250738585072014e-308", "1.7976931348623157e308", "5e-324",
+            "123456789012345678901234567890",
+            "0.30000000000000004", "3.141592653589793238462643383279", "1e23", "8.98846567431158e307",
+        ])
     func correctlyRounded(text: String) {
         #expect(plain(text, .strictJSON) == .number(Double(text)!))
     }
@@ -166,7 +186,8 @@ struct JSON5ConformanceTests {
     func unclosedOverLines(text: String, line: Int, column: Int) {
         let failure = readJSON(text).failure
         #expect(failure?.kind == .syntax)
-        #expect(failure?.position == SourcePosition(line: line, column: column), "\(String(describing: failure))")
+        #expect(
+            failure?.position == SourcePosition(line: line, column: column), "\(String(describing: failure))")
     }
 
     @Test("after a syntax error, invalid UTF-8 later in the file is what is reported")

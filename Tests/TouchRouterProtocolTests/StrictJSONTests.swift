@@ -48,7 +48,8 @@ struct StrictJSONTests {
     @Test(
         "a number out of range is said in our words, with the request's seq before or after it",
         arguments: [
-            #"{"type":"hitTest","seq":5,"point":[1e999,1]}"#, #"{"type":"hitTest","point":[1e999,1],"seq":5}"#,
+            #"{"type":"hitTest","seq":5,"point":[1e999,1]}"#,
+            #"{"type":"hitTest","point":[1e999,1],"seq":5}"#,
         ])
     func outOfRange(line: String) throws {
         let error = try #require(decodeError(line))
@@ -66,10 +67,13 @@ struct StrictJSONTests {
 
     @Test("JSON escapes, surrogate pairs, exponents and exact integers are read")
     func acceptsJSON() {
-        let line = #"{"type":"hello","version":1E0,"client":"\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t","seq":9007199254740991}"#
+        let line =
+            #"{"type":"hello","version":1E0,"client":"\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t","seq":9007199254740991}"#
         #expect(
             RequestDecoder.decode(line: Array(line.utf8))
-                == .request(ClientRequest(.hello(version: 1, client: "é😀/\"\\\u{8}\u{C}\n\r\t"), seq: 9_007_199_254_740_991)))
+                == .request(
+                    ClientRequest(
+                        .hello(version: 1, client: "é😀/\"\\\u{8}\u{C}\n\r\t"), seq: 9_007_199_254_740_991)))
     }
 
     static let megabyte = String(repeating: "A", count: 1 << 20)
@@ -77,8 +81,10 @@ struct StrictJSONTests {
     @Test(
         "a 1 MB key, value or word in a request gives an error message under 300 bytes",
         arguments: [
-            #"{"type":"\#(megabyte)"}"#, #"{"\#(megabyte)":1e999,"type":"status"}"#, #"{"type":"status",\#(megabyte)}"#,
-            #"{"type":"status","x":\#(megabyte)}"#, #"{"type":"status","x":1\#(String(repeating: "0", count: 1 << 20))}"#,
+            #"{"type":"\#(megabyte)"}"#, #"{"\#(megabyte)":1e999,"type":"status"}"#,
+            #"{"type":"status",\#(megabyte)}"#,
+            #"{"type":"status","x":\#(megabyte)}"#,
+            #"{"type":"status","x":1\#(String(repeating: "0", count: 1 << 20))}"#,
             #"{"type":"status","\#(megabyte)":1,"\#(megabyte)":2}"#,
         ])
     func hugeInputs(line: String) throws {
@@ -121,9 +127,12 @@ struct StrictJSONTests {
                 Unicode.Scalar(UInt32.random(in: 0...0x2FF, using: &random)) ?? "x"
             }
             return .string(String(String.UnicodeScalarView(scalars)))
-        case 5: return .string(["", "é", "😀", "\u{2028}", "\"\\/", "\u{0}\u{1F}"].randomElement(using: &random)!)
+        case 5:
+            return .string(["", "é", "😀", "\u{2028}", "\"\\/", "\u{0}\u{1F}"].randomElement(using: &random)!)
         case 6:
-            return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in randomValue(&random, depth: depth + 1) })
+            return .array(
+                (0..<Int.random(in: 0...4, using: &random)).map { _ in randomValue(&random, depth: depth + 1)
+                })
         default:
             var object: [String: JSONValue] = [:]
             for index in 0..<Int.random(in: 0...4, using: &random) {
