@@ -71,7 +71,7 @@ final class ClientConnection {
     /// "client 3 (name, pid=… uid=… gid=…)" for logs.
     var label: String {
         var parts: [String] = []
-        if let name { parts.append("\"\(excerpt(name))\"") }
+        if let name { parts.append("\"\(Excerpt.of(name))\"") }
         if let credentials { parts.append(credentials.description) }
         return "client \(id)" + (parts.isEmpty ? "" : " (\(parts.joined(separator: " ")))")
     }

@@ -65,7 +65,7 @@ extension Daemon {
         case .hitTest(let screenName, let screenPoint):
             guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
                 return errorLine(
-                    code: .unknownScreen, message: "no such screen: \(excerpt(screenName ?? ""))", seq: seq)
+                    code: .unknownScreen, message: "no such screen: \(Excerpt.of(screenName ?? ""))", seq: seq)
             }
             let hit = tracker.hitTest(screen: screen.name, screenPoint)
             if let hit, !access.permits(client.credentials, viewID: hit.viewID) {

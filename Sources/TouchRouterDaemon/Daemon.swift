@@ -1,5 +1,6 @@
 /// touchrouterd's glue: one epoll loop serving input (replay timer or libinput), the listening
 /// socket, clients, signals and config-file changes; one teardown path.
+import CLinuxEvents
 import Glibc
 import TouchRouterCore
 import TouchRouterInput
@@ -124,6 +125,8 @@ public final class Daemon {
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
         access = AccessPolicy(config: config)
+        // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
+        malloc_trim(0)
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }
@@ -322,7 +325,7 @@ public final class Daemon {
             logger.warning("config watch: the inotify queue overflowed and events were lost; reading the config again")
         }
         if changes.watchLost {
-            logger.warning("config watch: \(excerpt(watch.directory)) was moved or deleted; watching its path again")
+            logger.warning("config watch: \(Excerpt.of(watch.directory)) was moved or deleted; watching its path again")
             reestablishConfigWatch()
         } else if changes.needsReload {
             requestReload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
@@ -335,10 +338,10 @@ public final class Daemon {
         guard let watch = configWatch else { return }
         do {
             try watch.reestablish()
-            logger.notice("config watch: watching \(excerpt(watch.directory)) again")
+            logger.notice("config watch: watching \(Excerpt.of(watch.directory)) again")
             requestReload(trigger: "config watch re-established")
         } catch {
-            logger.warning("config watch: \(excerpt(watch.directory)): \(error); retrying every second")
+            logger.warning("config watch: \(Excerpt.of(watch.directory)): \(error); retrying every second")
             scheduleRetry()
         }
     }
@@ -471,7 +474,7 @@ func errorLine(code: ErrorCode, message: String, seq: Int64? = nil, views: [Stri
 
 /// Ids for a message or log line: at most 10, each quoted through `excerpt`.
 func excerptList(_ ids: [String]) -> String {
-    let shown = ids.prefix(10).map { excerpt($0) }.joined(separator: ", ")
+    let shown = ids.prefix(10).map { Excerpt.of($0) }.joined(separator: ", ")
     return ids.count > 10 ? shown + " and \(ids.count - 10) more" : shown
 }
 

@@ -100,7 +100,7 @@ public struct DaemonOptions: Equatable, Sendable {
             let text = try value(for: flag)
             guard let parsed = N(text), range.contains(parsed) else {
                 throw UsageError(
-                    "\(flag) \(excerpt(text)): expected a number from \(range.lowerBound) to \(range.upperBound)")
+                    "\(flag) \(Excerpt.of(text)): expected a number from \(range.lowerBound) to \(range.upperBound)")
             }
             return parsed
         }
@@ -116,7 +116,7 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--socket-mode":
                 let text = try value(for: flag)
                 guard let mode = mode_t(text, radix: 8), mode <= 0o777 else {
-                    throw UsageError("--socket-mode \(excerpt(text)): expected octal permissions like 0660")
+                    throw UsageError("--socket-mode \(Excerpt.of(text)): expected octal permissions like 0660")
                 }
                 options.socket.mode = mode
             case "--socket-group": options.socket.group = try value(for: flag)
@@ -127,7 +127,7 @@ public struct DaemonOptions: Equatable, Sendable {
                 let speed = try number(for: flag, in: 0.0...Self.maximumSpeed)
                 guard speed == 0 || speed >= Self.minimumSpeed else {
                     throw UsageError(
-                        "--speed \(excerpt(String(speed))): expected 0 (as fast as possible) or a factor "
+                        "--speed \(Excerpt.of(String(speed))): expected 0 (as fast as possible) or a factor "
                             + "from \(Self.minimumSpeed) to \(Self.maximumSpeed)")
                 }
                 options.replaySpeed = speed
@@ -145,11 +145,11 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--log-level":
                 let text = try value(for: flag)
                 guard let level = LogLevel(name: text) else {
-                    throw UsageError("--log-level \(excerpt(text)): expected error, warning, notice, info or debug")
+                    throw UsageError("--log-level \(Excerpt.of(text)): expected error, warning, notice, info or debug")
                 }
                 options.logLevel = level
             case "--help", "-h": throw UsageError(usage)
-            default: throw UsageError("unknown option \(excerpt(flag))\n\(usage)")
+            default: throw UsageError("unknown option \(Excerpt.of(flag))\n\(usage)")
             }
         }
         if options.configPath.isEmpty { throw UsageError("--config FILE is required\n\(usage)") }

@@ -81,6 +81,9 @@ final class ReloadWorker: Sendable {
     func retire<Value: Sendable>(_ value: consuming Value) {
         let box = RetiredValue(value)
         queue.async { _ = box }
+        // Then give the freed parse and layout memory back to the system (a 100k-view layout
+        // leaves ~15 MB of free heap otherwise).
+        queue.async { malloc_trim(0) }
     }
 
     /// Waits for a build in progress to end (at teardown, before the eventfd is closed).

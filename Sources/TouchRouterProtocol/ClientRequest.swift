@@ -132,7 +132,8 @@ public enum RequestDecoder {
         case "status": message = .status
         case "reload": message = .reload
         default:
-            throw ProtocolError(code: .unknownType, message: "unknown request type \"\(type)\"", seq: seq)
+            throw ProtocolError(
+                code: .unknownType, message: "unknown request type \"\(Excerpt.of(type))\"", seq: seq)
         }
         return ClientRequest(message, seq: seq)
     }

@@ -172,10 +172,12 @@ public enum DaemonMessageDecoder {
             return .error(
                 ProtocolError(
                     code: code,
-                    message: ErrorCode(rawValue: codeText) == nil ? "\(codeText): \(message)" : message,
+                    message: ErrorCode(rawValue: codeText) == nil
+                        ? "\(Excerpt.of(codeText)): \(message)" : message,
                     seq: seq, views: fields.has("views") ? try fields.stringArray("views") : []))
         default:
-            throw ProtocolError(code: .unknownType, message: "unknown message type \"\(type)\"", seq: seq)
+            throw ProtocolError(
+                code: .unknownType, message: "unknown message type \"\(Excerpt.of(type))\"", seq: seq)
         }
     }
 

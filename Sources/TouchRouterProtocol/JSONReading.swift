@@ -1,44 +1,68 @@
-import Foundation
 import TouchRouterCore
 
-/// Reading inbound JSON (rare: requests, and daemon lines in the client) through Foundation's
-/// JSONDecoder into `JSONValue`, with every failure turned into a `ProtocolError`.
+/// Reading inbound JSON (requests on the daemon side, daemon lines in the client) with Core's
+/// `JSONReader` in strict mode, into `JSONValue`, with every failure turned into a `ProtocolError`.
 ///
-/// JSON5 is never enabled (Foundation's JSON5 path has trapped on invalid UTF-8), and bytes are
-/// validated as UTF-8 before Foundation sees them. JSONDecoder rather than JSONSerialization:
-/// on Linux the latter reads some doubles one ulp off.
+/// Strict RFC 8259 JSON: no comments, trailing commas, single quotes, `NaN`/`Infinity`, unescaped
+/// control characters or duplicate keys; UTF-8 is validated as the line is read. Messages say what
+/// is wrong and at which column, quoting at most `Excerpt.limit` characters of the line.
 enum JSONReading {
-    /// Parses one line into its top-level object, or fails with `malformed-json`.
+    /// Parses one line into its top-level object, or fails with `malformed-json`. The error keeps
+    /// the line's `seq` when one was readable before (or despite) the problem.
     static func object<Bytes: Collection>(
         fromLine line: Bytes
     ) throws(ProtocolError) -> [String: JSONValue] where Bytes.Element == UInt8 {
-        guard String(validating: line, as: UTF8.self) != nil else {
-            throw ProtocolError(code: .malformedJSON, message: "the line is not valid UTF-8")
+        let read = JSONReader.read(line, syntax: .strictJSON)
+        if let failure = read.failure {
+            throw ProtocolError(
+                code: .malformedJSON, message: describe(failure),
+                seq: seq(in: JSONObject(members: read.partialTopLevelMembers)))
         }
-        let parsed: JSONValue
-        do {
-            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(line))
-        } catch {
-            throw ProtocolError(code: .malformedJSON, message: "not valid JSON: \(reason(error))")
-        }
-        guard case .object(let object) = parsed else {
+        guard let root = read.root, case .object(let object) = root.value else {
             throw ProtocolError(code: .malformedJSON, message: "a message must be a JSON object")
         }
-        return object
+        if let problem = read.problems.first {
+            throw ProtocolError(code: .malformedJSON, message: describe(problem), seq: seq(in: object))
+        }
+        return fields(object)
     }
 
-    /// The most specific text Foundation gives for a parse failure.
-    private static func reason(_ error: any Error) -> String {
-        guard case DecodingError.dataCorrupted(let context) = error else { return "\(error)" }
-        if let underlying = context.underlyingError as NSError?,
-            let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
-        {
-            return detail
+    private static func describe(_ problem: JSONProblem) -> String {
+        switch problem.kind {
+        case .invalidUTF8: "the line is not valid UTF-8 (at byte \(problem.byteOffset))"
+        case .syntax, .nestingTooDeep:
+            "not valid JSON at column \(problem.position.column): \(problem.message)"
+        case .duplicateKey, .nonFinite: "at column \(problem.position.column): \(problem.message)"
         }
-        return context.debugDescription
+    }
+
+    /// The request's `seq`, if the object has a usable one (an integer in `ClientRequest.seqRange`).
+    private static func seq(in object: JSONObject) -> Int64? {
+        guard let node = object["seq"], case .number(let number, let integer) = node.value else { return nil }
+        let value = integer ?? (number.isFinite && number.rounded() == number ? Int64(exactly: number) : nil)
+        guard let value, ClientRequest.seqRange.contains(value) else { return nil }
+        return value
+    }
+
+    private static func fields(_ object: JSONObject) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [:]
+        fields.reserveCapacity(object.count)
+        for member in object.members { fields[member.key] = value(member.node) }
+        return fields
+    }
+
+    /// The protocol's value for a node. Recursion is bounded by the reader's nesting cap (512).
+    private static func value(_ node: JSONNode) -> JSONValue {
+        switch node.value {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .number(let number, let integer): integer.map(JSONValue.integer) ?? .double(number)
+        case .string(let text): .string(text)
+        case .array(let elements): .array(elements.map(value))
+        case .object(let object): .object(fields(object))
+        }
     }
 }
-
 /// Typed access to one JSON object's fields; each accessor fails with `invalid-message` naming the
 /// field, and carries the request's `seq` once it is known.
 struct FieldReader {

@@ -64,30 +64,3 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 }
-
-extension JSONValue: Decodable {
-    /// Reads any JSON value through a `JSONDecoder` (which, unlike Linux's JSONSerialization, reads
-    /// doubles exactly). Strings are tried first, then numbers, so a line costs few failed attempts.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let double = try? container.decode(Double.self) {
-            if double.rounded() == double, abs(double) < 0x1p63,
-                let integer = try? container.decode(Int64.self)
-            {
-                self = .integer(integer)
-            } else {
-                self = .double(double)
-            }
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-}

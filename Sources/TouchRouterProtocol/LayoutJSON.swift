@@ -98,7 +98,8 @@ enum LayoutJSON {
             }
             shape = .polygon(points)
         case let other:
-            throw fields.fail("field \"\(fields.context)shape\" has an unknown value \"\(other)\"")
+            throw fields.fail(
+                "field \"\(fields.context)shape\" has an unknown value \"\(Excerpt.of(other))\"")
         }
         var transform = ViewTransform()
         if fields.has("transform") {

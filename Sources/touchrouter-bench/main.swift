@@ -13,6 +13,7 @@ let benchmarks: [Benchmark] = [
     encodeBenchmark,
     daemonLatencyBenchmark,
     reloadBenchmark,
+    configBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

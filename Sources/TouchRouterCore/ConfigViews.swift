@@ -1,0 +1,383 @@
+/// The view half of the config walk: views, their frames, shapes, margins, transforms and access lists.
+extension ConfigParser {
+    /// A view's members by key, found in one pass over the object (the first of a duplicate wins).
+    private struct ViewMembers {
+        var id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform: JSONNode?
+        var multipleTouch, exclusiveTouch, access: JSONNode?
+        var unknown: [JSONMember] = []
+
+        init(_ object: JSONObject) {
+            for member in object.members {
+                let node = member.node
+                switch member.key {
+                case "id": if id == nil { id = node }
+                case "frame": if frame == nil { frame = node }
+                case "children": if children == nil { children = node }
+                case "hidden": if hidden == nil { hidden = node }
+                case "alpha": if alpha == nil { alpha = node }
+                case "interactive": if interactive == nil { interactive = node }
+                case "touchMargin": if touchMargin == nil { touchMargin = node }
+                case "shape": if shape == nil { shape = node }
+                case "transform": if transform == nil { transform = node }
+                case "multipleTouch": if multipleTouch == nil { multipleTouch = node }
+                case "exclusiveTouch": if exclusiveTouch == nil { exclusiveTouch = node }
+                case "access": if access == nil { access = node }
+                default: unknown.append(member)
+                }
+            }
+        }
+    }
+
+    mutating func view(
+        _ node: JSONNode, parent: Int32, placeholder: String, depth: Int, defaultFrame: Rect?
+    ) -> View? {
+        viewCount += 1
+        let parentSubject = Subject(view: parent >= 0 ? parent : nil)
+        if viewCount > limits.maxViews {
+            report(.tooManyViews, node.position, parentSubject, "more than \(limits.maxViews) views")
+            stopped = true
+            return nil
+        }
+        guard let object = object(node, parentSubject, "a view") else { return nil }
+        let members = ViewMembers(object)
+
+        var segment = placeholder
+        var validID: String?
+        if let idNode = members.id, case .string(let id) = idNode.value {
+            if Self.isValidID(id) {
+                segment = id
+                validID = id
+            } else {
+                segment = id.isEmpty ? placeholder : id
+            }
+        }
+        // Messages quote at most an excerpt of each id; the view keeps its id whole.
+        let entry = Int32(viewPaths.count)
+        viewPaths.append(PathEntry(segment: Excerpt.of(segment), parent: parent))
+        let subject = Subject(view: entry)
+        if depth > limits.maxDepth {
+            report(.treeTooDeep, node.position, subject, "views nest deeper than \(limits.maxDepth) levels")
+            stopped = true
+            return nil
+        }
+
+        if let idNode = members.id {
+            switch idNode.value {
+            case .string(let id):
+                if validID == nil {
+                    report(
+                        .invalidID, idNode.position, subject,
+                        "an id must be letters, digits, '-', '_' or '.', found \"\(Excerpt.of(id))\"")
+                }
+            default:
+                wrongType(idNode, subject, "\"id\"", "a string")
+            }
+        } else {
+            report(.missingKey, node.position, subject, "missing \"id\"")
+        }
+        if let id = validID {
+            if let first = firstView(withID: id, entry) {
+                report(
+                    .duplicateID, members.id?.position, subject,
+                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(viewPath(first))\"")
+            }
+        }
+        if !members.unknown.isEmpty {
+            reportUnknownKeys(
+                members.unknown, of: object, allowed: Self.viewKeys, reserved: Self.reservedViewKeys, subject)
+        }
+
+        var frame = defaultFrame ?? Rect(x: 0, y: 0, width: 1, height: 1)
+        if let frameNode = members.frame {
+            frame = self.frame(frameNode, subject) ?? frame
+        } else if defaultFrame == nil {
+            report(.missingKey, node.position, subject, "missing \"frame\" ([x, y, width, height])")
+        }
+
+        var alpha = 1.0
+        if let alphaNode = members.alpha, let value = finiteNumber(alphaNode, subject, "\"alpha\"") {
+            if (0...1).contains(value) {
+                alpha = value
+            } else {
+                report(
+                    .alphaOutOfRange, alphaNode.position, subject, "alpha must be in 0…1, found \(Self.format(value))")
+            }
+        }
+        let shape = members.shape.flatMap { self.shape($0, subject) } ?? .rect
+        var margin = EdgeMargin.zero
+        if let marginNode = members.touchMargin {
+            margin = touchMargin(marginNode, subject, shape: shape) ?? .zero
+        }
+        let transform = members.transform.flatMap { self.transform($0, subject) }
+        let hidden = members.hidden.flatMap { bool($0, "hidden", subject) } ?? false
+        let interactive = members.interactive.flatMap { bool($0, "interactive", subject) } ?? true
+        let multipleTouch = members.multipleTouch.flatMap { bool($0, "multipleTouch", subject) } ?? false
+        let exclusiveTouch = members.exclusiveTouch.flatMap { bool($0, "exclusiveTouch", subject) } ?? false
+        if let accessNode = members.access, let list = accessList(accessNode, subject), let id = validID {
+            accessByViewID[id] = list
+        }
+
+        var children: [View] = []
+        if let childrenNode = members.children {
+            if case .array(let list) = childrenNode.value {
+                children.reserveCapacity(list.count)
+                for (index, childNode) in list.enumerated() {
+                    if stopped { break }
+                    if let child = view(
+                        childNode, parent: entry, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil)
+                    {
+                        children.append(child)
+                    }
+                }
+            } else {
+                wrongType(childrenNode, subject, "\"children\"", "an array of views")
+            }
+        }
+
+        // Once anything is wrong the file is rejected, so stop building views and only keep checking.
+        guard pending.isEmpty else { return nil }
+        return View(
+            id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha, interactive: interactive,
+            touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
+            multipleTouch: multipleTouch, exclusiveTouch: exclusiveTouch)
+    }
+
+    /// Records `entry` as the first view with `id`, or returns the entry of the view that was first.
+    private mutating func firstView(withID id: String, _ entry: Int32) -> Int32? {
+        guard let first = firstViewByID.updateValue(entry, forKey: id) else { return nil }
+        firstViewByID[id] = first  // keep the first (a second lookup only for a duplicate)
+        return first
+    }
+
+    /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
+    private mutating func accessList(_ node: JSONNode, _ subject: Subject) -> AccessList? {
+        guard let object = object(node, subject, "\"access\"") else { return nil }
+        let problemsBefore = pending.count
+        checkKeys(object, allowed: Self.accessKeys, subject)
+        var list = AccessList()
+        var valid = pending.count == problemsBefore
+        for key in Self.accessKeys {
+            guard let entries = object[key] else { continue }
+            guard case .array(let elements) = entries.value else {
+                wrongType(entries, subject, "\"access.\(key)\"", "an array of names or ids")
+                valid = false
+                continue
+            }
+            for (index, element) in elements.enumerated() {
+                switch element.value {
+                case .string(let name) where Self.isValidPrincipalName(name):
+                    let principal = AccessList.Principal.name(name)
+                    if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
+                case .string(let name):
+                    report(
+                        .invalidValue, element.position, subject,
+                        "\"\(Excerpt.of(name))\" is not a user or group name (letters, digits, '_', '.', '-'; not"
+                            + " first a digit or '-'; at most 32)")
+                    valid = false
+                case .number(let number, _)
+                where number == number.rounded() && number >= 0 && number < 4_294_967_295:
+                    let principal = AccessList.Principal.id(UInt32(number))
+                    if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
+                case .number(let number, _):
+                    report(
+                        .invalidValue, element.position, subject,
+                        "a numeric \(key == "users" ? "uid" : "gid") must be an integer in 0…4294967294, found"
+                            + " \(Self.format(number))")
+                    valid = false
+                default:
+                    wrongType(element, subject, "\"access.\(key)[\(index)]\"", "a name or a numeric id")
+                    valid = false
+                }
+            }
+        }
+        if valid && list.users.isEmpty && list.groups.isEmpty {
+            report(
+                .invalidValue, node.position, subject,
+                "an access list must name at least one user or group (an empty one would admit only root)")
+            return nil
+        }
+        return valid ? list : nil
+    }
+
+    /// A user or group name as `useradd` accepts them, conservatively.
+    static func isValidPrincipalName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 32 else { return false }
+        guard first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "_.-".unicodeScalars.contains($0)
+        }
+    }
+
+    private mutating func numbers(
+        _ node: JSONNode, count: Int, _ subject: Subject, _ what: String, _ expected: String
+    ) -> [Double]? {
+        guard case .array(let list) = node.value, list.count == count else {
+            if case .array(let list) = node.value {
+                report(
+                    .wrongType, node.position, subject,
+                    "\(what) must be \(expected), found \(list.count) values")
+            } else {
+                wrongType(node, subject, what, expected)
+            }
+            return nil
+        }
+        var result: [Double] = []
+        result.reserveCapacity(count)
+        for (index, element) in list.enumerated() {
+            if let number = finiteNumber(element, subject, "\(what)[\(index)]") { result.append(number) }
+        }
+        return result.count == count ? result : nil
+    }
+
+    private mutating func frame(_ node: JSONNode, _ subject: Subject) -> Rect? {
+        // The common case, without building an array: four finite numbers, positive size.
+        if case .array(let list) = node.value, list.count == 4, case .number(let x, _) = list[0].value,
+            case .number(let y, _) = list[1].value, case .number(let width, _) = list[2].value,
+            case .number(let height, _) = list[3].value, x.isFinite, y.isFinite, width.isFinite,
+            height.isFinite, width > 0, height > 0
+        {
+            return Rect(x: x, y: y, width: width, height: height)
+        }
+        guard let values = numbers(node, count: 4, subject, "\"frame\"", "[x, y, width, height]") else {
+            return nil
+        }
+        var valid = true
+        for (index, name) in [(2, "width"), (3, "height")] where values[index] <= 0 {
+            if case .array(let list) = node.value {
+                report(
+                    .nonPositiveSize, list[index].position, subject,
+                    "\(name) must be > 0, found \(Self.format(values[index]))")
+            }
+            valid = false
+        }
+        return valid ? Rect(x: values[0], y: values[1], width: values[2], height: values[3]) : nil
+    }
+
+    private mutating func shape(_ node: JSONNode, _ subject: Subject) -> Shape? {
+        let expected = "\"rect\", \"ellipse\", {\"roundedRect\": radius} or {\"polygon\": [[x, y], …]}"
+        switch node.value {
+        case .string("rect"): return .rect
+        case .string("ellipse"): return .ellipse
+        case .string(let name):
+            var message = "unknown shape \"\(Excerpt.of(name))\""
+            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys)
+            {
+                message += " (did you mean \"\(suggestion)\"?)"
+            }
+            report(.invalidValue, node.position, subject, message + "; a shape is \(expected)")
+            return nil
+        case .object(let object):
+            guard object.count == 1, let member = object.members.first else {
+                report(
+                    .invalidValue, node.position, subject,
+                    "a shape object must have exactly one key: \(expected)")
+                return nil
+            }
+            let inner = member.node
+            switch member.key {
+            case "roundedRect":
+                guard let radius = finiteNumber(inner, subject, "the corner radius") else { return nil }
+                guard radius >= 0 else {
+                    report(
+                        .invalidValue, inner.position, subject,
+                        "the corner radius must be ≥ 0, found \(Self.format(radius))")
+                    return nil
+                }
+                return .roundedRect(radius: radius)
+            case "polygon":
+                guard case .array(let list) = inner.value else {
+                    wrongType(inner, subject, "\"polygon\"", "an array of [x, y] points")
+                    return nil
+                }
+                var points: [Point] = []
+                for pointNode in list {
+                    if let xy = numbers(pointNode, count: 2, subject, "a polygon point", "[x, y]") {
+                        points.append(Point(xy[0], xy[1]))
+                    }
+                }
+                guard list.count >= 3 else {
+                    report(
+                        .polygonTooFewPoints, inner.position, subject,
+                        "a polygon needs at least 3 points, found \(list.count)")
+                    return nil
+                }
+                return points.count == list.count ? .polygon(points) : nil
+            default:
+                checkKeys(object, allowed: Self.shapeObjectKeys, subject)
+                return nil
+            }
+        default:
+            wrongType(node, subject, "\"shape\"", expected)
+            return nil
+        }
+    }
+
+    private mutating func touchMargin(_ node: JSONNode, _ subject: Subject, shape: Shape) -> EdgeMargin? {
+        switch node.value {
+        case .number:
+            guard let margin = finiteNumber(node, subject, "\"touchMargin\"") else { return nil }
+            guard margin >= 0 else {
+                report(
+                    .negativeMargin, node.position, subject,
+                    "touchMargin must be ≥ 0, found \(Self.format(margin))")
+                return nil
+            }
+            return EdgeMargin(all: margin)
+        case .object(let object):
+            if shape != .rect {
+                report(
+                    .perEdgeMarginOnShape, node.position, subject,
+                    "a shaped view takes a single touchMargin number; {top, left, bottom, right} is for rectangles only"
+                )
+            }
+            checkKeys(object, allowed: Self.marginKeys, subject)
+            var edges: [Double] = []
+            for key in Self.marginKeys {
+                let edge = number(object, key, subject) ?? 0
+                if edge < 0 {
+                    report(
+                        .negativeMargin, object[key]?.position, subject,
+                        "touchMargin \(key) must be ≥ 0, found \(Self.format(edge))")
+                }
+                edges.append(max(0, edge))
+            }
+            return EdgeMargin(top: edges[0], left: edges[1], bottom: edges[2], right: edges[3])
+        default:
+            wrongType(node, subject, "\"touchMargin\"", "a number or {top, left, bottom, right}")
+            return nil
+        }
+    }
+
+    private mutating func transform(_ node: JSONNode, _ subject: Subject) -> ViewTransform? {
+        guard let object = object(node, subject, "\"transform\"") else { return nil }
+        checkKeys(object, allowed: Self.transformKeys, subject)
+        var transform = ViewTransform()
+        if let degrees = number(object, "rotate", subject) {
+            transform.rotationDegrees = degrees
+        }
+        if let scaleNode = object["scale"] {
+            let scales: [Double]?
+            switch scaleNode.value {
+            case .array:
+                scales = numbers(scaleNode, count: 2, subject, "\"scale\"", "a number or [sx, sy]")
+            case .number:
+                scales = finiteNumber(scaleNode, subject, "\"scale\"").map { [$0, $0] }
+            default:
+                wrongType(scaleNode, subject, "\"scale\"", "a number or [sx, sy]")
+                scales = nil
+            }
+            if let scales {
+                if scales.contains(0) {
+                    report(
+                        .zeroScale, scaleNode.position, subject, "scale must not be 0 (the view would vanish)"
+                    )
+                } else {
+                    transform.scaleX = scales[0]
+                    transform.scaleY = scales[1]
+                }
+            }
+        }
+        return transform
+    }
+}
