@@ -108,8 +108,7 @@ public final class TouchRouterClient: Sendable {
     }
 
     /// Which view is under a screen point (nil screen: the layout's first screen).
-    public func hitTest(_ screenPoint: Point, screen: String? = nil) async throws(ClientError) -> HitTestReply
-    {
+    public func hitTest(_ screenPoint: Point, screen: String? = nil) async throws(ClientError) -> HitTestReply {
         let reply = try await connection.request(.hitTest(screen: screen, screenPoint: screenPoint))
         guard case .hitTestResult(let result) = reply else { throw ClientError.unexpectedReply(reply) }
         return result

@@ -181,7 +181,8 @@ struct ConfigParser {
     mutating func checkKeys(
         _ object: JSONObject, allowed: [String], reserved: [String] = [], _ subject: Subject
     ) {
-        reportUnknownKeys(object.members.lazy.filter { !allowed.contains($0.key) }, of: object,
+        reportUnknownKeys(
+            object.members.lazy.filter { !allowed.contains($0.key) }, of: object,
             allowed: allowed, reserved: reserved, subject)
     }
 

@@ -261,8 +261,7 @@ extension ConfigParser {
         case .string("ellipse"): return .ellipse
         case .string(let name):
             var message = "unknown shape \"\(Excerpt.of(name))\""
-            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys)
-            {
+            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys) {
                 message += " (did you mean \"\(suggestion)\"?)"
             }
             report(.invalidValue, node.position, subject, message + "; a shape is \(expected)")

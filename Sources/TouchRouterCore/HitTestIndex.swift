@@ -413,6 +413,8 @@ struct Query {
         if node.pointee.detail < 0 {
             // A plain rectangle: frame origin, then CGRect.contains on the grown bounds.
             let local = Point(p.x - node.pointee.originX, p.y - node.pointee.originY)
+            // One line per axis keeps each bound a one-line pattern for scripts/mutants.txt.
+            // swift-format-ignore
             guard local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
                 && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
             else { return nil }
@@ -436,7 +438,8 @@ struct Query {
         let inside: Bool
         switch detail.pointee.shape {
         case .rect:
-            inside = local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
+            inside =
+                local.x >= node.pointee.insideMinX && local.x < node.pointee.insideMaxX
                 && local.y >= node.pointee.insideMinY && local.y < node.pointee.insideMaxY
         case .roundedRect:
             inside = ShapeGeometry.roundedRectContains(
@@ -486,6 +489,8 @@ struct Query {
                 while true {
                     let link = links + next
                     let linkX = x - link.pointee.originX, linkY = y - link.pointee.originY
+                    // One line per axis (scripts/mutants.txt).
+                    // swift-format-ignore
                     guard linkX >= link.pointee.insideMinX && linkX < link.pointee.insideMaxX
                         && linkY >= link.pointee.insideMinY && linkY < link.pointee.insideMaxY
                     else { break }

@@ -266,7 +266,8 @@ struct HitTestIndexBuilder {
         var magnitude = max(abs(frame.x), abs(frame.y))
         if detail.hasTransform {
             let forward = transform.matrix
-            stretch = (forward.a * forward.a + forward.b * forward.b + forward.c * forward.c
+            stretch =
+                (forward.a * forward.a + forward.b * forward.b + forward.c * forward.c
                 + forward.d * forward.d).squareRoot()
             let inverseNorm =
                 (detail.a * detail.a + detail.b * detail.b + detail.c * detail.c + detail.d * detail.d)

@@ -300,7 +300,8 @@ public struct TouchTracker: Sendable {
             target: target, targetKey: targetKey, hitView: hitView,
             hitViewIsExclusive: hitViewIsExclusive, screenPoint: screenPoint,
             localPoint: screen.localPoint(of: target, screenPoint: screenPoint),
-            tapCount: tapCount(hitView: hitView, screenIndex: screenIndex, at: screenPoint,
+            tapCount: tapCount(
+                hitView: hitView, screenIndex: screenIndex, at: screenPoint,
                 timestampMicros: frame.timestampMicros),
             timestampMicros: frame.timestampMicros)
         nextTouchID += 1

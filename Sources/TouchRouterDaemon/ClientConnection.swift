@@ -83,7 +83,9 @@ final class ClientConnection {
         var chunk = [UInt8](repeating: 0, count: Self.readChunkBytes)
         do throws(SystemError) {
             // The buffer closures rethrow untyped errors: carry the typed one out in a Result.
-            let count = try chunk.withUnsafeMutableBytes { raw in Result { () throws(SystemError) in try fd.read(into: raw) } }.get()
+            let count = try chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try fd.read(into: raw) }
+            }.get()
             guard let count else { return nil }
             if count == 0 { return .closedByPeer }
             framer.append(chunk[..<count])
@@ -98,7 +100,8 @@ final class ClientConnection {
         let bytes = outbox.bytesToWrite()
         guard !bytes.isEmpty else { return nil }
         do throws(SystemError) {
-            let written = try bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try fd.send(raw) } }.get()
+            let written = try bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try fd.send(raw) } }
+                .get()
             if let written { outbox.didWrite(written) }
             return nil
         } catch {

@@ -107,7 +107,9 @@ extension Daemon {
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
         if let replayDevice {
             replayScreen = config.screenName(forDeviceNamed: replayDevice.name, udevProperties: [:], node: nil)
-            if replayScreen == nil { logger.warning("replay: no screen in the new config takes \(Excerpt.of(replayDevice.name))") }
+            if replayScreen == nil {
+                logger.warning("replay: no screen in the new config takes \(Excerpt.of(replayDevice.name))")
+            }
         }
         logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
         let changed = line(.layoutChanged(generation: layoutGeneration))

@@ -170,7 +170,8 @@ public final class Daemon {
     func registerAndListen() throws {
         if getenv("TOUCHROUTERD_INJECT_LOOP_FAILURE") != nil {
             // Tests only: the running loop fails, to prove the teardown path.
-            loop.injectedFailure = SystemError(call: "epoll_wait (injected by TOUCHROUTERD_INJECT_LOOP_FAILURE)", errno: EIO)
+            loop.injectedFailure = SystemError(
+                call: "epoll_wait (injected by TOUCHROUTERD_INJECT_LOOP_FAILURE)", errno: EIO)
         }
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }

@@ -102,7 +102,9 @@ public final class EventLoop {
     /// Makes `run()` return after the current handler.
     public func stop() { isRunning = false }
 
-    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents, registration: UInt64) throws(SystemError) {
+    private func control(_ operation: Int32, _ fd: FileDescriptor, _ events: IOEvents, registration: UInt64)
+        throws(SystemError)
+    {
         var event = epoll_event()
         // Peer half-close is worth hearing about only while reading (else it would stay ready).
         event.events = events.rawValue | (events.contains(.readable) ? EPOLLRDHUP.rawValue : 0)

@@ -14,9 +14,11 @@ final class SystemdNotifier {
         let path = String(cString: value)
         unsetenv("NOTIFY_SOCKET")
         guard let address = UnixSocketAddress(path: path),
-            let fd = try? checked("socket", {
-                Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            })
+            let fd = try? checked(
+                "socket",
+                {
+                    Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                })
         else { return nil }
         socket = FileDescriptor(rawValue: fd)
         self.address = address

@@ -162,8 +162,7 @@ public enum GestureScript {
 
     /// Parses one `;`-separated script into finger tracks starting at time 0 on slots from
     /// `firstSlot`; returns the tracks and how many slots the script needs.
-    static func parse(_ script: String, firstSlot: Int32) throws(GestureScriptError) -> ([FingerTrack], Int32)
-    {
+    static func parse(_ script: String, firstSlot: Int32) throws(GestureScriptError) -> ([FingerTrack], Int32) {
         var tracks: [FingerTrack] = []
         var startMicros: UInt64 = 0
         var slotsUsed: Int32 = 0

@@ -259,8 +259,9 @@ public struct MultitouchDecoder: Sendable {
             let pressed: Int32 = event.value != 0 ? 1 : 0
             guard kernelButtonTouch != pressed else { return nil }
             kernelButtonTouch = pressed
-            converter().put(EvdevEvent(
-                timestampMicros: event.timestampMicros, type: event.type, code: event.code, value: pressed))
+            converter().put(
+                EvdevEvent(
+                    timestampMicros: event.timestampMicros, type: event.type, code: event.code, value: pressed))
         default:
             break
         }

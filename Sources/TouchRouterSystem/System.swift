@@ -183,4 +183,3 @@ public struct UnixSocketAddress: Sendable {
         return fd
     }
 }
-

@@ -171,7 +171,8 @@ func runHitTestBenchmark(_ arguments: [String]) {
         }
     }
     let overhead = timerOverheadNanoseconds()
-    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+    let load =
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
         .split(separator: " ").prefix(3)
         .joined(separator: " ") ?? "?"
     print("hittest: per-query cost, plain recursion vs HitTestIndex (release build)")

@@ -7,7 +7,8 @@ import Foundation
 /// `touchrouter-bench reload [--views 10000,100000] [--saves 5] [--clients 4] [--seconds S]`.
 let reloadBenchmark = Benchmark(
     name: "reload",
-    summary: "the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved",
+    summary:
+        "the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved",
     run: { arguments in ReloadBenchmark.main(arguments) })
 
 /// Starts the real `touchrouterd` on a generated layout of N views (tiny views behind the split
@@ -45,7 +46,8 @@ enum ReloadBenchmark {
         print("  reference: \(settings.seconds) s with no save; then \(settings.saves) saves, each waited for")
         print("  load average at start: \(DaemonLatencyBenchmark.loadAverage())")
         print(
-            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon")
+            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon"
+        )
         for count in settings.viewCounts { run(views: count, settings) }
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
     }
@@ -98,7 +100,9 @@ enum ReloadBenchmark {
         while control < 0 {
             control = connectUnix(socketPath)
             if control < 0 {
-                if !process.isRunning { DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))") }
+                if !process.isRunning {
+                    DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
+                }
                 usleep(1_000)
             }
         }
@@ -117,7 +121,9 @@ enum ReloadBenchmark {
         for index in 1...settings.saves {
             let saved = monotonicNanoseconds()
             try? files[index].write(toFile: config, atomically: true, encoding: .utf8)
-            guard waitForLayoutChanged(control) else { DaemonLatencyBenchmark.fail("no layoutChanged after save \(index)") }
+            guard waitForLayoutChanged(control) else {
+                DaemonLatencyBenchmark.fail("no layoutChanged after save \(index)")
+            }
             saveLatencies.append(Double(monotonicNanoseconds() - saved))
             usleep(100_000)
         }
@@ -136,7 +142,8 @@ enum ReloadBenchmark {
         }
         func gaps(from start: UInt64, to end: UInt64) -> [Double] {
             var result: [Double] = []
-            for index in frames.indices.dropFirst() where frames[index].arrival >= start && frames[index].arrival < end {
+            for index in frames.indices.dropFirst() where frames[index].arrival >= start && frames[index].arrival < end
+            {
                 result.append(Double(frames[index].time - frames[index - 1].time) * 1000)
             }
             return result

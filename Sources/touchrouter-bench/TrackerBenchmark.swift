@@ -42,12 +42,14 @@ func runTrackerBenchmark(frameCount: Int, tapCount: Int) {
         }
         return .frame(InputFrame(device: device, screen: "kiosk", timestampMicros: 0, contacts: contacts))
     }
-    let downFrame = InputEvent.frame(InputFrame(
-        device: device, screen: "kiosk", timestampMicros: 0,
-        contacts: fingers.enumerated().map { ContactEvent(kind: .down, slot: Int32($0), screenPoint: $1) }))
-    let upFrame = InputEvent.frame(InputFrame(
-        device: device, screen: "kiosk", timestampMicros: 0,
-        contacts: (0..<10).map { ContactEvent(kind: .up, slot: Int32($0)) }))
+    let downFrame = InputEvent.frame(
+        InputFrame(
+            device: device, screen: "kiosk", timestampMicros: 0,
+            contacts: fingers.enumerated().map { ContactEvent(kind: .down, slot: Int32($0), screenPoint: $1) }))
+    let upFrame = InputEvent.frame(
+        InputFrame(
+            device: device, screen: "kiosk", timestampMicros: 0,
+            contacts: (0..<10).map { ContactEvent(kind: .up, slot: Int32($0)) }))
 
     var tracker = TouchTracker(layout: layout)
     var checksum = 0
@@ -112,12 +114,13 @@ enum TrackerBenchmark {
                         ])
                 }
                 let origin = panelOrigin(number)
-                panels.append(View(
-                    id: "panel-\(row)-\(column)",
-                    frame: Rect(x: origin.x, y: origin.y, width: 240, height: 180),
-                    children: buttons,
-                    transform: number % 3 == 0 ? ViewTransform(rotationDegrees: 5) : ViewTransform(),
-                    multipleTouch: true))
+                panels.append(
+                    View(
+                        id: "panel-\(row)-\(column)",
+                        frame: Rect(x: origin.x, y: origin.y, width: 240, height: 180),
+                        children: buttons,
+                        transform: number % 3 == 0 ? ViewTransform(rotationDegrees: 5) : ViewTransform(),
+                        multipleTouch: true))
             }
         }
         let root = View(id: "kiosk-root", frame: Rect(x: 0, y: 0, width: 1000, height: 760), children: panels)

@@ -165,8 +165,7 @@ struct CommandLineTool {
             guard token.hasPrefix("--") || short != nil, let option = spec.options.first(where: { $0.name == name })
             else {
                 var message = "unknown option '\(token.split(separator: "=").first ?? "")'"
-                if let suggestion = NearMiss.suggestion(for: name, among: spec.options.map(\.name) + ["help"])
-                {
+                if let suggestion = NearMiss.suggestion(for: name, among: spec.options.map(\.name) + ["help"]) {
                     message += " (did you mean '--\(suggestion)'?)"
                 }
                 throw UsageError(message: message)

@@ -38,7 +38,11 @@ struct TrackingScreenRenameTests {
         var tracker = TouchTracker(layout: TrackingFixtures.layout)
         _ = tracker.process(frame(1000, screen: "main", down(0, 150, 150)), subscribedViews: allViews)
         let bare = Layout(
-            screens: [Screen(name: "front", width: 100, height: 100, root: View(id: "only", frame: Rect(x: 0, y: 0, width: 100, height: 100)))])
+            screens: [
+                Screen(
+                    name: "front", width: 100, height: 100,
+                    root: View(id: "only", frame: Rect(x: 0, y: 0, width: 100, height: 100)))
+            ])
         let cancels = tracker.replaceLayout(bare, timestampMicros: 1500)
         #expect(cancels.flatMap(\.touches).map(\.cancelReason) == [.viewRemoved])
         #expect(tracker.activeTouchCount == 0)

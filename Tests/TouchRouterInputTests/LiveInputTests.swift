@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TouchRouterSystem
 import TouchRouterCore
+import TouchRouterSystem
 
 @testable import TouchRouterInput
 

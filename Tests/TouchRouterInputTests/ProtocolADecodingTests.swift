@@ -213,8 +213,7 @@ struct ProtocolADecodingTests {
             var wasTouching = false
             for frame in 0..<frameCount {
                 var listed: [(x: Int32, y: Int32)] = []
-                for index in fingers.indices where fingers[index].start <= frame && frame < fingers[index].end
-                {
+                for index in fingers.indices where fingers[index].start <= frame && frame < fingers[index].end {
                     if frame > fingers[index].start {
                         fingers[index].x += Int32.random(in: -8...8, using: &random)
                         fingers[index].y += Int32.random(in: -8...8, using: &random)

@@ -52,7 +52,8 @@ struct AccessListTests {
 
     @Test(
         "an outsider is refused the restricted views and never receives their touches",
-        .enabled(if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
+        .enabled(
+            if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
         arguments: [
             ("subtree", ["--regid=65534", "--clear-groups"]),
             ("plain", ["--regid=65534", "--clear-groups"]),
@@ -84,9 +85,10 @@ struct AccessListTests {
 
         let outsider = Process()
         outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments = [
-            "--reuid=65534"
-        ] + groups + [Self.python, directory.file("nobody.py"), daemon.socketPath, subscription]
+        outsider.arguments =
+            [
+                "--reuid=65534"
+            ] + groups + [Self.python, directory.file("nobody.py"), daemon.socketPath, subscription]
         let output = Pipe()
         outsider.standardOutput = output
         try outsider.run()
@@ -123,7 +125,9 @@ struct AccessListTests {
         #expect(hitRight.viewID == "right-edge")
         // An outsider learns nothing about touches while views have access lists: no touch
         // counters, no denial count, no other client's subscriptions; only its own.
-        for hidden in ["accessDenials", "activeTouches", "touches-began", "frames", "touchMessages", "subscribedViewCount"] {
+        for hidden in [
+            "accessDenials", "activeTouches", "touches-began", "frames", "touchMessages", "subscribedViewCount",
+        ] {
             #expect(status.counters[hidden] == nil, "\(hidden) is shown to an outsider")
         }
         #expect(status.counters["ownSubscriptionCount"] != nil)

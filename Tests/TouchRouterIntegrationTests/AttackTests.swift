@@ -107,8 +107,9 @@ struct AttackTests {
         try client.hello("watcher")
 
         let queueLimit =
-            Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
         daemon.signal(SIGSTOP)
         for index in 0..<(queueLimit + 100) {
             let fd = open(directory.file("noise-\(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
@@ -181,8 +182,10 @@ struct AttackTests {
         try directory.write("kiosk.json5", Self.layout())
         let daemon = try DaemonProcess(
             directory: directory,
-            arguments: ["--config", config, "--replay", Scenario.fourFingerDrag, "--loop", "--speed", "2",
-                        "--replay-wait"])
+            arguments: [
+                "--config", config, "--replay", Scenario.fourFingerDrag, "--loop", "--speed", "2",
+                "--replay-wait",
+            ])
         defer { daemon.stop() }
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))
@@ -291,8 +294,10 @@ struct AttackTests {
         defer { directory.remove() }
         let daemon = try DaemonProcess(
             directory: directory,
-            arguments: ["--config", Scenario.layoutPath, "--replay", Scenario.fourFingerDrag, "--loop",
-                        "--speed", "4", "--replay-wait"])
+            arguments: [
+                "--config", Scenario.layoutPath, "--replay", Scenario.fourFingerDrag, "--loop",
+                "--speed", "4", "--replay-wait",
+            ])
         defer { daemon.stop() }
         let subscriber = try TouchCounter(socketPath: daemon.socketPath)
         // Touches flow before the flood.
@@ -406,8 +411,11 @@ struct AttackTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var children: [String] = []
-        for index in 0..<20_000 { children.append("{ id: \"v\(index)\", frame: [\(index % 1000), \(index / 1000), 1, 1] }") }
-        let config = "{ screens: [ { name: \"main\", width: 1280, height: 768, root: { id: \"panel\", children: [\n"
+        for index in 0..<20_000 {
+            children.append("{ id: \"v\(index)\", frame: [\(index % 1000), \(index / 1000), 1, 1] }")
+        }
+        let config =
+            "{ screens: [ { name: \"main\", width: 1280, height: 768, root: { id: \"panel\", children: [\n"
             + children.joined(separator: ",\n") + "\n] } } ] }"
         try directory.write("big.json5", config)
         let daemon = try DaemonProcess(
@@ -454,8 +462,10 @@ struct AttackTests {
         defer { daemon.stop() }
         let outsider = Process()
         outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
-                              directory.file("outsider.py"), daemon.socketPath]
+        outsider.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
+            directory.file("outsider.py"), daemon.socketPath,
+        ]
         let output = Pipe()
         outsider.standardOutput = output
         try outsider.run()
@@ -481,7 +491,8 @@ struct AttackTests {
 
     // MARK: The socket and the command line
 
-    @Test("a daemon whose loop fails tears down through the one path: no socket file left, the real cause logged, exit 1")
+    @Test(
+        "a daemon whose loop fails tears down through the one path: no socket file left, the real cause logged, exit 1")
     func loopFailureTearsDown() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

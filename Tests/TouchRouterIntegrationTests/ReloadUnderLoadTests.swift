@@ -65,8 +65,10 @@ struct ReloadUnderLoadTests {
         try Self.layout(marker: "right-a").write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(
             directory: directory,
-            arguments: ["--config", config, "--replay", Scenario.fourFingerDrag, "--loop", "--speed", "1",
-                        "--replay-wait"])
+            arguments: [
+                "--config", config, "--replay", Scenario.fourFingerDrag, "--loop", "--speed", "1",
+                "--replay-wait",
+            ])
         defer { daemon.stop() }
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))

@@ -7,8 +7,7 @@ import TouchRouterCore
 struct ClientOutboxTests {
     static let device = InputDevice(id: 1, name: "panel")
 
-    static func touch(_ id: UInt64, _ phase: TouchPhase, at x: Double, from previousX: Double) -> RoutedTouch
-    {
+    static func touch(_ id: UInt64, _ phase: TouchPhase, at x: Double, from previousX: Double) -> RoutedTouch {
         RoutedTouch(
             id: id, phase: phase, localPoint: Point(x, 0), screenPoint: Point(x, 0),
             previousLocalPoint: Point(previousX, 0), timestampMicros: UInt64(x), tapCount: 1, device: device,

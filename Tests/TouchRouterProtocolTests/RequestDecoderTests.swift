@@ -137,7 +137,8 @@ struct RequestDecoderTests {
 
     @Test("deep nesting within the line limit is an error, not a stack overflow", arguments: [100, 600, 30000])
     func deepNesting(depth: Int) {
-        let line = Array(#"{"type":"status","x":"#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: depth)
+        let line =
+            Array(#"{"type":"status","x":"#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: depth)
             + [UInt8](repeating: UInt8(ascii: "]"), count: depth) + Array("}".utf8)
         switch RequestDecoder.decode(line: line) {
         case .request(let request): #expect(depth < 512 && request.message == .status)

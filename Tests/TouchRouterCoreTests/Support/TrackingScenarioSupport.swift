@@ -56,8 +56,7 @@ func replaceLayout(_ layout: Layout, at timestampMicros: UInt64, expect expected
     ScenarioStep(input: .replaceLayout(layout, timestampMicros: timestampMicros), expected: expected)
 }
 
-func cancelAll(_ reason: CancelReason, at timestampMicros: UInt64, expect expected: [String]) -> ScenarioStep
-{
+func cancelAll(_ reason: CancelReason, at timestampMicros: UInt64, expect expected: [String]) -> ScenarioStep {
     ScenarioStep(input: .cancelAll(reason, timestampMicros: timestampMicros), expected: expected)
 }
 
