@@ -35,16 +35,16 @@ public enum GestureScript {
     /// Builds the evdev events for `scripts` played at once on a device described by `spec`.
     public static func events(
         scripts: [String], spec: VirtualDeviceSpec, screenSize: (width: Double, height: Double)? = nil
-    ) throws(GestureScriptError) -> [InjectedEvent] {
-        guard let xAxis = spec.axis(LinuxInputCode.absMTPositionX),
-            let yAxis = spec.axis(LinuxInputCode.absMTPositionY)
+    ) throws(GestureScriptError) -> [EvdevEvent] {
+        guard let xAxis = spec.axis(EvdevCode.absMtPositionX),
+            let yAxis = spec.axis(EvdevCode.absMtPositionY)
         else {
             throw GestureScriptError(
                 gesture: scripts.joined(separator: " | "), reason: "the device has no MT axes")
         }
-        let isProtocolA = spec.axis(LinuxInputCode.absMTSlot) == nil
+        let isProtocolA = spec.axis(EvdevCode.absMtSlot) == nil
         let slotCount =
-            isProtocolA ? Int32.max : Int32((spec.axis(LinuxInputCode.absMTSlot)?.maximum ?? 0) + 1)
+            isProtocolA ? Int32.max : Int32((spec.axis(EvdevCode.absMtSlot)?.maximum ?? 0) + 1)
         var tracks: [FingerTrack] = []
         var firstSlot: Int32 = 0
         for script in scripts {
@@ -76,48 +76,48 @@ public enum GestureScript {
                 axisValue(isX ? point.x : point.y, axis, isX ? screenSize?.width : screenSize?.height)
             }
         }
-        var events: [InjectedEvent] = []
+        var events: [EvdevEvent] = []
         var activeTrackingIDs: [Int32: Int32] = [:]
         var nextTrackingID: Int32 = 1
         var currentSlot: Int32 = -1
         for time in changesByTime.keys.sorted() {
             let wasTouching = !activeTrackingIDs.isEmpty
             func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-                events.append(InjectedEvent(timeMicros: time, type: type, code: code, value: value))
+                events.append(EvdevEvent(timestampMicros: time, type: type, code: code, value: value))
             }
             for change in changesByTime[time]!.sorted(by: { $0.slot < $1.slot }) {
                 if change.slot != currentSlot {
-                    emit(LinuxInputCode.evAbs, LinuxInputCode.absMTSlot, change.slot)
+                    emit(EvdevCode.evAbs, EvdevCode.absMtSlot, change.slot)
                     currentSlot = change.slot
                 }
                 guard let point = change.point else {
-                    emit(LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID, -1)
+                    emit(EvdevCode.evAbs, EvdevCode.absMtTrackingId, -1)
                     activeTrackingIDs[change.slot] = nil
                     continue
                 }
                 if activeTrackingIDs[change.slot] == nil {
                     activeTrackingIDs[change.slot] = nextTrackingID
-                    emit(LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID, nextTrackingID)
+                    emit(EvdevCode.evAbs, EvdevCode.absMtTrackingId, nextTrackingID)
                     nextTrackingID = nextTrackingID % 65535 + 1
                 }
                 emit(
-                    LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX,
+                    EvdevCode.evAbs, EvdevCode.absMtPositionX,
                     axisValue(point.x, xAxis, screenSize?.width))
                 emit(
-                    LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY,
+                    EvdevCode.evAbs, EvdevCode.absMtPositionY,
                     axisValue(point.y, yAxis, screenSize?.height))
                 // Single-touch emulation follows the lowest slot, as the kernel's helpers do.
-                if change.slot == activeTrackingIDs.keys.min(), let x = spec.axis(LinuxInputCode.absX),
-                    let y = spec.axis(LinuxInputCode.absY)
+                if change.slot == activeTrackingIDs.keys.min(), let x = spec.axis(EvdevCode.absX),
+                    let y = spec.axis(EvdevCode.absY)
                 {
-                    emit(LinuxInputCode.evAbs, LinuxInputCode.absX, axisValue(point.x, x, screenSize?.width))
-                    emit(LinuxInputCode.evAbs, LinuxInputCode.absY, axisValue(point.y, y, screenSize?.height))
+                    emit(EvdevCode.evAbs, EvdevCode.absX, axisValue(point.x, x, screenSize?.width))
+                    emit(EvdevCode.evAbs, EvdevCode.absY, axisValue(point.y, y, screenSize?.height))
                 }
             }
             if wasTouching != !activeTrackingIDs.isEmpty {
-                emit(LinuxInputCode.evKey, LinuxInputCode.btnTouch, activeTrackingIDs.isEmpty ? 0 : 1)
+                emit(EvdevCode.evKey, EvdevCode.btnTouch, activeTrackingIDs.isEmpty ? 0 : 1)
             }
-            emit(LinuxInputCode.evSyn, LinuxInputCode.synReport, 0)
+            emit(EvdevCode.evSyn, EvdevCode.synReport, 0)
         }
         return events
     }
@@ -128,34 +128,34 @@ public enum GestureScript {
     private static func protocolAEvents(
         _ changesByTime: [UInt64: [(slot: Int32, point: Point?)]], spec: VirtualDeviceSpec,
         axisValue: (Point, AbsoluteAxis, Bool) -> Int32
-    ) -> [InjectedEvent] {
-        let xAxis = spec.axis(LinuxInputCode.absMTPositionX)!
-        let yAxis = spec.axis(LinuxInputCode.absMTPositionY)!
-        var events: [InjectedEvent] = []
+    ) -> [EvdevEvent] {
+        let xAxis = spec.axis(EvdevCode.absMtPositionX)!
+        let yAxis = spec.axis(EvdevCode.absMtPositionY)!
+        var events: [EvdevEvent] = []
         var down: [Int32: Point] = [:]
         for time in changesByTime.keys.sorted() {
             let wasTouching = !down.isEmpty
             for change in changesByTime[time]! { down[change.slot] = change.point }
             func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-                events.append(InjectedEvent(timeMicros: time, type: type, code: code, value: value))
+                events.append(EvdevEvent(timestampMicros: time, type: type, code: code, value: value))
             }
             let fingers = down.sorted { $0.key < $1.key }
             for (_, point) in fingers {
-                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX, axisValue(point, xAxis, true))
-                emit(LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY, axisValue(point, yAxis, false))
-                emit(LinuxInputCode.evSyn, LinuxInputCode.synMTReport, 0)
+                emit(EvdevCode.evAbs, EvdevCode.absMtPositionX, axisValue(point, xAxis, true))
+                emit(EvdevCode.evAbs, EvdevCode.absMtPositionY, axisValue(point, yAxis, false))
+                emit(EvdevCode.evSyn, EvdevCode.synMtReport, 0)
             }
-            if fingers.isEmpty { emit(LinuxInputCode.evSyn, LinuxInputCode.synMTReport, 0) }
+            if fingers.isEmpty { emit(EvdevCode.evSyn, EvdevCode.synMtReport, 0) }
             if wasTouching != !fingers.isEmpty {
-                emit(LinuxInputCode.evKey, LinuxInputCode.btnTouch, fingers.isEmpty ? 0 : 1)
+                emit(EvdevCode.evKey, EvdevCode.btnTouch, fingers.isEmpty ? 0 : 1)
             }
-            if let (_, point) = fingers.first, let x = spec.axis(LinuxInputCode.absX),
-                let y = spec.axis(LinuxInputCode.absY)
+            if let (_, point) = fingers.first, let x = spec.axis(EvdevCode.absX),
+                let y = spec.axis(EvdevCode.absY)
             {
-                emit(LinuxInputCode.evAbs, LinuxInputCode.absX, axisValue(point, x, true))
-                emit(LinuxInputCode.evAbs, LinuxInputCode.absY, axisValue(point, y, false))
+                emit(EvdevCode.evAbs, EvdevCode.absX, axisValue(point, x, true))
+                emit(EvdevCode.evAbs, EvdevCode.absY, axisValue(point, y, false))
             }
-            emit(LinuxInputCode.evSyn, LinuxInputCode.synReport, 0)
+            emit(EvdevCode.evSyn, EvdevCode.synReport, 0)
         }
         return events
     }

@@ -3,7 +3,8 @@
 import Foundation
 import TouchRouterCore
 
-/// Linux input event type and code numbers used by the readers and the decoder (linux/input-event-codes.h).
+/// Linux input event type and code numbers (linux/input-event-codes.h): the one table the readers, the
+/// decoder, the injector and the gesture scripts use.
 public enum EvdevCode {
     public static let evSyn: UInt16 = 0x00
     public static let evKey: UInt16 = 0x01
@@ -28,6 +29,8 @@ public enum EvdevCode {
     public static let mtToolPalm: Int32 = 2
     /// INPUT_PROP_DIRECT: the device is a touchscreen (touches land where they are made).
     public static let inputPropDirect: UInt16 = 0x01
+    /// BUS_VIRTUAL: the bus type of a uinput device made by the injector.
+    public static let busVirtual: UInt16 = 0x06
 }
 
 /// One absolute axis's description (the kernel's struct input_absinfo without the current value).
@@ -133,7 +136,8 @@ public struct RecordedDevice: Hashable, Sendable {
     }
 }
 
-/// One raw kernel input event with its timestamp in microseconds.
+/// One raw kernel input event with its timestamp in microseconds: absolute in a recording, relative
+/// to the first event in what the injector plays (the one event type for both).
 public struct EvdevEvent: Hashable, Sendable, CustomStringConvertible {
     public var timestampMicros: UInt64
     public var type: UInt16

@@ -74,7 +74,7 @@ public enum RecordingInjection {
             throw InjectionFileError(path: path, line: 0, reason: "no 'N:' (device name) line")
         }
         spec.properties = setBits(propertyBytes)
-        for (type, bytes) in bitmaskBytes where type != 0 && type != LinuxInputCode.evAbs {
+        for (type, bytes) in bitmaskBytes where type != 0 && type != EvdevCode.evAbs {
             let codes = setBits(bytes)
             if !codes.isEmpty { spec.codes[type] = codes }
         }
@@ -84,7 +84,7 @@ public enum RecordingInjection {
     /// The events of a recording (libinput record YAML, or evemu `.events` with its `.desc` given
     /// or found beside it), with times relative to the first event.
     public static func events(path: String, descriptionPath: String? = nil) throws(RecordingError)
-        -> [InjectedEvent]
+        -> [EvdevEvent]
     {
         let recording: Recording
         if let descriptionPath {
@@ -96,8 +96,8 @@ public enum RecordingInjection {
             throw RecordingError(file: path, line: 0, message: "the recording has no events")
         }
         return recording.events.map { event in
-            InjectedEvent(
-                timeMicros: event.timestampMicros >= start ? event.timestampMicros - start : 0,
+            EvdevEvent(
+                timestampMicros: event.timestampMicros >= start ? event.timestampMicros - start : 0,
                 type: event.type,
                 code: event.code, value: event.value)
         }
@@ -108,7 +108,7 @@ public enum RecordingInjection {
     public static func deviceSpec(recorded device: RecordedDevice) -> VirtualDeviceSpec {
         VirtualDeviceSpec(
             name: device.name, properties: device.properties.sorted(),
-            codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]],
+            codes: [EvdevCode.evKey: [EvdevCode.btnTouch]],
             absoluteAxes: device.absinfo.sorted { $0.key < $1.key }.map { code, info in
                 AbsoluteAxis(
                     code: code, minimum: info.minimum, maximum: info.maximum, fuzz: info.fuzz,

@@ -36,7 +36,7 @@ public final class UinputInjector {
             var absinfo = input_absinfo(
                 value: axis.minimum, minimum: axis.minimum, maximum: axis.maximum, fuzz: axis.fuzz,
                 flat: axis.flat, resolution: axis.resolution)
-            libevdev_enable_event_code(evdev, UInt32(LinuxInputCode.evAbs), UInt32(axis.code), &absinfo)
+            libevdev_enable_event_code(evdev, UInt32(EvdevCode.evAbs), UInt32(axis.code), &absinfo)
         }
         var uinput: OpaquePointer?
         let result = libevdev_uinput_create_from_device(evdev, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &uinput)
@@ -72,13 +72,13 @@ public final class UinputInjector {
     /// Plays `events` with their timing divided by `speed` (0: as fast as possible). Returns false
     /// when a stop signal ended playback early (see `StopSignals`).
     @discardableResult
-    public func play(_ events: [InjectedEvent], speed: Double = 1, stop: StopSignals? = nil)
+    public func play(_ events: [EvdevEvent], speed: Double = 1, stop: StopSignals? = nil)
         throws(InjectorError) -> Bool
     {
         let startMicros = StopSignals.monotonicMicros()
         for event in events {
             if speed > 0 {
-                let dueMicros = startMicros + UInt64(Double(event.timeMicros) / speed)
+                let dueMicros = startMicros + UInt64(Double(event.timestampMicros) / speed)
                 let nowMicros = StopSignals.monotonicMicros()
                 if dueMicros > nowMicros {
                     if let stop {

@@ -1,28 +1,32 @@
 /// The description of a virtual input device and the raw evdev events played into it: what the
 /// uinput injector needs, independent of where it came from (a recording or a script).
 
-/// One absolute axis: its evdev code and the kernel's absinfo.
+/// One absolute axis of a virtual device: its ABS_* code and the kernel's absinfo — the same
+/// `AbsInfo` the recordings carry (`axis.minimum` reads through to it).
+@dynamicMemberLookup
 public struct AbsoluteAxis: Hashable, Sendable {
     /// The ABS_* code.
     public var code: UInt16
-    public var minimum: Int32
-    public var maximum: Int32
-    public var fuzz: Int32
-    public var flat: Int32
-    /// Units per millimetre (0 when unknown).
-    public var resolution: Int32
+    /// Range, fuzz, flat and resolution.
+    public var info: AbsInfo
 
-    /// Creates an axis description.
+    /// An axis from its code and description.
+    public init(code: UInt16, info: AbsInfo) {
+        self.code = code
+        self.info = info
+    }
+
+    /// An axis from its code and the description's fields.
     public init(
         code: UInt16, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0
     ) {
-        self.code = code
-        self.minimum = minimum
-        self.maximum = maximum
-        self.fuzz = fuzz
-        self.flat = flat
-        self.resolution = resolution
+        self.init(
+            code: code,
+            info: AbsInfo(minimum: minimum, maximum: maximum, fuzz: fuzz, flat: flat, resolution: resolution))
     }
+
+    /// The description's fields (`minimum`, `maximum`, `fuzz`, `flat`, `resolution`).
+    public subscript<Value>(dynamicMember field: KeyPath<AbsInfo, Value>) -> Value { info[keyPath: field] }
 }
 
 /// Everything the kernel needs to create a uinput device: name, ids, properties, event codes and
@@ -69,22 +73,22 @@ public struct VirtualDeviceSpec: Hashable, Sendable {
         slots: Int32 = 10, protocolA: Bool = false
     ) -> VirtualDeviceSpec {
         var spec = VirtualDeviceSpec(
-            name: name, bustype: LinuxInputCode.busVirtual, vendor: 0x7472, product: 0x0001, version: 1,
-            properties: [LinuxInputCode.inputPropDirect],
-            codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]],
+            name: name, bustype: EvdevCode.busVirtual, vendor: 0x7472, product: 0x0001, version: 1,
+            properties: [EvdevCode.inputPropDirect],
+            codes: [EvdevCode.evKey: [EvdevCode.btnTouch]],
             absoluteAxes: [
-                AbsoluteAxis(code: LinuxInputCode.absX, minimum: 0, maximum: width - 1, resolution: 10),
-                AbsoluteAxis(code: LinuxInputCode.absY, minimum: 0, maximum: height - 1, resolution: 10),
-                AbsoluteAxis(code: LinuxInputCode.absMTSlot, minimum: 0, maximum: slots - 1),
+                AbsoluteAxis(code: EvdevCode.absX, minimum: 0, maximum: width - 1, resolution: 10),
+                AbsoluteAxis(code: EvdevCode.absY, minimum: 0, maximum: height - 1, resolution: 10),
+                AbsoluteAxis(code: EvdevCode.absMtSlot, minimum: 0, maximum: slots - 1),
                 AbsoluteAxis(
-                    code: LinuxInputCode.absMTPositionX, minimum: 0, maximum: width - 1, resolution: 10),
+                    code: EvdevCode.absMtPositionX, minimum: 0, maximum: width - 1, resolution: 10),
                 AbsoluteAxis(
-                    code: LinuxInputCode.absMTPositionY, minimum: 0, maximum: height - 1, resolution: 10),
-                AbsoluteAxis(code: LinuxInputCode.absMTTrackingID, minimum: 0, maximum: 65535),
+                    code: EvdevCode.absMtPositionY, minimum: 0, maximum: height - 1, resolution: 10),
+                AbsoluteAxis(code: EvdevCode.absMtTrackingId, minimum: 0, maximum: 65535),
             ])
         if protocolA {
             spec.absoluteAxes.removeAll {
-                $0.code == LinuxInputCode.absMTSlot || $0.code == LinuxInputCode.absMTTrackingID
+                $0.code == EvdevCode.absMtSlot || $0.code == EvdevCode.absMtTrackingId
             }
         }
         return spec
@@ -93,42 +97,7 @@ public struct VirtualDeviceSpec: Hashable, Sendable {
     /// A uinput keyboard (a few keys, no touch): used to prove that non-touch devices are ignored.
     public static func keyboard(name: String = "touchrouter virtual keyboard") -> VirtualDeviceSpec {
         VirtualDeviceSpec(
-            name: name, bustype: LinuxInputCode.busVirtual, vendor: 0x7472, product: 0x0002, version: 1,
-            properties: [], codes: [LinuxInputCode.evKey: Array(1...58)], absoluteAxes: [])
+            name: name, bustype: EvdevCode.busVirtual, vendor: 0x7472, product: 0x0002, version: 1,
+            properties: [], codes: [EvdevCode.evKey: Array(1...58)], absoluteAxes: [])
     }
-}
-
-/// One raw evdev event, at a time relative to the start of playback.
-public struct InjectedEvent: Hashable, Sendable {
-    /// Microseconds since the first event of the sequence.
-    public var timeMicros: UInt64
-    public var type: UInt16
-    public var code: UInt16
-    public var value: Int32
-
-    /// Creates an event.
-    public init(timeMicros: UInt64, type: UInt16, code: UInt16, value: Int32) {
-        self.timeMicros = timeMicros
-        self.type = type
-        self.code = code
-        self.value = value
-    }
-}
-
-/// The few evdev constants the injector and gestures use (linux/input-event-codes.h), named.
-public enum LinuxInputCode {
-    public static let evSyn: UInt16 = 0x00
-    public static let evKey: UInt16 = 0x01
-    public static let evAbs: UInt16 = 0x03
-    public static let synReport: UInt16 = 0
-    public static let synMTReport: UInt16 = 2
-    public static let btnTouch: UInt16 = 0x14a
-    public static let absX: UInt16 = 0x00
-    public static let absY: UInt16 = 0x01
-    public static let absMTSlot: UInt16 = 0x2f
-    public static let absMTPositionX: UInt16 = 0x35
-    public static let absMTPositionY: UInt16 = 0x36
-    public static let absMTTrackingID: UInt16 = 0x39
-    public static let inputPropDirect: UInt16 = 0x01
-    public static let busVirtual: UInt16 = 0x06
 }

@@ -84,7 +84,7 @@ enum InjectCommand: Command {
             return .success
         }
         var spec: VirtualDeviceSpec
-        var events: [InjectedEvent] = []
+        var events: [EvdevEvent] = []
         if let descPath = arguments.value("device-desc")
             ?? arguments.value("recording").flatMap({
                 $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil

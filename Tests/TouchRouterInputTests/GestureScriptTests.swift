@@ -8,23 +8,23 @@ struct GestureScriptTests {
     let spec = VirtualDeviceSpec.defaultTouchscreen(width: 1000, height: 500, slots: 4)
 
     /// Decodes the events into (slot, tracking id or position) per SYN_REPORT, as a reader would.
-    func frames(_ events: [InjectedEvent]) -> [[String]] {
+    func frames(_ events: [EvdevEvent]) -> [[String]] {
         var frames: [[String]] = []
         var current: [String] = []
         var slot: Int32 = 0
         for event in events {
             switch (event.type, event.code) {
-            case (LinuxInputCode.evSyn, LinuxInputCode.synReport):
+            case (EvdevCode.evSyn, EvdevCode.synReport):
                 frames.append(current)
                 current = []
-            case (LinuxInputCode.evAbs, LinuxInputCode.absMTSlot): slot = event.value
-            case (LinuxInputCode.evAbs, LinuxInputCode.absMTTrackingID):
+            case (EvdevCode.evAbs, EvdevCode.absMtSlot): slot = event.value
+            case (EvdevCode.evAbs, EvdevCode.absMtTrackingId):
                 current.append("s\(slot) id \(event.value)")
-            case (LinuxInputCode.evAbs, LinuxInputCode.absMTPositionX):
+            case (EvdevCode.evAbs, EvdevCode.absMtPositionX):
                 current.append("s\(slot) x \(event.value)")
-            case (LinuxInputCode.evAbs, LinuxInputCode.absMTPositionY):
+            case (EvdevCode.evAbs, EvdevCode.absMtPositionY):
                 current.append("s\(slot) y \(event.value)")
-            case (LinuxInputCode.evKey, LinuxInputCode.btnTouch): current.append("touch \(event.value)")
+            case (EvdevCode.evKey, EvdevCode.btnTouch): current.append("touch \(event.value)")
             default: break
             }
         }
@@ -36,7 +36,7 @@ struct GestureScriptTests {
         let events = try GestureScript.events(scripts: ["tap 100 200"], spec: spec)
         #expect(
             frames(events) == [["s0 id 1", "s0 x 100", "s0 y 200", "touch 1"], ["s0 id -1", "touch 0"]])
-        #expect(events.last?.timeMicros == 60_000)
+        #expect(events.last?.timestampMicros == 60_000)
     }
 
     @Test("layout units are scaled to the axis range")
@@ -65,7 +65,7 @@ struct GestureScriptTests {
         let events = try GestureScript.events(scripts: [script], spec: spec)
         let downs = frames(events).joined().filter { $0.hasPrefix("s0 id") && $0 != "s0 id -1" }
         #expect(downs.count == 2)
-        #expect(events.map(\.timeMicros) == events.map(\.timeMicros).sorted())
+        #expect(events.map(\.timestampMicros) == events.map(\.timestampMicros).sorted())
     }
 
     @Test("bad scripts name the gesture", arguments: ["tap 1", "drag 1 2 3 x", "swipe 1 2", "wait -5"])
@@ -86,21 +86,21 @@ struct GestureScriptTests {
     @Test("protocol A: every finger every frame, decoded back through libmtdev")
     func protocolA() throws {
         let spec = VirtualDeviceSpec.defaultTouchscreen(width: 1000, height: 500, protocolA: true)
-        #expect(spec.axis(LinuxInputCode.absMTSlot) == nil)
-        #expect(spec.axis(LinuxInputCode.absMTTrackingID) == nil)
+        #expect(spec.axis(EvdevCode.absMtSlot) == nil)
+        #expect(spec.axis(EvdevCode.absMtTrackingId) == nil)
         let events = try GestureScript.events(
             scripts: ["drag 100 100 300 100 100", "pinch 700 300 50 150 200"], spec: spec)
-        #expect(!events.contains { $0.code == LinuxInputCode.absMTSlot && $0.type == LinuxInputCode.evAbs })
+        #expect(!events.contains { $0.code == EvdevCode.absMtSlot && $0.type == EvdevCode.evAbs })
         let reports = events.filter {
-            $0.type == LinuxInputCode.evSyn && $0.code == LinuxInputCode.synMTReport
+            $0.type == EvdevCode.evSyn && $0.code == EvdevCode.synMtReport
         }
         #expect(reports.count > 3 * 10)
         // The last frame: one lone SYN_MT_REPORT, BTN_TOUCH 0.
         #expect(
             events.suffix(3).map { [$0.type, $0.code] } == [
-                [LinuxInputCode.evSyn, LinuxInputCode.synMTReport],
-                [LinuxInputCode.evKey, LinuxInputCode.btnTouch],
-                [LinuxInputCode.evSyn, LinuxInputCode.synReport],
+                [EvdevCode.evSyn, EvdevCode.synMtReport],
+                [EvdevCode.evKey, EvdevCode.btnTouch],
+                [EvdevCode.evSyn, EvdevCode.synReport],
             ])
         var absinfo: [UInt16: AbsInfo] = [:]
         for axis in spec.absoluteAxes {
@@ -109,12 +109,12 @@ struct GestureScriptTests {
         }
         let device = RecordedDevice(
             name: spec.name, absinfo: absinfo, properties: Set(spec.properties),
-            codes: [LinuxInputCode.evKey: [LinuxInputCode.btnTouch]])
+            codes: [EvdevCode.evKey: [EvdevCode.btnTouch]])
         #expect(device.isProtocolA)
         let recording = Recording(
             device: device,
             events: events.map {
-                EvdevEvent(timestampMicros: $0.timeMicros, type: $0.type, code: $0.code, value: $0.value)
+                EvdevEvent(timestampMicros: $0.timestampMicros, type: $0.type, code: $0.code, value: $0.value)
             })
         let frames = MultitouchDecoder.decode(
             recording, inputDevice: InputDevice(id: 1, name: "test"), screen: "main",

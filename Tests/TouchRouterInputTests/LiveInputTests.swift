@@ -46,10 +46,10 @@ struct LiveInputTests {
             path: "\(Self.evemuDirectory)/Atmel maXTouch Touchscreen.desc")
         #expect(spec.name == "Atmel maXTouch Touchscreen")
         #expect(spec.bustype == 0x18)
-        #expect(spec.properties == [LinuxInputCode.inputPropDirect])
-        #expect(spec.codes[LinuxInputCode.evKey] == [LinuxInputCode.btnTouch])
-        #expect(spec.axis(LinuxInputCode.absMTPositionX)?.maximum == 799)
-        #expect(spec.axis(LinuxInputCode.absMTSlot)?.maximum == 9)
+        #expect(spec.properties == [EvdevCode.inputPropDirect])
+        #expect(spec.codes[EvdevCode.evKey] == [EvdevCode.btnTouch])
+        #expect(spec.axis(EvdevCode.absMtPositionX)?.maximum == 799)
+        #expect(spec.axis(EvdevCode.absMtSlot)?.maximum == 9)
         #expect(spec.absoluteAxes.count == 8)
     }
 
@@ -58,12 +58,12 @@ struct LiveInputTests {
         let events = try RecordingInjection.events(
             path: "\(Self.evemuDirectory)/EP0430M09.2-fingers-touch-release.events",
             descriptionPath: "\(Self.evemuDirectory)/EP0430M09.desc")
-        #expect(events.first?.timeMicros == 0)
-        #expect(events.map(\.timeMicros) == events.map(\.timeMicros).sorted())
+        #expect(events.first?.timestampMicros == 0)
+        #expect(events.map(\.timestampMicros) == events.map(\.timestampMicros).sorted())
         #expect(
             events.first
-                == InjectedEvent(
-                    timeMicros: 0, type: LinuxInputCode.evAbs, code: LinuxInputCode.absMTTrackingID, value: 1)
+                == EvdevEvent(
+                    timestampMicros: 0, type: EvdevCode.evAbs, code: EvdevCode.absMtTrackingId, value: 1)
         )
     }
 
