@@ -132,7 +132,8 @@ public final class Daemon {
         }
         if let path = options.replayPath {
             let frames = try ReplaySource.frames(
-                path: path, devicePath: options.replayDevicePath, config: config)
+                path: path, devicePath: options.replayDevicePath, config: config,
+                logKernelBug: { logger.warning("replay: \($0)") })
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
             replayDevice = frames.first?.device
             replayScreen = frames.first?.screen

@@ -8,7 +8,9 @@ enum ReplaySource {
     /// Reads `path` (libinput record YAML, or evemu `.events` with its `.desc` beside it or at
     /// `devicePath`) and decodes it into frames. Contacts still down at the end are cancelled in
     /// a last frame, so the recording can loop.
-    static func frames(path: String, devicePath: String?, config: Config) throws -> [InputFrame] {
+    static func frames(
+        path: String, devicePath: String?, config: Config, logKernelBug: (String) -> Void = { _ in }
+    ) throws -> [InputFrame] {
         let recording =
             try devicePath.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
             ?? Recording.load(path: path)
@@ -23,7 +25,8 @@ enum ReplaySource {
         let mapping = try ScreenMapping(
             screenWidth: screen.width, screenHeight: screen.height, rotation: input?.rotationDegrees ?? 0,
             calibration: input?.calibration)
-        return MultitouchDecoder.decode(recording, inputDevice: device, screen: screenName, mapping: mapping)
+        return MultitouchDecoder.decode(
+            recording, inputDevice: device, screen: screenName, mapping: mapping, logKernelBug: logKernelBug)
     }
 }
 

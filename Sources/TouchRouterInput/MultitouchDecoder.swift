@@ -11,7 +11,8 @@ import TouchRouterCore
 /// - Multitouch (protocol B, the device has ABS_MT_SLOT and ABS_MT_POSITION_X/Y): ABS_MT_SLOT selects a
 ///   slot; ABS_MT_TRACKING_ID ≥ 0 begins a contact, -1 ends it; ABS_MT_POSITION_X/Y move it. Every slot
 ///   touched since the last SYN_REPORT is flushed at SYN_REPORT in slot order: down, motion or up. A
-///   second begin on a slot whose contact is still down is ignored (libinput logs a kernel bug); a palm
+///   second begin on a slot whose contact is still down is ignored and counted as a kernel bug (logged,
+///   rate-limited, as libinput does); a palm
 ///   (ABS_MT_TOOL_TYPE = MT_TOOL_PALM, when the device has that axis) cancels the contact.
 /// - Multitouch protocol A (MT position axes, no ABS_MT_SLOT): the kernel passes the MT events unfiltered;
 ///   libmtdev (`MtdevConverter`, the library libinput runs such devices through) matches each frame's
@@ -42,6 +43,14 @@ public struct MultitouchDecoder: Sendable {
 
     /// SYN_DROPPED events seen so far.
     public private(set) var droppedCount = 0
+    /// Kernel bugs seen so far (a touch-down on a slot whose contact is still down): ignored, as
+    /// libinput does, and counted.
+    public private(set) var kernelBugCount = 0
+    /// The first `kernelBugMessageLimit` kernel bugs in words, for the log (libinput's
+    /// `log_bug_kernel`, rate-limited the same way: the rest are only counted).
+    public private(set) var kernelBugMessages: [String] = []
+    /// How many kernel bugs are described before the rest are only counted.
+    public static let kernelBugMessageLimit = 5
 
     private enum SlotState: Sendable { case none, begin, update, end }
     private enum PalmState: Sendable { case none, new, isPalm, wasPalm }
@@ -183,7 +192,7 @@ public struct MultitouchDecoder: Sendable {
     /// are cancelled in a final frame (at the last event's time), so the frames can be looped.
     public static func decode(
         _ recording: Recording, inputDevice: InputDevice, screen: String, mapping: ScreenMapping,
-        cancelRemainingAtEnd: Bool = true
+        cancelRemainingAtEnd: Bool = true, logKernelBug: (String) -> Void = { _ in }
     ) -> [InputFrame] {
         var decoder = MultitouchDecoder(
             device: recording.device, inputDevice: inputDevice, screen: screen, mapping: mapping)
@@ -195,6 +204,10 @@ public struct MultitouchDecoder: Sendable {
             let frame = decoder.cancelAll(timestampMicros: last.timestampMicros)
         {
             frames.append(frame)
+        }
+        decoder.kernelBugMessages.forEach(logKernelBug)
+        if decoder.kernelBugCount > kernelBugMessageLimit {
+            logKernelBug("kernel bug: \(decoder.kernelBugCount) in all from device \"\(Excerpt.of(recording.device.name))\"")
         }
         return frames
     }
@@ -400,6 +413,15 @@ public struct MultitouchDecoder: Sendable {
         return ContactEvent(kind: .down, slot: seatSlot, screenPoint: point(single))
     }
 
+    /// Counts a kernel bug and describes it while under the limit.
+    private mutating func kernelBug(_ what: String) {
+        kernelBugCount += 1
+        guard kernelBugCount <= Self.kernelBugMessageLimit else { return }
+        var message = "kernel bug: device \"\(Excerpt.of(device.name))\" \(what)"
+        if kernelBugCount == Self.kernelBugMessageLimit { message += "; further kernel bugs are only counted" }
+        kernelBugMessages.append(message)
+    }
+
     private mutating func flushMultitouch(into contacts: inout [ContactEvent]) -> Bool {
         var sent = false
         for index in slots.indices where slots[index].dirty {
@@ -414,7 +436,9 @@ public struct MultitouchDecoder: Sendable {
                 switch slot.state {
                 case .begin:
                     if slot.seatSlot >= 0 {
-                        sent = false  // "driver sent multiple touch down for the same slot"
+                        // libinput: "driver sent multiple touch down for the same slot"; ignored.
+                        kernelBug("sent a second touch-down on slot \(index) while its contact was down (ignored)")
+                        sent = false
                     } else if let seatSlot = claimSeatSlot() {
                         slot.seatSlot = seatSlot
                         slot.centreX = slot.x
