@@ -207,7 +207,8 @@ public struct MultitouchDecoder: Sendable {
         }
         decoder.kernelBugMessages.forEach(logKernelBug)
         if decoder.kernelBugCount > kernelBugMessageLimit {
-            logKernelBug("kernel bug: \(decoder.kernelBugCount) in all from device \"\(Excerpt.of(recording.device.name))\"")
+            let name = Excerpt.of(recording.device.name)
+            logKernelBug("kernel bug: \(decoder.kernelBugCount) in all from device \"\(name)\"")
         }
         return frames
     }
