@@ -219,6 +219,7 @@ struct AttackTests {
         private let writerDone = DispatchSemaphore(value: 0)
         private let readerDone = DispatchSemaphore(value: 0)
         private var codes: [ErrorCode] = []
+        private let connection: Connection
 
         /// The connection, shared by the writing and the reading thread (send and recv on one
         /// socket from two threads is safe; the line buffer is the reader's alone).
@@ -229,6 +230,7 @@ struct AttackTests {
 
         init(socketPath: String, chunk: [UInt8]) throws {
             let connection = Connection(try LineClient(socketPath: socketPath))
+            self.connection = connection
             let writerDone = self.writerDone
             let readerDone = self.readerDone
             Thread {
@@ -244,9 +246,15 @@ struct AttackTests {
             }.start()
         }
 
-        /// Waits until the daemon has closed the connection; the error codes it sent.
+        /// Waits until the daemon has closed the connection; the error codes it sent. A daemon that
+        /// never cuts the flooder off fails the test after a generous minute instead of hanging it.
         func finish() -> [ErrorCode] {
-            writerDone.wait()
+            if writerDone.wait(timeout: .now() + 60) == .timedOut {
+                shutdown(connection.client.fd, Int32(SHUT_RDWR))
+                writerDone.wait()
+                readerDone.wait()
+                return []
+            }
             readerDone.wait()
             return codes
         }
