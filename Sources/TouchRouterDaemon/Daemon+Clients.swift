@@ -92,7 +92,8 @@ extension Daemon {
     /// socket is not read, until the queue drains). Lines left over put the client in the backlog
     /// that `serveBacklog` works through between loop turns. Every line, blank or not, takes a token
     /// from the client's request budget; a client out of tokens is cut off as flooding.
-    /// Cost per call: at most `linesPerTurn` requests.
+    /// Cost per call: at most `linesPerTurn` requests, of which at most one whose cost grows with
+    /// the layout (`layout`, `explain`, `subscribe`, `unsubscribe`: it ends the turn).
     func handleLines(of client: ClientConnection) {
         var handled = 0
         let now = monotonicMicros()
@@ -127,6 +128,8 @@ extension Daemon {
                 switch RequestDecoder.decode(line: bytes) {
                 case .emptyLine: continue
                 case .request(let request):
+                    // A request whose cost grows with the layout ends the client's turn.
+                    if request.message.costGrowsWithLayout { handled = ClientConnection.linesPerTurn }
                     guard let answer = handle(request.message, seq: request.seq, from: client) else { continue }
                     reply = answer
                 case .error(let error):
@@ -236,6 +239,17 @@ extension Daemon {
         if isAcceptPaused, let listener {
             isAcceptPaused = false
             try? loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
+        }
+    }
+}
+
+extension RequestMessage {
+    /// Answering it costs time proportional to the layout (the whole tree encoded, walked or
+    /// re-expanded), so a client gets at most one of these per loop turn.
+    var costGrowsWithLayout: Bool {
+        switch self {
+        case .layout, .explain, .subscribe, .unsubscribe: true
+        default: false
         }
     }
 }
