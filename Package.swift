@@ -53,7 +53,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "touchrouter-bench",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol"]),
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterSystem"]),
 
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
         .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),

@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -249,23 +250,7 @@ enum DaemonLatencyBenchmark {
 
 /// A Unix stream socket connected to `path`, or -1.
 func connectUnix(_ path: String) -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return -1 }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    if result != 0 {
-        close(fd)
-        return -1
-    }
-    return fd
+    (try? UnixSocketAddress(path: path)?.connectStream())?.rawValue ?? -1
 }
 
 /// One subscribed client on its own thread: stamps CLOCK_MONOTONIC as soon as `recv` returns and

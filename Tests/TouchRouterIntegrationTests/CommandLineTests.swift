@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import TouchRouterProtocol
+import TouchRouterSystem
 
 @Suite("touchrouterd's command line, socket options, logging; touchrouterctl against the daemon", .serialized)
 struct CommandLineTests {
@@ -220,16 +221,7 @@ final class NotifySocket {
     init(path: String) throws {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = UnixSocketAddress(path: path)?.withSockaddr { bind(fd, $0, $1) } ?? -1
         guard bound == 0 else { throw HarnessError("bind \(path) failed") }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import TouchRouterCore
 import TouchRouterProtocol
+import TouchRouterSystem
 
 /// The layout and recordings the integration tests replay.
 enum Scenario {
@@ -49,16 +50,7 @@ struct DaemonLifecycleTests {
         let socketPath = directory.file("stale.sock")
         // Bind and close without unlinking: what a crash leaves behind.
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = try #require(UnixSocketAddress(path: socketPath)).withSockaddr { bind(fd, $0, $1) }
         #expect(bound == 0)
         close(fd)
         let daemon = try DaemonProcess(

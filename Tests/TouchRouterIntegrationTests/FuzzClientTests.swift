@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TouchRouterCore
 import TouchRouterProtocol
+import TouchRouterSystem
 
 /// Seeded fuzzing of the real daemon by real clients while a recording plays: random bytes,
 /// lines split into pieces, mutated requests, abrupt disconnects mid-line.
@@ -234,24 +235,10 @@ final class FuzzConnection {
     private(set) var problems: [String] = []
 
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket failed") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 {
-                raw[index] = byte
-            }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if result != 0 {
-            Glibc.close(fd)
+        guard let connected = try? UnixSocketAddress(path: socketPath)?.connectStream() else {
             throw HarnessError("connect \(socketPath) failed")
         }
+        fd = connected.rawValue
     }
 
     deinit { close() }

@@ -3,6 +3,7 @@
 import Foundation
 import Glibc
 import TouchRouterProtocol
+import TouchRouterSystem
 
 /// Where the repository and the built products are.
 enum Paths {
@@ -126,24 +127,11 @@ final class LineClient {
     private(set) var isAtEOF = false
 
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket failed") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 {
-                raw[index] = byte
-            }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw HarnessError("connect \(socketPath): \(String(cString: strerror(code)))")
+        guard let address = UnixSocketAddress(path: socketPath) else { throw HarnessError("bad path \(socketPath)") }
+        do {
+            fd = try address.connectStream().rawValue
+        } catch {
+            throw HarnessError("connect \(socketPath): \(error)")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TouchRouterCore
 import TouchRouterProtocol
+import TouchRouterSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -18,18 +19,8 @@ final class SocketServer: Sendable {
         unlink(path)
         listenFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listenFD >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listenFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        guard let address = UnixSocketAddress(path: path) else { throw POSIXError(.ENAMETOOLONG) }
+        let bound = address.withSockaddr { bind(listenFD, $0, $1) }
         guard bound == 0, listen(listenFD, 8) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
     }
 
