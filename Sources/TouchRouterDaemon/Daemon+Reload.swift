@@ -111,7 +111,7 @@ extension Daemon {
                 logger.warning("replay: no screen in the new config takes \(Excerpt.of(replayDevice.name))")
             }
         }
-        logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(layout.viewCount) views")
+        logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(prepared.viewCount) views")
         let changed = line(.layoutChanged(generation: layoutGeneration))
         for client in Array(clients.values) where client.closing == nil {
             if client.outbox.enqueue(line: changed) == .overflow { cutOff(client) } else { flush(client) }

@@ -127,6 +127,8 @@ public final class Daemon {
         access = AccessPolicy(config: config)
         // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
         malloc_trim(0)
+        // Not after a reload: malloc_trim walks every heap, the loop's too, and held its lock for
+        // tens of ms at 100k views (touchrouter-bench reload); docs/performance.md.
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }

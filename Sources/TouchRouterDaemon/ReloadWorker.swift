@@ -17,6 +17,8 @@ struct PreparedReload: Sendable {
     /// The subscription table re-expanded for the new layout, from a snapshot taken when the
     /// build started; valid only while the live table's `version` is still the snapshot's.
     var subscriptions: SubscriptionTable
+    /// The new layout's view count, for the log line (counting walks the whole tree).
+    var viewCount: Int
 }
 
 /// What a build ended with.
@@ -47,6 +49,9 @@ final class ReloadWorker: Sendable {
     /// unchanged file) and `subscriptions` a snapshot of the live table. Returns at once.
     func start(path: String, current: Config, subscriptions: SubscriptionTable) {
         queue.async { [self] in
+            // The routing loop comes first: on a busy machine a long build must not take its core
+            // (on Linux, PRIO_PROCESS with who 0 renices the calling thread only).
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
             let result: ReloadOutcome
             do throws(ConfigErrors) {
                 let config = try loadConfig(path: path)
@@ -56,7 +61,7 @@ final class ReloadWorker: Sendable {
                     result = .ready(
                         PreparedReload(
                             config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                            subscriptions: subscriptions.relayouted(config.layout)))
+                            subscriptions: subscriptions.relayouted(config.layout), viewCount: config.layout.viewCount))
                 }
             } catch {
                 result = .failed(error)
@@ -81,9 +86,6 @@ final class ReloadWorker: Sendable {
     func retire<Value: Sendable>(_ value: consuming Value) {
         let box = RetiredValue(value)
         queue.async { _ = box }
-        // Then give the freed parse and layout memory back to the system (a 100k-view layout
-        // leaves ~15 MB of free heap otherwise).
-        queue.async { malloc_trim(0) }
     }
 
     /// Waits for a build in progress to end (at teardown, before the eventfd is closed).
