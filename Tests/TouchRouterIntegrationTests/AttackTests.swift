@@ -34,18 +34,28 @@ struct AttackTests {
         throw HarnessError("connection closed before layoutChanged")
     }
 
+    /// A daemon on the split layout written to `kiosk.json5` in a fresh directory (so saves there
+    /// reload it), and a client that said hello. The caller removes the directory and stops the daemon.
+    static func watchedDaemon(arguments extra: [String] = [])
+        throws -> (TemporaryDirectory, config: String, DaemonProcess, LineClient)
+    {
+        let directory = try TemporaryDirectory()
+        let config = directory.file("kiosk.json5")
+        try directory.write("kiosk.json5", layout())
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: config) + extra)
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("watcher")
+        return (directory, config, daemon, client)
+    }
+
     // MARK: The config path
 
     @Test("a FIFO renamed onto the config path never blocks the daemon; the next real save loads")
     func fifoAtConfigPath() throws {
-        let directory = try TemporaryDirectory()
+        let (directory, config, daemon, client) = try Self.watchedDaemon()
         defer { directory.remove() }
-        let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", Self.layout())
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
         defer { daemon.stop() }
-        let client = try LineClient(socketPath: daemon.socketPath)
-        try client.hello("watcher")
 
         #expect(mkfifo(directory.file("fifo.tmp"), 0o644) == 0)
         #expect(rename(directory.file("fifo.tmp"), config) == 0)
@@ -78,14 +88,9 @@ struct AttackTests {
 
     @Test("a large broken file is refused in short log lines, and the daemon keeps serving")
     func largeBrokenFile() throws {
-        let directory = try TemporaryDirectory()
+        let (directory, config, daemon, client) = try Self.watchedDaemon()
         defer { directory.remove() }
-        let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", Self.layout())
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
         defer { daemon.stop() }
-        let client = try LineClient(socketPath: daemon.socketPath)
-        try client.hello("watcher")
         // A key of 2 MB: the old daemon echoed it whole into its log line.
         let huge = "{ " + String(repeating: "A", count: 2_000_000) + ": 1 }"
         try huge.write(toFile: config, atomically: true, encoding: .utf8)
@@ -97,14 +102,9 @@ struct AttackTests {
 
     @Test("a save made while inotify's queue overflowed is not lost")
     func inotifyOverflow() throws {
-        let directory = try TemporaryDirectory()
+        let (directory, _, daemon, client) = try Self.watchedDaemon()
         defer { directory.remove() }
-        let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", Self.layout())
-        let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
         defer { daemon.stop() }
-        let client = try LineClient(socketPath: daemon.socketPath)
-        try client.hello("watcher")
 
         let queueLimit =
             Int(
