@@ -36,7 +36,7 @@ enum ReloadOutcome: Sendable {
 final class ReloadWorker: Sendable {
     /// Readable when an outcome waits; registered with the loop.
     let fd: FileDescriptor
-    private let queue = DispatchQueue(label: "touchrouterd.reload", qos: .utility)
+    private let queue = DispatchQueue(label: "touchrouterd.reload")
     private let outcome = Mutex<ReloadOutcome?>(nil)
 
     /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`.
