@@ -2,7 +2,7 @@
 # The package under a real systemd: boots the Debian kernel with systemd as PID 1 on a small Debian
 # root (debootstrap: systemd, udev, libinput), installs dist/touchrouter_*.deb there with dpkg and
 # drives the scenarios of scripts/vm/systemd-guest.sh. Prints PASS/FAIL lines; see docs/vm-testing.md.
-#   flock /tmp/vm.lock bash scripts/vm-systemd.sh
+#   flock /tmp/vm.lock bash scripts/vm-systemd.sh [dist/touchrouter_<version>_<arch>.deb]
 # Environment: TOUCHROUTER_VM_SYSROOT (the cached debootstrap root, default
 # /var/cache/touchrouter-vm/bookworm), TOUCHROUTER_VM_KERNEL, TOUCHROUTER_VM_TIMEOUT (s, default 1500),
 # TOUCHROUTER_VM_KVM=1, TOUCHROUTER_VM_KEEP=1.
@@ -13,7 +13,7 @@ sysroot=${TOUCHROUTER_VM_SYSROOT:-/var/cache/touchrouter-vm/bookworm}
 kernel=${TOUCHROUTER_VM_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -1)}
 kver=${kernel#/boot/vmlinuz-}
 initrd=/boot/initrd.img-$kver
-deb=$(ls -t dist/touchrouter_*.deb 2>/dev/null | head -1 || true)
+deb=${1:-$(ls -t dist/touchrouter_*.deb 2>/dev/null | head -1 || true)}
 [ -n "$deb" ] || deb=$(scripts/package)
 
 if [ ! -x "$sysroot/lib/systemd/systemd" ]; then

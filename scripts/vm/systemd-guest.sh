@@ -80,6 +80,16 @@ pid=$(mainpid)
 say "FIGURE 8 memory 4 clients: VmRSS $(awk '/^VmRSS/{print $2}' /proc/$pid/status) kB, Pss $(awk '/^Pss:/{print $2}' /proc/$pid/smaps_rollup) kB, Pss_Anon $(awk '/^Pss_Anon:/{print $2}' /proc/$pid/smaps_rollup) kB"
 kill %1 %2 %3 %4 "$mon" 2>/dev/null
 
+# Upgrade (dpkg -i over the installed package): the running daemon is restarted, the socket stays
+# bound, an edited conffile is kept.
+echo "// edited on this kiosk" >> "$cfg"
+p3=$(mainpid)
+dpkg -i --force-confold "$t/touchrouter.deb" > "$t/dpkg-upgrade.log" 2>&1 || fail "upgrade dpkg -i: $(tail -1 "$t/dpkg-upgrade.log")"
+wait_for 20 sh -c "p=\$(systemctl show -p MainPID --value touchrouterd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $p3 ]" &&
+    pass "upgrade restarted the daemon ($p3 -> $(mainpid))" || fail "upgrade restart: MainPID $p3 -> $(mainpid)"
+grep -q "edited on this kiosk" "$cfg" && pass "upgrade kept the edited conffile" || fail "upgrade replaced the edited conffile"
+ctl kiosk status > /dev/null 2>&1 && pass "upgrade: a client gets its welcome" || fail "upgrade: client refused"
+
 # 9. remove / purge leave nothing running, bound or enabled.
 dpkg -r touchrouter > "$t/dpkg-r.log" 2>&1 || fail "9 dpkg -r: $(tail -1 "$t/dpkg-r.log")"
 sleep 2
