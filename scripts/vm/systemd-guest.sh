@@ -1,0 +1,104 @@
+#!/bin/bash
+# Runs inside the systemd-booted Debian guest of scripts/vm-systemd.sh, as the unit
+# touchrouter-vmtest.service: installs the package like a kiosk, drives the scenarios of issue 13
+# and writes one PASS/FAIL line each to /dev/ttyS1 (a file on the host), then powers off.
+set -u
+out=/dev/ttyS1
+t=/opt/vmtest
+say() { echo "$*" > "$out"; echo "$*" >> "$t/results"; }
+pass() { say "PASS $*"; }
+fail() { say "FAIL $*"; }
+ctl() { runuser -u "$1" -- touchrouterctl "${@:2}"; }
+mainpid() { systemctl show -p MainPID --value touchrouterd.service; }
+wait_for() { local n=$1; shift; for _ in $(seq "$n"); do "$@" && return 0; sleep 1; done; return 1; }
+say "START $(date +%s) systemd $(systemctl --version | head -1 | awk '{print $2}') $(systemctl is-system-running)"
+
+# 1. dpkg -i: user, socket with the documented owner/group/mode, service not running yet.
+if dpkg -i "$t/touchrouter.deb" > "$t/dpkg-i.log" 2>&1; then pass "1 dpkg -i"; else fail "1 dpkg -i: $(tail -1 "$t/dpkg-i.log")"; fi
+id -nG touchrouter 2>/dev/null | grep -qw input && pass "1 user touchrouter in group input" || fail "1 user: $(id touchrouter 2>&1)"
+sock=$(stat -c '%U:%G %a' /run/touchrouter/touchrouter.sock 2>&1)
+[ "$sock" = "touchrouter:touchrouter 660" ] && pass "1 socket $sock" || fail "1 socket: $sock"
+s=$(systemctl is-active touchrouterd.socket)/$(systemctl is-active touchrouterd.service)
+[ "$s" = active/inactive ] && pass "1 socket active, service inactive" || fail "1 socket/service: $s"
+
+# 2. A client in the touchrouter group starts the service; one outside it is refused.
+useradd -m -G touchrouter kiosk; useradd -m stranger
+if ctl kiosk status > "$t/status-kiosk.out" 2>&1; then pass "2 kiosk (group touchrouter) gets welcome: status answered"
+else fail "2 kiosk status: $(tail -1 "$t/status-kiosk.out")"; fi
+if ctl stranger status > "$t/status-stranger.out" 2>&1; then fail "2 stranger was served"
+else grep -qi "permission denied\|EACCES" "$t/status-stranger.out" && pass "2 stranger refused: $(tail -1 "$t/status-stranger.out")" || fail "2 stranger: $(tail -1 "$t/status-stranger.out")"; fi
+
+# 3. Type=notify: active (running) with the daemon's STATUS= line.
+st="$(systemctl show -p ActiveState --value touchrouterd.service) $(systemctl show -p SubState --value touchrouterd.service)"
+status=$(systemctl show -p StatusText --value touchrouterd.service)
+[ "$st" = "active running" ] && [ -n "$status" ] && pass "3 notify: $st, STATUS=$status" || fail "3 notify: '$st' STATUS='$status'"
+systemctl status --no-pager touchrouterd.service 2>&1 | grep -q "Status: \"$status\"" && pass "3 systemctl status shows the STATUS= line" || fail "3 systemctl status: $(systemctl status --no-pager touchrouterd.service 2>&1 | head -6 | paste -sd'|')"
+
+# 4. A virtual touchscreen hotplugged after start routes a tap to the subscribed client.
+ctl kiosk monitor > "$t/monitor.out" 2>&1 &
+mon=$!
+sleep 3
+touchrouterctl inject --size 1080x1920 --gesture 'tap 540 960' --start-delay 5000 --linger 3000 > "$t/inject.out" 2>&1
+if wait_for 20 grep -q . "$t/monitor.out" && grep -qi "began" "$t/monitor.out"; then pass "4 hotplugged touchscreen routed: $(grep -i began "$t/monitor.out" | head -1)"
+else fail "4 hotplug: monitor saw '$(head -3 "$t/monitor.out" | paste -sd'|')'; journal: $(journalctl -u touchrouterd -n 3 --no-pager -o cat | paste -sd'|')"; fi
+
+# 5. reload: systemctl reload and a saved file; a broken file logs an error with file:line.
+cfg=/etc/touchrouter/touchrouter.json5
+if systemctl reload touchrouterd.service 2> "$t/reload.err" && wait_for 20 sh -c "journalctl -u touchrouterd -o cat --no-pager | grep -qi 'reload.*SIGHUP\|SIGHUP.*reload\|reload (signal'"; then
+    pass "5 systemctl reload: $(journalctl -u touchrouterd -o cat --no-pager | grep -i reload | tail -1)"
+else fail "5 systemctl reload: $(cat "$t/reload.err") journal: $(journalctl -u touchrouterd -o cat -n 4 --no-pager | paste -sd'|')"; fi
+cp "$cfg" "$t/good.json5"
+printf '{ screens: [ \n' > "$cfg"
+if wait_for 30 sh -c "journalctl -u touchrouterd -p err -o cat --no-pager | grep -q 'touchrouter.json5:'"; then
+    pass "5 broken file logged at err: $(journalctl -u touchrouterd -p err -o cat --no-pager | grep 'touchrouter.json5:' | tail -1)"
+else fail "5 broken file: no err line with file:line; last: $(journalctl -u touchrouterd -o cat -n 2 --no-pager | paste -sd'|')"; fi
+systemctl is-active -q touchrouterd.service && pass "5 daemon still running on the old layout" || fail "5 daemon died on a broken file"
+cp "$t/good.json5" "$cfg"
+
+# 6. Watchdog: SIGSTOP -> killed and restarted; SIGKILL -> restarted; the socket stays bound.
+p1=$(mainpid); kill -STOP "$p1"
+if wait_for 40 sh -c "p=\$(systemctl show -p MainPID --value touchrouterd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $p1 ] && systemctl is-active -q touchrouterd.service"; then
+    pass "6 watchdog restarted a stopped daemon ($p1 -> $(mainpid))"; else fail "6 watchdog: MainPID $(mainpid) state $(systemctl is-active touchrouterd.service)"; fi
+p2=$(mainpid); kill -KILL "$p2"
+ctl kiosk status > "$t/status-restart.out" 2>&1 && pass "6 client during restart got its welcome (no ECONNREFUSED)" || fail "6 client during restart: $(tail -1 "$t/status-restart.out")"
+wait_for 20 sh -c "p=\$(systemctl show -p MainPID --value touchrouterd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $p2 ]" &&
+    pass "6 SIGKILLed daemon restarted ($p2 -> $(mainpid))" || fail "6 SIGKILL restart: MainPID $(mainpid)"
+
+# 7. Hardening really confines.
+score=$(systemd-analyze security touchrouterd.service 2>/dev/null | tail -1 | grep -o 'touchrouterd.service: [0-9.]*' | awk '{print $2}')
+awk -v s="$score" 'BEGIN{exit !(s != "" && s <= 2.0)}' && pass "7 systemd-analyze security $score" || fail "7 security score '$score'"
+pid=$(mainpid)
+cap=$(awk '/^CapEff/{print $2}' "/proc/$pid/status")
+[ "$cap" = 0000000000000000 ] && pass "7 CapEff $cap" || fail "7 CapEff $cap"
+ro=$(awk '$5=="/"{print $6}' "/proc/$pid/mountinfo" | cut -d, -f1)
+[ "$ro" = ro ] && pass "7 / is read-only for the daemon" || fail "7 / mount options: $ro"
+
+# 8. Memory with 4 clients.
+for _ in 1 2 3; do ctl kiosk monitor > /dev/null 2>&1 & done
+sleep 5
+pid=$(mainpid)
+say "FIGURE 8 memory 4 clients: VmRSS $(awk '/^VmRSS/{print $2}' /proc/$pid/status) kB, Pss $(awk '/^Pss:/{print $2}' /proc/$pid/smaps_rollup) kB, Pss_Anon $(awk '/^Pss_Anon:/{print $2}' /proc/$pid/smaps_rollup) kB"
+kill %1 %2 %3 %4 "$mon" 2>/dev/null
+
+# Upgrade (dpkg -i over the installed package): the running daemon is restarted, the socket stays
+# bound, an edited conffile is kept.
+echo "// edited on this kiosk" >> "$cfg"
+p3=$(mainpid)
+dpkg -i --force-confold "$t/touchrouter.deb" > "$t/dpkg-upgrade.log" 2>&1 || fail "upgrade dpkg -i: $(tail -1 "$t/dpkg-upgrade.log")"
+wait_for 20 sh -c "p=\$(systemctl show -p MainPID --value touchrouterd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $p3 ]" &&
+    pass "upgrade restarted the daemon ($p3 -> $(mainpid))" || fail "upgrade restart: MainPID $p3 -> $(mainpid)"
+grep -q "edited on this kiosk" "$cfg" && pass "upgrade kept the edited conffile" || fail "upgrade replaced the edited conffile"
+ctl kiosk status > /dev/null 2>&1 && pass "upgrade: a client gets its welcome" || fail "upgrade: client refused"
+
+# 9. remove / purge leave nothing running, bound or enabled.
+dpkg -r touchrouter > "$t/dpkg-r.log" 2>&1 || fail "9 dpkg -r: $(tail -1 "$t/dpkg-r.log")"
+sleep 2
+left=$(grep -lx touchrouterd /proc/[0-9]*/comm 2>/dev/null; ls /run/touchrouter/touchrouter.sock 2>/dev/null; systemctl is-enabled touchrouterd.socket 2>/dev/null | grep -x enabled; ls /etc/systemd/system/*.wants/touchrouterd* 2>/dev/null)
+[ -z "$left" ] && pass "9 remove: no process, socket or enabled unit" || fail "9 remove left: $(echo $left)"
+dpkg -P touchrouter > "$t/dpkg-p.log" 2>&1 || fail "9 dpkg -P: $(tail -1 "$t/dpkg-p.log")"
+[ ! -e /etc/touchrouter ] && [ ! -e /run/touchrouter ] && pass "9 purge: /etc/touchrouter and /run/touchrouter gone" || fail "9 purge left $(ls -d /etc/touchrouter /run/touchrouter 2>/dev/null)"
+
+journalctl -b --no-pager > "$t/journal.txt" 2>&1
+say "END $(date +%s)"
+sync
+systemctl poweroff --no-block
