@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A validated config file: the layout (every screen's view tree) and each screen's input settings.
 public struct Config: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns a config file's bytes into a `Config`, collecting every problem on the way: `JSONReader`
 /// reads the JSON5 in one pass (values with positions), then this walks the tree against the schema.

@@ -1,6 +1,6 @@
 /// Recorded touch devices and their raw evdev event streams, read from `libinput record` YAML or evemu
 /// files. Parsing is pure (text in, values out); only `Recording.load(path:)` touches the file system.
-import Foundation
+import FoundationEssentials
 import TouchRouterCore
 
 /// Linux input event type and code numbers (linux/input-event-codes.h): the one table the readers, the
@@ -197,8 +197,8 @@ public struct Recording: Hashable, Sendable {
     /// `.desc` is an evemu description with no events.
     public static func load(path: String) throws(RecordingError) -> Recording {
         let text = try readText(path: path)
-        let fileName = (path as NSString).lastPathComponent
-        let ext = (path as NSString).pathExtension.lowercased()
+        let fileName = lastPathComponent(of: path)
+        let ext = pathExtension(of: path).lowercased()
         switch ext {
         case "yml", "yaml":
             let recordings = try LibinputRecordReader.parse(text, file: fileName)
@@ -220,10 +220,10 @@ public struct Recording: Hashable, Sendable {
                     message: "no device description in the file and no matching .desc beside it")
             }
             let descText = try readText(path: descPath)
-            let desc = try EvemuReader.parse(descText, file: (descPath as NSString).lastPathComponent)
+            let desc = try EvemuReader.parse(descText, file: lastPathComponent(of: descPath))
             guard let device = desc.device else {
                 throw RecordingError(
-                    file: (descPath as NSString).lastPathComponent, line: 0, message: "no device description")
+                    file: lastPathComponent(of: descPath), line: 0, message: "no device description")
             }
             return Recording(device: device, events: parsed.events)
         default:
@@ -236,28 +236,28 @@ public struct Recording: Hashable, Sendable {
     /// Every device of a recording file: all devices of a `libinput record` file (recorded with `--all`
     /// or several device nodes), or the one device of an evemu file.
     public static func loadAll(path: String) throws(RecordingError) -> [Recording] {
-        let ext = (path as NSString).pathExtension.lowercased()
+        let ext = pathExtension(of: path).lowercased()
         guard ext == "yml" || ext == "yaml" else { return [try load(path: path)] }
         return try LibinputRecordReader.parse(
-            try readText(path: path), file: (path as NSString).lastPathComponent)
+            try readText(path: path), file: lastPathComponent(of: path))
     }
 
     /// Reads an evemu description file and an evemu events file as one recording.
     public static func loadEvemu(descriptionPath: String, eventsPath: String) throws(RecordingError)
         -> Recording
     {
-        let descName = (descriptionPath as NSString).lastPathComponent
+        let descName = lastPathComponent(of: descriptionPath)
         let desc = try EvemuReader.parse(try readText(path: descriptionPath), file: descName)
         guard let device = desc.device else {
             throw RecordingError(file: descName, line: 0, message: "no device description (N:/A: lines)")
         }
-        let eventsName = (eventsPath as NSString).lastPathComponent
+        let eventsName = lastPathComponent(of: eventsPath)
         let parsed = try EvemuReader.parse(try readText(path: eventsPath), file: eventsName)
         return Recording(device: device, events: parsed.events)
     }
 
     private static func readText(path: String) throws(RecordingError) -> String {
-        let fileName = (path as NSString).lastPathComponent
+        let fileName = lastPathComponent(of: path)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RecordingError(file: fileName, line: 0, message: "cannot read \(path)")
         }
@@ -268,15 +268,15 @@ public struct Recording: Hashable, Sendable {
     }
 
     private static func siblingDescription(forEventsPath path: String) -> String? {
-        let directory = (path as NSString).deletingLastPathComponent
-        let eventsName = (path as NSString).lastPathComponent
+        let directory = pathDirectory(of: path)
+        let eventsName = lastPathComponent(of: path)
         let names =
             (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
         let candidates = names.filter { name in
             name.hasSuffix(".desc") && eventsName.hasPrefix(String(name.dropLast(".desc".count)) + ".")
         }
         guard let best = candidates.max(by: { $0.count < $1.count }) else { return nil }
-        return (directory as NSString).appendingPathComponent(best)
+        return directory.isEmpty ? best : directory + "/" + best
     }
 }
 
@@ -293,4 +293,22 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// The last component of a path (`/a/b.yml` → `b.yml`).
+func lastPathComponent(of path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+}
+
+/// A path's extension without the dot (`b.yml` → `yml`; none → empty).
+func pathExtension(of path: String) -> String {
+    let name = lastPathComponent(of: path)
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+    return String(name[name.index(after: dot)...])
+}
+
+/// The directory part of a path (`/a/b.yml` → `/a`; `b.yml` → empty).
+func pathDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "" }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A recording file the injector cannot use, with the line that is wrong.
 public struct InjectionFileError: Error, Equatable, CustomStringConvertible {
@@ -126,9 +126,9 @@ public enum RecordingInjection {
         }
         return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap {
             index, line in
-            let content =
-                line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = content.trimmingCharacters(in: .whitespaces)
+            let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line[...]
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+            let trimmed = String(content.drop(while: blank).reversed().drop(while: blank).reversed())
             return trimmed.isEmpty ? nil : (index + 1, trimmed)
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The wire protocol version this build speaks.
 public enum ProtocolVersion { public static let current = 1 }
