@@ -54,6 +54,13 @@ if wait_for 30 sh -c "journalctl -u touchrouterd -p err -o cat --no-pager | grep
 else fail "5 broken file: no err line with file:line; last: $(journalctl -u touchrouterd -o cat -n 2 --no-pager | paste -sd'|')"; fi
 systemctl is-active -q touchrouterd.service && pass "5 daemon still running on the old layout" || fail "5 daemon died on a broken file"
 cp "$t/good.json5" "$cfg"
+# A changed layout, saved: it reaches the monitoring client (started in scenario 4, still running)
+# as layoutChanged. (`systemctl reload` above re-read an unchanged file: journal only.)
+sed 's/touchMargin: 16,/touchMargin: 17,/' "$t/good.json5" > "$cfg.tmp" && mv "$cfg.tmp" "$cfg"
+if wait_for 30 grep -q "layout changed: generation" "$t/monitor.out"; then
+    pass "5 saved layout reloaded: the client got '$(grep "layout changed" "$t/monitor.out" | tail -1)'"
+else fail "5 saved layout: no layoutChanged at the client; monitor: $(tail -2 "$t/monitor.out" | paste -sd'|')"; fi
+cp "$t/good.json5" "$cfg"
 
 # 6. Watchdog: SIGSTOP -> killed and restarted; SIGKILL -> restarted; the socket stays bound.
 p1=$(mainpid); kill -STOP "$p1"
