@@ -108,10 +108,4 @@ final class ClientConnection {
             return error.errno == EPIPE || error.errno == ECONNRESET ? .closedByPeer : .writeFailed(error)
         }
     }
-
-    /// Best effort: queues `line` as the connection's last message and writes once.
-    func sendFinalLine(_ line: [UInt8]) {
-        _ = outbox.enqueue(line: line)
-        _ = writePending()
-    }
 }

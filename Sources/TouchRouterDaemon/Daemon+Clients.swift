@@ -32,10 +32,11 @@ extension Daemon {
                 queueCapacityBytes: options.clientQueueBytes)
             nextClientID += 1
             if clients.count >= options.maxClients || isStopping {
-                client.sendFinalLine(
-                    errorLine(
-                        code: .tooManyClients,
-                        message: "the daemon serves at most \(options.maxClients) clients"))
+                // Best effort: one write of the final error line, then close.
+                client.outbox.finish(
+                    with: ProtocolError(
+                        code: .tooManyClients, message: "the daemon serves at most \(options.maxClients) clients"))
+                _ = client.writePending()
                 fd.close()
                 logger.warning("\(client.label) refused: already \(clients.count) clients (--max-clients)")
                 continue

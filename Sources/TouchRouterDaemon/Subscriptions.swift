@@ -50,9 +50,6 @@ public struct SubscriptionTable: Sendable {
         index = LayoutIndex(layout)
     }
 
-    /// Every view somebody receives; the tracker delivers to the nearest of these on the chain.
-    public var subscribedViews: Set<String> { Set(subscribersByView.keys) }
-
     /// How many clients have at least one subscription (whether or not the layout has its view).
     public var subscribedClientCount: Int { requested.values.filter { !$0.isEmpty }.count }
 

@@ -33,9 +33,6 @@ public struct RequestBudget: Sendable, Equatable {
         return true
     }
 
-    /// Tokens left at the last `take`.
-    public var remaining: Int { tokens }
-
     private mutating func refill(atMicros nowMicros: UInt64) {
         guard let last = lastRefillMicros else {
             lastRefillMicros = nowMicros
