@@ -65,7 +65,7 @@ let package = Package(
             name: "TouchRouterIntegrationTests",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput", "TouchRouterSystem",
-                "TouchRouterRender",
+                "TouchRouterRender", "TouchRouterDaemon",
             ]),
     ]
 )
