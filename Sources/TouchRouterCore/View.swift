@@ -52,6 +52,10 @@ public struct ViewTransform: Hashable, Sendable {
 }
 
 /// One view of a layout. Value type: a layout is immutable once built and swapped as a whole.
+///
+/// Kept small (80 bytes, not 216): a 100,000-view layout holds 100,000 of them. What most views
+/// leave at its default (touch margin, shape, transform) lives in one shared, immutable `Extras`
+/// box that plain views do not have; the properties read and write through it.
 public struct View: Hashable, Sendable {
     /// Unique in its config file: letters, digits, `-`, `_`, `.`.
     public var id: String
@@ -60,19 +64,44 @@ public struct View: Hashable, Sendable {
     public var frame: Rect
     /// Back to front: the last child is on top.
     public var children: [View]
-    public var hidden: Bool
     public var alpha: Double
+    private var flags: Flags
+    private var extras: Extras?
+
+    public var hidden: Bool {
+        get { flags.contains(.hidden) }
+        set { flags.set(.hidden, newValue) }
+    }
     /// UIKit's userInteractionEnabled.
-    public var interactive: Bool
-    public var touchMargin: EdgeMargin
-    public var shape: Shape
-    public var transform: ViewTransform
-    public var multipleTouch: Bool
-    public var exclusiveTouch: Bool
+    public var interactive: Bool {
+        get { flags.contains(.interactive) }
+        set { flags.set(.interactive, newValue) }
+    }
+    public var multipleTouch: Bool {
+        get { flags.contains(.multipleTouch) }
+        set { flags.set(.multipleTouch, newValue) }
+    }
+    public var exclusiveTouch: Bool {
+        get { flags.contains(.exclusiveTouch) }
+        set { flags.set(.exclusiveTouch, newValue) }
+    }
+    public var touchMargin: EdgeMargin {
+        get { extras?.touchMargin ?? .zero }
+        set { setExtras(touchMargin: newValue, shape: shape, transform: transform) }
+    }
+    public var shape: Shape {
+        get { extras?.shape ?? .rect }
+        set { setExtras(touchMargin: touchMargin, shape: newValue, transform: transform) }
+    }
+    public var transform: ViewTransform {
+        get { extras?.transform ?? ViewTransform() }
+        set { setExtras(touchMargin: touchMargin, shape: shape, transform: newValue) }
+    }
 
     /// Parent space → local space for a transformed view; nil when the transform is the identity.
     /// For a singular transform (a zero scale) every entry is NaN, so no point is ever inside.
-    public private(set) var parentToLocal: AffineTransform?
+    /// Follows `transform` (recomputed whenever it is set).
+    public var parentToLocal: AffineTransform? { extras?.parentToLocal }
 
     public init(
         id: String, frame: Rect, children: [View] = [], hidden: Bool = false, alpha: Double = 1,
@@ -83,22 +112,70 @@ public struct View: Hashable, Sendable {
         self.id = id
         self.frame = frame
         self.children = children
-        self.hidden = hidden
         self.alpha = alpha
-        self.interactive = interactive
-        self.touchMargin = touchMargin
-        self.shape = shape
-        self.transform = transform
-        self.multipleTouch = multipleTouch
-        self.exclusiveTouch = exclusiveTouch
-        self.parentToLocal = View.parentToLocal(frame: frame, transform: transform)
+        flags = []
+        flags.set(.hidden, hidden)
+        flags.set(.interactive, interactive)
+        flags.set(.multipleTouch, multipleTouch)
+        flags.set(.exclusiveTouch, exclusiveTouch)
+        setExtras(touchMargin: touchMargin, shape: shape, transform: transform)
     }
 
-    static func parentToLocal(frame: Rect, transform: ViewTransform) -> AffineTransform? {
+    /// The box holds only what differs from the defaults; a plain view has none.
+    private mutating func setExtras(touchMargin: EdgeMargin, shape: Shape, transform: ViewTransform) {
+        if touchMargin == .zero && shape == .rect && transform.isIdentity {
+            extras = nil
+        } else {
+            extras = Extras(
+                touchMargin: touchMargin, shape: shape, transform: transform,
+                parentToLocal: View.parentToLocal(transform: transform))
+        }
+    }
+
+    static func parentToLocal(transform: ViewTransform) -> AffineTransform? {
         guard !transform.isIdentity else { return nil }
         let nan = Double.nan
         return transform.matrix.inverted
             ?? AffineTransform(a: nan, b: nan, c: nan, d: nan, tx: nan, ty: nan)
+    }
+
+    /// The four booleans in one byte.
+    private struct Flags: OptionSet, Hashable, Sendable {
+        let rawValue: UInt8
+        static let hidden = Flags(rawValue: 1)
+        static let interactive = Flags(rawValue: 2)
+        static let multipleTouch = Flags(rawValue: 4)
+        static let exclusiveTouch = Flags(rawValue: 8)
+
+        mutating func set(_ flag: Flags, _ on: Bool) {
+            if on { insert(flag) } else { remove(flag) }
+        }
+    }
+
+    /// A view's uncommon properties. Immutable and shared between copies; compared by value.
+    private final class Extras: Hashable, Sendable {
+        let touchMargin: EdgeMargin
+        let shape: Shape
+        let transform: ViewTransform
+        let parentToLocal: AffineTransform?
+
+        init(touchMargin: EdgeMargin, shape: Shape, transform: ViewTransform, parentToLocal: AffineTransform?) {
+            self.touchMargin = touchMargin
+            self.shape = shape
+            self.transform = transform
+            self.parentToLocal = parentToLocal
+        }
+
+        static func == (lhs: Extras, rhs: Extras) -> Bool {
+            lhs === rhs
+                || (lhs.touchMargin == rhs.touchMargin && lhs.shape == rhs.shape && lhs.transform == rhs.transform)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(touchMargin)
+            hasher.combine(shape)
+            hasher.combine(transform)
+        }
     }
 
     /// The view's bounds in its own space: origin zero, the frame's size.
