@@ -145,18 +145,19 @@ public struct ParsedArguments: Sendable {
 }
 
 /// What is wrong with a command line; each tool words it (`message(suggesting:)` is the usual wording).
+/// Option names are the long names without dashes.
 public enum CommandLineError: Error, Equatable, Sendable {
     /// `token` is not an option of the command; `name` is what was looked up (dashes and `=value`
     /// removed) and `known` the command's option names, for a did-you-mean.
     case unknownOption(token: String, name: String, known: [String])
     /// A flag was given `=value`.
-    case flagTakesNoValue(OptionSpec.Name)
+    case flagTakesNoValue(String)
     /// An option taking a value came last.
-    case missingValue(OptionSpec.Name, synopsis: String)
+    case missingValue(String, synopsis: String)
     /// A non-repeating option was given twice.
-    case repeated(OptionSpec.Name)
+    case repeated(String)
     /// A required option was not given.
-    case missingOption(OptionSpec.Name, synopsis: String)
+    case missingOption(String, synopsis: String)
     /// A required positional argument was not given (`synopsis` is `FILE...` for a repeating one).
     case missingArgument(synopsis: String)
     /// More positional arguments than the command declares.
@@ -177,9 +178,4 @@ public enum CommandLineError: Error, Equatable, Sendable {
         case .unexpectedArgument(let token): return "unexpected argument '\(token)'"
         }
     }
-}
-
-extension OptionSpec {
-    /// An option's long name in an error (a plain string: errors are compared and printed).
-    public typealias Name = String
 }
