@@ -22,16 +22,20 @@ public struct ArgumentKey: Hashable, Sendable, CustomStringConvertible {
     public let name: String
     /// Declares a key; call once per argument, from a static member.
     public init(_ name: String) { self.name = name }
+    /// `FILE`.
     public var description: String { name }
 }
 
 /// An option: a flag (`--json`) when `valueName` is nil, else an option taking a value
 /// (`--config FILE` or `--config=FILE`).
 public struct OptionSpec: Sendable {
+    /// The key it is read with; its name is the long spelling.
     public var key: OptionKey
     /// What the value is called in usage and help (`FILE`); nil for a flag.
     public var valueName: String?
+    /// One line for `--help`.
     public var help: String
+    /// Leaving it out is a usage error (`missing --config FILE`).
     public var isRequired: Bool
     /// A one-letter alias (`o` for `-o FILE`).
     public var shortName: Character?
@@ -40,6 +44,7 @@ public struct OptionSpec: Sendable {
     /// Left out of usage and help (benchmark-only switches).
     public var isHidden: Bool
 
+    /// Declares an option; the defaults make an optional, visible, non-repeating flag.
     public init(
         _ key: OptionKey, valueName: String? = nil, help: String, isRequired: Bool = false,
         shortName: Character? = nil, repeats: Bool = false, isHidden: Bool = false
@@ -53,6 +58,7 @@ public struct OptionSpec: Sendable {
         self.isHidden = isHidden
     }
 
+    /// The long name without dashes (`config`).
     public var name: String { key.name }
 
     /// The flag spelled out with its value, as usage and help print it (`--config FILE`).
@@ -61,11 +67,16 @@ public struct OptionSpec: Sendable {
 
 /// A positional argument; a repeating one takes every remaining argument (at least one unless optional).
 public struct ArgumentSpec: Sendable {
+    /// The key it is read with; its name is what usage prints.
     public var key: ArgumentKey
+    /// One line for `--help`.
     public var help: String
+    /// Takes every remaining positional (declare it last).
     public var repeats: Bool
+    /// May be left out.
     public var isOptional: Bool
 
+    /// Declares a positional argument; the defaults make a required single one.
     public init(_ key: ArgumentKey, help: String, repeats: Bool = false, isOptional: Bool = false) {
         self.key = key
         self.help = help
@@ -73,6 +84,7 @@ public struct ArgumentSpec: Sendable {
         self.isOptional = isOptional
     }
 
+    /// What usage prints (`FILE`).
     public var name: String { key.name }
 
     /// `FILE`, `FILE...`, `[VIEW...]`.
@@ -84,12 +96,18 @@ public struct ArgumentSpec: Sendable {
 
 /// What a command is: its name, a one-line abstract, options, arguments and a longer discussion.
 public struct CommandSpec: Sendable {
+    /// The command's name (`validate`), or the executable's for a tool without subcommands.
     public var name: String
+    /// One line: the OVERVIEW of its help and its row in a tool's overview.
     public var abstract: String
+    /// Its options, in the order usage and help list them (`--help` is implicit, listed last).
     public var options: [OptionSpec]
+    /// Its positional arguments, in order; only the last may repeat.
     public var arguments: [ArgumentSpec]
+    /// Paragraphs printed at the end of its help.
     public var discussion: String?
 
+    /// Declares a command.
     public init(
         name: String, abstract: String, options: [OptionSpec] = [], arguments: [ArgumentSpec] = [],
         discussion: String? = nil
