@@ -70,7 +70,7 @@ let package = Package(
             name: "TouchRouterIntegrationTests",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput", "TouchRouterSystem",
-                "TouchRouterRender",
+                "TouchRouterRender", "TouchRouterDaemon",
             ]),
     ]
 )

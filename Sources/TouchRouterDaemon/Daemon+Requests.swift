@@ -133,7 +133,7 @@ extension Daemon {
         let admin = isAdmin(client)
         if admin {
             counters["accessDenials"] = .integer(Int64(stats.accessDenials))
-            counters["subscribedViewCount"] = .integer(Int64(subscriptions.subscribersByView.count))
+            counters["subscribedViewCount"] = .integer(Int64(subscriptions.subscribedViewCount))
             counters["coalescedMessages"] = .integer(
                 Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
         }

@@ -96,6 +96,11 @@ public final class Daemon {
             writeStderr("\(error)\n")
             return 2
         }
+        // A fixed threshold: every block of 128 KiB or more (a layout's tables, the reader's tree)
+        // is its own mapping, handed back to the kernel when freed. glibc's default threshold grows
+        // to the size of the largest block freed, after which a reload's big tables land in the
+        // reload thread's heap and stay there as RSS (docs/performance.md, "Memory").
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         let logger = Logger(minimumLevel: options.logLevel)
         // A closed stderr (journald restarting) must not kill the daemon; sockets use MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)
@@ -408,7 +413,8 @@ public final class Daemon {
         guard !batches.isEmpty else { return }
         clientsToFlush.removeAll(keepingCapacity: true)
         for viewTouches in batches {
-            guard let subscribers = subscriptions.subscribersByView[viewTouches.viewID] else { continue }
+            let subscribers = subscriptions.subscribers(of: viewTouches.viewID)
+            if subscribers.isEmpty { continue }
             encodedTouches.removeAll(keepingCapacity: true)
             TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
             let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewTouches.viewID)

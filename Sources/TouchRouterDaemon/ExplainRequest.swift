@@ -28,7 +28,7 @@ struct ExplainRequest {
             screen: screen, screenPoint: screenPoint, subscribedViews: subscriptions,
             accessListViews: access.declaringViews, touchedViews: tracker.touchedViews(screen: screen.name))
         if Self.isAdmin(client.credentials) {
-            let receivers = explanation.target.map { subscriptions.subscribersByView[$0] ?? [] } ?? []
+            let receivers = explanation.target.map { subscriptions.subscribers(of: $0) } ?? []
             return .explanation(
                 ExplainReply(
                     explanation: explanation, clients: receivers.compactMap { clients[$0]?.label }, seq: seq))

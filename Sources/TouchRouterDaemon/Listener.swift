@@ -126,7 +126,7 @@ public final class Listener {
                         Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
                             | Int32(SOCK_CLOEXEC.rawValue), 0)
                 })
-        } catch let error as SystemError { throw fail(error) }
+        } catch { throw fail(error) }
 
         do {
             do {

@@ -83,9 +83,14 @@ final class ReloadWorker: Sendable {
     }
 
     /// Lets go of `value` on the worker: the old layout's tables are freed there, not on the loop.
+    /// Then hands the freed pages back to the kernel (`malloc_trim`), also on the worker: the big
+    /// tables are their own mappings (the daemon fixes `M_MMAP_THRESHOLD`), so the trim walks only
+    /// the small blocks the reload freed (the reader's tree) and holds the loop's heap lock briefly.
     func retire<Value: Sendable>(_ value: consuming Value) {
         let box = RetiredValue(value)
         queue.async { _ = box }
+        // A block is released once it has run, so the value is gone when this one runs.
+        queue.async { _ = malloc_trim(0) }
     }
 
     /// Waits for a build in progress to end (at teardown, before the eventfd is closed).

@@ -1,36 +1,77 @@
 /// Who subscribed to which view. Subscriptions are kept by view id, as the client asked for
 /// them; what they cover (a subtree's descendants) is recomputed against every new layout, so a
 /// view removed by a reload resumes its subscribers when it comes back.
+///
+/// Memory is flat in the number of views: the layout's views are numbered in pre-order (a subtree
+/// is then one range of numbers), and coverage is one small integer per view naming a shared,
+/// deduplicated list of clients. No per-view arrays, sets or strings are built, so a 100,000-view
+/// layout costs a few megabytes here however many clients subscribe to all of it.
 import TouchRouterCore
 import TouchRouterSystem
 
 /// A connected client, as the subscription table knows it.
 public typealias ClientID = Int
 
-/// Every view id of a layout and the ids of its subtree (itself first).
+/// Every view of a layout numbered in pre-order across its screens, so that a view's subtree is
+/// the range `number ..< subtreeEnd[number]`.
 public struct LayoutIndex: Sendable {
-    /// View id → the ids of its subtree, itself first.
-    public private(set) var subtreeIDs: [String: [String]] = [:]
+    /// View ids in pre-order (screens in config order, each root first, children back to front).
+    public private(set) var ids: ContiguousArray<String> = []
+    /// For each view, one past the number of the last view of its subtree.
+    private var subtreeEnd: ContiguousArray<Int32> = []
+    /// View id → number (the first in pre-order wins; a valid config has unique ids).
+    private var numberByID: [String: Int32] = [:]
 
-    /// Indexes every view of `layout`.
+    /// Numbers every view of `layout`. Cost: linear in the number of views, no recursion.
     public init(_ layout: Layout) {
-        for screen in layout.screens { _ = collect(screen.root) }
+        let count = layout.viewCount
+        ids.reserveCapacity(count)
+        subtreeEnd.reserveCapacity(count)
+        numberByID.reserveCapacity(count)
+        for screen in layout.screens { add(screen.root) }
     }
 
-    /// The layout has a view with this id.
-    public func contains(_ viewID: String) -> Bool { subtreeIDs[viewID] != nil }
+    /// How many views the layout has.
+    public var count: Int { ids.count }
 
-    private mutating func collect(_ view: View) -> [String] {
-        var ids = [view.id]
-        for child in view.children { ids += collect(child) }
-        subtreeIDs[view.id] = ids
-        return ids
+    /// The layout has a view with this id.
+    public func contains(_ viewID: String) -> Bool { numberByID[viewID] != nil }
+
+    /// The view's pre-order number, or nil when the layout has no such view.
+    public func number(of viewID: String) -> Int? { numberByID[viewID].map(Int.init) }
+
+    /// The numbers of the view's subtree, itself first.
+    public func subtree(of number: Int) -> Range<Int> { number..<Int(subtreeEnd[number]) }
+
+    /// The ids of the view's subtree, itself first; nil when the layout has no such view.
+    public func subtreeIDs(of viewID: String) -> ArraySlice<String>? {
+        number(of: viewID).map { ids[subtree(of: $0)] }
+    }
+
+    /// Pre-order with an explicit stack (a 100,000-deep chain must not overflow the thread's stack).
+    private mutating func add(_ root: View) {
+        // (view, its number, whether its children were pushed)
+        var stack: [(view: View, number: Int32, expanded: Bool)] = [(root, 0, false)]
+        while var top = stack.popLast() {
+            if top.expanded {
+                subtreeEnd[Int(top.number)] = Int32(ids.count)
+                continue
+            }
+            top.number = Int32(ids.count)
+            ids.append(top.view.id)
+            subtreeEnd.append(0)
+            if numberByID[top.view.id] == nil { numberByID[top.view.id] = top.number }
+            top.expanded = true
+            stack.append(top)
+            for child in top.view.children.reversed() { stack.append((child, 0, false)) }
+        }
     }
 }
 
 extension SubscriptionTable: SubscribedViews {
     /// Somebody receives this view's touches (the tracker's responder-chain question).
-    public func hasSubscribers(_ viewID: String) -> Bool { subscribersByView[viewID] != nil }
+    /// Cost: one dictionary lookup.
+    public func hasSubscribers(_ viewID: String) -> Bool { !subscribers(of: viewID).isEmpty }
 }
 
 /// The subscription table: requested subscriptions per client and, derived from them and the
@@ -38,9 +79,13 @@ extension SubscriptionTable: SubscribedViews {
 public struct SubscriptionTable: Sendable {
     /// Per client: requested view id → whether the subscription includes its subtree.
     private var requested: [ClientID: [String: Bool]] = [:]
-    /// Per view id: the clients receiving its touches under the current layout.
-    public private(set) var subscribersByView: [String: [ClientID]] = [:]
     private var index: LayoutIndex
+    /// Per view number: an index into `clientLists`; 0 is the empty list.
+    private var coverage: ContiguousArray<UInt32> = []
+    /// The distinct lists of subscribers, each sorted by client id; `clientLists[0]` is empty.
+    private var clientLists: [[ClientID]] = [[]]
+    /// How many views have at least one subscriber.
+    public private(set) var subscribedViewCount = 0
     /// Grows with every change of what clients asked for: a table re-expanded off the routing
     /// thread (`relayouted`) may replace this one only if no client changed its subscriptions since.
     public private(set) var version = 0
@@ -48,6 +93,14 @@ public struct SubscriptionTable: Sendable {
     /// An empty table for `layout`.
     public init(layout: Layout) {
         index = LayoutIndex(layout)
+        coverage = ContiguousArray(repeating: 0, count: index.count)
+    }
+
+    /// The clients receiving this view's touches under the current layout, sorted by client id
+    /// (empty for an unknown view). Cost: one dictionary lookup; nothing is allocated.
+    public func subscribers(of viewID: String) -> [ClientID] {
+        guard let number = index.number(of: viewID) else { return [] }
+        return clientLists[Int(coverage[number])]
     }
 
     /// How many clients have at least one subscription (whether or not the layout has its view).
@@ -103,23 +156,63 @@ public struct SubscriptionTable: Sendable {
     }
 
     /// This table re-expanded against `layout` (same requests, same `version`). Cost: linear in the
-    /// layout plus what the subscriptions cover; meant for the reload worker.
+    /// layout plus the number of subscriptions; meant for the reload worker.
     public func relayouted(_ layout: Layout) -> SubscriptionTable {
         var table = self
         table.relayout(layout)
         return table
     }
 
+    /// Coverage from the requests: each request is a range of view numbers (a subtree, or one view)
+    /// for one client. A sweep over the numbers keeps how many of each client's ranges are open and
+    /// gives every run of views with the same subscribers one shared list. Cost: O(views + ranges ×
+    /// log ranges + distinct lists × clients); one allocation per distinct list, never per view.
     private mutating func rebuild() {
-        var subscribers: [String: [ClientID]] = [:]
-        for (client, views) in requested.sorted(by: { $0.key < $1.key }) {
-            var covered = Set<String>()
+        // (number, client, +1 opening / -1 closing), sorted by number.
+        var edges: [(number: Int, client: ClientID, delta: Int)] = []
+        for (client, views) in requested {
             for (viewID, subtree) in views {
-                guard let ids = index.subtreeIDs[viewID] else { continue }
-                if subtree { covered.formUnion(ids) } else { covered.insert(viewID) }
+                guard let number = index.number(of: viewID) else { continue }
+                let end = subtree ? index.subtree(of: number).upperBound : number + 1
+                edges.append((number, client, 1))
+                edges.append((end, client, -1))
             }
-            for viewID in covered { subscribers[viewID, default: []].append(client) }
         }
-        subscribersByView = subscribers
+        edges.sort { $0.number < $1.number }
+        if coverage.count != index.count {
+            coverage = ContiguousArray(repeating: 0, count: index.count)
+        }
+        clientLists = [[]]
+        var listNumbers: [[ClientID]: UInt32] = [[]: 0]
+        var open: [ClientID: Int] = [:]
+        var current: UInt32 = 0
+        var covered = 0
+        var next = 0
+        var position = 0
+        while position < index.count {
+            var changed = false
+            while next < edges.count && edges[next].number == position {
+                open[edges[next].client, default: 0] += edges[next].delta
+                if open[edges[next].client] == 0 { open[edges[next].client] = nil }
+                next += 1
+                changed = true
+            }
+            if changed {
+                let clients = open.keys.sorted()
+                if let known = listNumbers[clients] {
+                    current = known
+                } else {
+                    current = UInt32(clientLists.count)
+                    clientLists.append(clients)
+                    listNumbers[clients] = current
+                }
+            }
+            // The run up to the next edge shares one list.
+            let runEnd = next < edges.count ? min(edges[next].number, index.count) : index.count
+            for number in position..<runEnd { coverage[number] = current }
+            if current != 0 { covered += runEnd - position }
+            position = runEnd
+        }
+        subscribedViewCount = covered
     }
 }
