@@ -24,6 +24,9 @@ let package = Package(
         // Unix socket addresses, the monotonic clock, the log level.
         .target(name: "TouchRouterSystem"),
 
+        // The declarative command-line parser, usage and --help of every executable. Pure, no I/O.
+        .target(name: "TouchRouterCommandLine"),
+
         // Pure logic: geometry, layout model, config, hit-testing, touch tracking. No I/O.
         .target(name: "TouchRouterCore"),
         // Wire messages and line framing. No I/O.
@@ -37,6 +40,7 @@ let package = Package(
             name: "TouchRouterDaemon",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterSystem", "CLinuxEvents",
+                "TouchRouterCommandLine",
             ]),
         // The Swift client library.
         .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol", "TouchRouterSystem"]),
@@ -49,14 +53,15 @@ let package = Package(
             name: "touchrouterctl",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient", "TouchRouterSystem",
-                "TouchRouterRender",
+                "TouchRouterRender", "TouchRouterCommandLine",
             ]),
         .executableTarget(
             name: "touchrouter-bench",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterSystem"]),
+            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterSystem", "TouchRouterCommandLine"]),
 
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
         .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),
+        .testTarget(name: "TouchRouterCommandLineTests", dependencies: ["TouchRouterCommandLine"]),
         .testTarget(name: "TouchRouterRenderTests", dependencies: ["TouchRouterRender", "TouchRouterCore"]),
         .testTarget(
             name: "TouchRouterInputTests",

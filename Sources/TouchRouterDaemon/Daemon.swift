@@ -85,13 +85,16 @@ public final class Daemon {
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
     /// bad command line.
     public static func main(arguments: [String]) -> Int32 {
+        if DaemonOptions.wantsHelp(arguments) {
+            print(DaemonOptions.usage)
+            return 0
+        }
         let options: DaemonOptions
         do {
             options = try DaemonOptions.parse(arguments)
         } catch {
-            let isHelp = arguments.contains("--help") || arguments.contains("-h")
             writeStderr("\(error)\n")
-            return isHelp ? 0 : 2
+            return 2
         }
         // A fixed threshold: every block of 128 KiB or more (a layout's tables, the reader's tree)
         // is its own mapping, handed back to the kernel when freed. glibc's default threshold grows

@@ -1,11 +1,12 @@
-/// The command line of `touchrouterd`, declared once and parsed by hand.
+/// The command line of `touchrouterd`, declared once (`DaemonOptions.spec`) and parsed by TouchRouterCommandLine.
 import Glibc
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterSystem
 
 /// A command line the daemon cannot run with; `description` is the message for the user.
 public struct UsageError: Error, Equatable, CustomStringConvertible {
-    /// The message for the user (the usage text for `--help`).
+    /// The message for the user.
     public var description: String
     /// Makes the error.
     public init(_ description: String) { self.description = description }
@@ -59,112 +60,163 @@ public struct DaemonOptions: Equatable, Sendable {
     /// The defaults, before any flag.
     public init() {}
 
-    /// The text `--help` prints.
-    public static let usage = """
-        usage: touchrouterd --config FILE [--socket PATH] [--socket-mode OCTAL] [--socket-group GROUP]
-                            [--seat NAME | --device NODE ...]
-                            [--replay RECORDING [--speed X] [--loop] [--replay-wait | --replay-wait-for N]
-                             [--replay-device DESC] [--exit-after-replay]]
-                            [--max-clients N] [--client-queue-bytes N] [--log-level LEVEL]
+    /// touchrouterd's command line, declared once: the parser, usage and `--help` derive from it.
+    public static let spec = CommandSpec(
+        name: "touchrouterd",
+        abstract: "Route touch panel input to the programs that own each screen region.",
+        options: [
+            OptionSpec(
+                .config, valueName: "FILE",
+                help: "Layout config (JSON5); reloaded on SIGHUP and when the file changes.", isRequired: true),
+            OptionSpec(
+                .socket, valueName: "PATH", help: "Unix socket to serve (default /run/touchrouter/touchrouter.sock)."),
+            OptionSpec(.socketMode, valueName: "OCTAL", help: "Socket file permissions (default 0660)."),
+            OptionSpec(.socketGroup, valueName: "GROUP", help: "Group owning the socket file (name or number)."),
+            OptionSpec(.seat, valueName: "NAME", help: "libinput seat for live input (default seat0)."),
+            OptionSpec(
+                .device, valueName: "NODE", help: "Read this /dev/input/eventN instead of a seat (repeatable).",
+                repeats: true),
+            OptionSpec(
+                .replay, valueName: "RECORDING",
+                help: "Play a libinput-record YAML or evemu .events file instead of live input."),
+            OptionSpec(
+                .speed, valueName: "X",
+                help: "Replay speed factor 0.001 to 1000, 0 = as fast as possible (default 1)."),
+            OptionSpec(.loop, help: "Replay the recording again and again."),
+            OptionSpec(.replayWait, help: "Hold the recording until the first client subscribes."),
+            OptionSpec(.replayWaitFor, valueName: "N", help: "Hold the recording until N clients have subscribed."),
+            OptionSpec(
+                .replayDevice, valueName: "DESC", help: "evemu .desc for an .events recording (default: beside it)."),
+            OptionSpec(.exitAfterReplay, help: "Stop once the recording has played."),
+            OptionSpec(
+                .replayRestamp, help: "Benchmarks: restamp each replayed frame with CLOCK_MONOTONIC.",
+                isHidden: true),
+            OptionSpec(.maxClients, valueName: "N", help: "Refuse connections beyond N, 1 to 65536 (default 64)."),
+            OptionSpec(
+                .clientQueueBytes, valueName: "N",
+                help: "Per-client outbound queue bound, 4096 to 1073741824 (default 262144)."),
+            OptionSpec(
+                .logLevel, valueName: "LEVEL", help: "error, warning, notice, info (default) or debug."),
+        ],
+        discussion: """
+            --seat and --device are alternatives. --speed, --loop, --replay-wait, --replay-wait-for,
+            --replay-device and --exit-after-replay need --replay. Exit status: 0 after a graceful stop,
+            1 when the daemon could not start, 2 for a bad command line.
+            """)
 
-          --config FILE           layout config (JSON5); reloaded on SIGHUP and when the file changes
-          --socket PATH           Unix socket to serve (default /run/touchrouter/touchrouter.sock)
-          --socket-mode OCTAL     socket file permissions (default 0660)
-          --socket-group GROUP    group owning the socket file (name or number)
-          --seat NAME             libinput seat for live input (default seat0)
-          --device NODE           read this /dev/input/eventN instead of a seat (repeatable)
-          --replay RECORDING      play a libinput-record YAML or evemu .events file instead of live input
-          --speed X               replay speed factor 0.001 to 1000, 0 = as fast as possible (default 1)
-          --loop                  replay the recording again and again
-          --replay-wait           hold the recording until the first client subscribes
-          --replay-wait-for N     hold the recording until N clients have subscribed
-          --replay-device DESC    evemu .desc for an .events recording (default: beside it)
-          --exit-after-replay     stop once the recording has played
-          --max-clients N         refuse connections beyond N, 1 to 65536 (default 64)
-          --client-queue-bytes N  per-client outbound queue bound, 4096 to 1073741824 (default 262144)
-          --log-level LEVEL       error, warning, notice, info (default) or debug
-        """
+    /// The text `--help` prints (on stdout, exit 0), generated from `spec`.
+    public static let usage = HelpText.help(spec, invokedAs: "touchrouterd")
 
-    /// Parses `arguments` (without the program name). `--help` throws a `UsageError` whose text
-    /// is the usage.
+    /// Whether the command line asks for help (`--help` or `-h`), which wins over any mistake.
+    public static func wantsHelp(_ arguments: [String]) -> Bool { CommandLineParser.wantsHelp(arguments) }
+
+    /// Parses `arguments` (without the program name); a mistake throws a `UsageError` with the
+    /// message for the user. Ask `wantsHelp` first: `--help` is not an error.
     public static func parse(_ arguments: [String]) throws -> DaemonOptions {
-        var options = DaemonOptions()
-        var remaining = arguments[...]
-        func value(for flag: String) throws -> String {
-            guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-            return next
+        let parsed: ParsedArguments
+        do {
+            parsed = try CommandLineParser.parse(arguments, spec)
+        } catch {
+            throw UsageError(message(for: error))
         }
-        func number<N: LosslessStringConvertible & Comparable>(for flag: String, in range: ClosedRange<N>)
-            throws -> N
+        var options = DaemonOptions()
+        func number<N: LosslessStringConvertible & Comparable>(_ key: OptionKey, in range: ClosedRange<N>)
+            throws -> N?
         {
-            let text = try value(for: flag)
+            guard let text = parsed.value(key) else { return nil }
             guard let parsed = N(text), range.contains(parsed) else {
                 throw UsageError(
-                    "\(flag) \(Excerpt.of(text)): expected a number from \(range.lowerBound) to \(range.upperBound)")
+                    "\(key) \(Excerpt.of(text)): expected a number from \(range.lowerBound) to \(range.upperBound)")
             }
             return parsed
         }
-        func path(for flag: String) throws -> String {
-            let text = try value(for: flag)
-            guard !text.isEmpty else { throw UsageError("\(flag) needs a non-empty path") }
+        func path(_ key: OptionKey) throws -> String? {
+            guard let text = parsed.value(key) else { return nil }
+            guard !text.isEmpty else { throw UsageError("\(key) needs a non-empty path") }
             return text
         }
-        while let flag = remaining.popFirst() {
-            switch flag {
-            case "--config": options.configPath = try path(for: flag)
-            case "--socket": options.socket.path = try path(for: flag)
-            case "--socket-mode":
-                let text = try value(for: flag)
-                guard let mode = mode_t(text, radix: 8), mode <= 0o777 else {
-                    throw UsageError("--socket-mode \(Excerpt.of(text)): expected octal permissions like 0660")
-                }
-                options.socket.mode = mode
-            case "--socket-group": options.socket.group = try value(for: flag)
-            case "--seat": options.seat = try value(for: flag)
-            case "--device": options.devices.append(try value(for: flag))
-            case "--replay": options.replayPath = try value(for: flag)
-            case "--speed":
-                let speed = try number(for: flag, in: 0.0...Self.maximumSpeed)
-                guard speed == 0 || speed >= Self.minimumSpeed else {
-                    throw UsageError(
-                        "--speed \(Excerpt.of(String(speed))): expected 0 (as fast as possible) or a factor "
-                            + "from \(Self.minimumSpeed) to \(Self.maximumSpeed)")
-                }
-                options.replaySpeed = speed
-            case "--loop": options.replayLoops = true
-            case "--replay-wait": options.replayWaitsForSubscriber = true
-            case "--replay-wait-for":
-                options.replayWaitsForSubscriber = true
-                options.replayWaitSubscriberCount = try number(for: flag, in: 1...Self.maximumClients)
-            case "--replay-device": options.replayDevicePath = try value(for: flag)
-            case "--exit-after-replay": options.exitsAfterReplay = true
-            case "--replay-restamp": options.replayRestampsFrames = true
-            case "--max-clients": options.maxClients = try number(for: flag, in: 1...Self.maximumClients)
-            case "--client-queue-bytes":
-                options.clientQueueBytes = try number(for: flag, in: 4096...Self.maximumClientQueueBytes)
-            case "--log-level":
-                let text = try value(for: flag)
-                guard let level = LogLevel(name: text) else {
-                    throw UsageError("--log-level \(Excerpt.of(text)): expected error, warning, notice, info or debug")
-                }
-                options.logLevel = level
-            case "--help", "-h": throw UsageError(usage)
-            default: throw UsageError("unknown option \(Excerpt.of(flag))\n\(usage)")
+        options.configPath = try path(.config) ?? ""
+        if let socket = try path(.socket) { options.socket.path = socket }
+        if let text = parsed.value(.socketMode) {
+            guard let mode = mode_t(text, radix: 8), mode <= 0o777 else {
+                throw UsageError("--socket-mode \(Excerpt.of(text)): expected octal permissions like 0660")
             }
+            options.socket.mode = mode
         }
-        if options.configPath.isEmpty { throw UsageError("--config FILE is required\n\(usage)") }
-        if arguments.contains("--seat") && !options.devices.isEmpty {
+        options.socket.group = parsed.value(.socketGroup) ?? options.socket.group
+        options.seat = parsed.value(.seat) ?? options.seat
+        options.devices = parsed.values(.device)
+        options.replayPath = parsed.value(.replay)
+        if let speed = try number(.speed, in: 0.0...Self.maximumSpeed) {
+            guard speed == 0 || speed >= Self.minimumSpeed else {
+                throw UsageError(
+                    "--speed \(Excerpt.of(String(speed))): expected 0 (as fast as possible) or a factor "
+                        + "from \(Self.minimumSpeed) to \(Self.maximumSpeed)")
+            }
+            options.replaySpeed = speed
+        }
+        options.replayLoops = parsed.flag(.loop)
+        options.replayWaitsForSubscriber = parsed.flag(.replayWait)
+        if let count = try number(.replayWaitFor, in: 1...Self.maximumClients) {
+            options.replayWaitsForSubscriber = true
+            options.replayWaitSubscriberCount = count
+        }
+        options.replayDevicePath = parsed.value(.replayDevice)
+        options.exitsAfterReplay = parsed.flag(.exitAfterReplay)
+        options.replayRestampsFrames = parsed.flag(.replayRestamp)
+        options.maxClients = try number(.maxClients, in: 1...Self.maximumClients) ?? options.maxClients
+        options.clientQueueBytes =
+            try number(.clientQueueBytes, in: 4096...Self.maximumClientQueueBytes) ?? options.clientQueueBytes
+        if let text = parsed.value(.logLevel) {
+            guard let level = LogLevel(name: text) else {
+                throw UsageError("--log-level \(Excerpt.of(text)): expected error, warning, notice, info or debug")
+            }
+            options.logLevel = level
+        }
+        if parsed.flag(.seat) && !options.devices.isEmpty {
             throw UsageError("--seat and --device are alternatives: give one")
         }
         if options.replayPath == nil {
-            let replayOnly = [
-                "--speed", "--loop", "--replay-wait", "--replay-wait-for", "--replay-device",
-                "--exit-after-replay", "--replay-restamp",
+            let replayOnly: [OptionKey] = [
+                .speed, .loop, .replayWait, .replayWaitFor, .replayDevice, .exitAfterReplay, .replayRestamp,
             ]
-            if let misplaced = replayOnly.first(where: arguments.contains) {
+            if let misplaced = replayOnly.first(where: parsed.flag) {
                 throw UsageError("\(misplaced) needs --replay RECORDING")
             }
         }
         return options
     }
+
+    /// touchrouterd's wording of a parser error (kept from its hand-written parser; input excerpted).
+    static func message(for error: CommandLineError) -> String {
+        switch error {
+        case .unknownOption(let token, _, _), .unexpectedArgument(let token):
+            return "unknown option \(Excerpt.of(token))\n\(usage)"
+        case .missingValue(let name, _): return "--\(name) needs a value"
+        case .missingOption(_, let synopsis): return "\(synopsis) is required\n\(usage)"
+        case .flagTakesNoValue(let name): return "--\(name) takes no value"
+        case .repeated(let name): return "--\(name) given twice"
+        case .missingArgument(let synopsis): return "missing \(synopsis)"
+        }
+    }
+}
+
+extension OptionKey {
+    static let config = OptionKey("config")
+    static let socket = OptionKey("socket")
+    static let socketMode = OptionKey("socket-mode")
+    static let socketGroup = OptionKey("socket-group")
+    static let seat = OptionKey("seat")
+    static let device = OptionKey("device")
+    static let replay = OptionKey("replay")
+    static let speed = OptionKey("speed")
+    static let loop = OptionKey("loop")
+    static let replayWait = OptionKey("replay-wait")
+    static let replayWaitFor = OptionKey("replay-wait-for")
+    static let replayDevice = OptionKey("replay-device")
+    static let exitAfterReplay = OptionKey("exit-after-replay")
+    static let replayRestamp = OptionKey("replay-restamp")
+    static let maxClients = OptionKey("max-clients")
+    static let clientQueueBytes = OptionKey("client-queue-bytes")
+    static let logLevel = OptionKey("log-level")
 }

@@ -1,17 +1,46 @@
 import Foundation
+import TouchRouterCommandLine
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A named benchmark: prints its figures to standard output.
+/// A named benchmark: prints its figures to standard output. Its command line is declared in
+/// `spec` (name, one-line summary, options), so `touchrouter-bench NAME --help` is generated.
 struct Benchmark: Sendable {
+    var spec: CommandSpec
+    /// Runs the benchmark with the arguments after its name, parsed against `spec`.
+    var run: @Sendable (ParsedArguments) -> Void
+
     /// The name given on the command line (`touchrouter-bench NAME`).
-    var name: String
-    /// One line for `--help`.
-    var summary: String
-    /// Runs the benchmark with the arguments after its name.
-    var run: @Sendable ([String]) -> Void
+    var name: String { spec.name }
+}
+
+/// Every option and argument key of touchrouter-bench, declared once.
+extension OptionKey {
+    static let sizes = OptionKey("sizes")
+    static let runs = OptionKey("runs")
+    static let rssChild = OptionKey("rss-child")
+    static let shapes = OptionKey("shapes")
+    static let queries = OptionKey("queries")
+    static let noPlain = OptionKey("no-plain")
+    static let gridThreshold = OptionKey("grid-threshold")
+    static let clients = OptionKey("clients")
+    static let seconds = OptionKey("seconds")
+    static let throughputSeconds = OptionKey("throughput-seconds")
+    static let warmupSeconds = OptionKey("warmup-seconds")
+    static let speed = OptionKey("speed")
+    static let config = OptionKey("config")
+    static let recording = OptionKey("recording")
+    static let view = OptionKey("view")
+    static let views = OptionKey("views")
+    static let saves = OptionKey("saves")
+}
+
+extension ArgumentKey {
+    static let seed = ArgumentKey("SEED")
+    static let frames = ArgumentKey("FRAMES")
+    static let pairs = ArgumentKey("PAIRS")
 }
 
 /// Monotonic time in nanoseconds (CLOCK_MONOTONIC through the vDSO, 1 ns resolution on Linux).

@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterCore
 
 /// `touchrouter-bench config [--sizes 10001,100001] [--runs N]`: loading a layout the way the daemon
@@ -6,29 +7,25 @@ import TouchRouterCore
 /// `json.load` of the same file, run by run in the same process tree; then RssAnon of a fresh
 /// process holding the largest layout once loaded.
 let configBenchmark = Benchmark(
-    name: "config",
-    summary: "config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon",
+    spec: CommandSpec(
+        name: "config",
+        abstract: "config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon",
+        options: [
+            OptionSpec(.sizes, valueName: "N,...", help: "Layout sizes in views (default 10001,100001)."),
+            OptionSpec(.runs, valueName: "N", help: "Runs per size; the median is printed (default 7)."),
+            OptionSpec(.rssChild, valueName: "PATH", help: "Internal: the RssAnon child process.", isHidden: true),
+        ]),
     run: runConfigBenchmark)
 
-func runConfigBenchmark(_ arguments: [String]) {
-    if arguments.first == "--rss-child", arguments.count == 2 {
-        reportRSSAfterLoading(path: arguments[1])
+func runConfigBenchmark(_ arguments: ParsedArguments) {
+    if let path = arguments.value(.rssChild) {
+        reportRSSAfterLoading(path: path)
         return
     }
     var sizes = [10_001, 100_001]
     var runs = 7
-    var index = 0
-    while index < arguments.count {
-        switch (arguments[index], index + 1 < arguments.count ? arguments[index + 1] : nil) {
-        case ("--sizes", let value?): sizes = value.split(separator: ",").compactMap { Int($0) }
-        case ("--runs", let value?): runs = max(1, Int(value) ?? runs)
-        default:
-            FileHandle.standardError.write(
-                Data("usage: touchrouter-bench config [--sizes N,…] [--runs N]\n".utf8))
-            exit(2)
-        }
-        index += 2
-    }
+    if let value = arguments.value(.sizes) { sizes = value.split(separator: ",").compactMap { Int($0) } }
+    if let value = arguments.value(.runs) { runs = max(1, Int(value) ?? runs) }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "touchrouter-bench-config-\(getpid())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

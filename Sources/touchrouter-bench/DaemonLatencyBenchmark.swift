@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterSystem
 
 #if canImport(Glibc)
@@ -8,8 +9,21 @@ import TouchRouterSystem
 /// `touchrouter-bench latency [--clients 1,10,50] [--seconds S] [--speed X] [--throughput-seconds S]
 /// [--config FILE] [--recording FILE] [--view ID]`.
 let daemonLatencyBenchmark = Benchmark(
-    name: "latency",
-    summary: "the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients",
+    spec: CommandSpec(
+        name: "latency",
+        abstract: "the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients",
+        options: [
+            OptionSpec(.clients, valueName: "N,...", help: "Client counts, one row each (default 1,10,50)."),
+            OptionSpec(.seconds, valueName: "S", help: "Seconds measured per row (default 10)."),
+            OptionSpec(
+                .throughputSeconds, valueName: "S", help: "Seconds per throughput row; 0 skips them (default 5)."),
+            OptionSpec(.warmupSeconds, valueName: "S", help: "Seconds of warm-up before each row (default 1)."),
+            OptionSpec(.speed, valueName: "X", help: "Replay speed factor (default 1)."),
+            OptionSpec(.config, valueName: "FILE", help: "The layout (default config/kiosk.json5)."),
+            OptionSpec(.recording, valueName: "FILE", help: "The recording replayed (default a 4-finger drag)."),
+            OptionSpec(
+                .view, valueName: "ID", help: "The view every client subscribes to with subtree (default main)."),
+        ]),
     run: { arguments in DaemonLatencyBenchmark.main(arguments) })
 
 /// Starts the real `touchrouterd` (built next to this tool) replaying a recording with
@@ -52,23 +66,20 @@ enum DaemonLatencyBenchmark {
         var daemonCPUMicrosPerFrame: Double
     }
 
-    static func main(_ arguments: [String]) {
+    static func main(_ arguments: ParsedArguments) {
         var settings = Settings()
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst() {
-            guard let value = remaining.popFirst() else { fail("\(flag) needs a value") }
-            switch flag {
-            case "--clients": settings.clientCounts = value.split(separator: ",").compactMap { Int($0) }
-            case "--seconds": settings.seconds = Double(value) ?? settings.seconds
-            case "--throughput-seconds": settings.throughputSeconds = Double(value) ?? 0
-            case "--warmup-seconds": settings.warmupSeconds = Double(value) ?? settings.warmupSeconds
-            case "--speed": settings.speed = Double(value) ?? settings.speed
-            case "--config": settings.config = value
-            case "--recording": settings.recording = value
-            case "--view": settings.view = value
-            default: fail("unknown option \(flag)")
-            }
+        if let value = arguments.value(.clients) {
+            settings.clientCounts = value.split(separator: ",").compactMap { Int($0) }
         }
+        if let value = arguments.value(.seconds) { settings.seconds = Double(value) ?? settings.seconds }
+        if let value = arguments.value(.throughputSeconds) { settings.throughputSeconds = Double(value) ?? 0 }
+        if let value = arguments.value(.warmupSeconds) {
+            settings.warmupSeconds = Double(value) ?? settings.warmupSeconds
+        }
+        if let value = arguments.value(.speed) { settings.speed = Double(value) ?? settings.speed }
+        settings.config = arguments.value(.config) ?? settings.config
+        settings.recording = arguments.value(.recording) ?? settings.recording
+        settings.view = arguments.value(.view) ?? settings.view
         let daemon = daemonExecutable()
         let recordingName = URL(fileURLWithPath: settings.recording).lastPathComponent
         print("latency: \(daemon) --replay-restamp, recording \(recordingName)")

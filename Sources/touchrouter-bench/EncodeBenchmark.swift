@@ -1,12 +1,15 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
 
 /// `touchrouter-bench encode [SEED]`.
 let encodeBenchmark = Benchmark(
-    name: "encode",
-    summary: "touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches",
-    run: { arguments in runEncodeBenchmark(seed: arguments.first.flatMap { UInt64($0) } ?? 0xBE4C_0005) })
+    spec: CommandSpec(
+        name: "encode",
+        abstract: "touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches",
+        arguments: [ArgumentSpec(.seed, help: "Seed of the random messages (default 3192651781).", isOptional: true)]),
+    run: { arguments in runEncodeBenchmark(seed: arguments.argument(.seed).flatMap { UInt64($0) } ?? 0xBE4C_0005) })
 
 /// Encoding a `touches` line: the byte-level `TouchesEncoder` against Foundation's JSONEncoder
 /// (with the conversion to Codable structs the daemon would need), for 1, 2 and 10 touches.

@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterCore
 
 /// `touchrouter-bench hittest [--sizes 10,1000,…] [--shapes wide,deep,realistic] [--queries N]
@@ -7,8 +8,17 @@ import TouchRouterCore
 /// full query (`hitTest`, a `HitResult` with the path) and its lean query (`hit`, an `IndexHit`: view
 /// and local point, no path), and the index's build time.
 let hitTestBenchmark = Benchmark(
-    name: "hittest",
-    summary: "hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time",
+    spec: CommandSpec(
+        name: "hittest",
+        abstract: "hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time",
+        options: [
+            OptionSpec(
+                .sizes, valueName: "N,...", help: "Layout sizes in views (default 10,1000,10000,100000,1000000)."),
+            OptionSpec(.shapes, valueName: "S,...", help: "Layout shapes: wide, deep, realistic (default all)."),
+            OptionSpec(.queries, valueName: "N", help: "Index queries per layout (default 50000)."),
+            OptionSpec(.noPlain, help: "Skip the plain recursion."),
+            OptionSpec(.gridThreshold, valueName: "N", help: "Children above which the index builds a grid."),
+        ]),
     run: runHitTestBenchmark)
 
 /// The layouts measured, all on a 1080×1920 portrait screen.
@@ -148,28 +158,18 @@ struct QueryFigures {
     var queries: Int
 }
 
-func runHitTestBenchmark(_ arguments: [String]) {
+func runHitTestBenchmark(_ arguments: ParsedArguments) {
     var sizes = [10, 1_000, 10_000, 100_000, 1_000_000]
     var shapes = BenchLayoutShape.allCases
     var indexQueries = 50_000
-    var measurePlain = true
     var gridThreshold = HitTestIndex.defaultGridThreshold
-    var iterator = arguments.makeIterator()
-    while let argument = iterator.next() {
-        switch argument {
-        case "--sizes": sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
-        case "--shapes":
-            shapes = (iterator.next() ?? "").split(separator: ",").compactMap {
-                BenchLayoutShape(rawValue: String($0))
-            }
-        case "--queries": indexQueries = Int(iterator.next() ?? "") ?? indexQueries
-        case "--no-plain": measurePlain = false
-        case "--grid-threshold": gridThreshold = Int(iterator.next() ?? "") ?? gridThreshold
-        default:
-            print("hittest: unknown argument \(argument)")
-            return
-        }
+    if let value = arguments.value(.sizes) { sizes = value.split(separator: ",").compactMap { Int($0) } }
+    if let value = arguments.value(.shapes) {
+        shapes = value.split(separator: ",").compactMap { BenchLayoutShape(rawValue: String($0)) }
     }
+    if let value = arguments.value(.queries) { indexQueries = Int(value) ?? indexQueries }
+    let measurePlain = !arguments.flag(.noPlain)
+    if let value = arguments.value(.gridThreshold) { gridThreshold = Int(value) ?? gridThreshold }
     let overhead = timerOverheadNanoseconds()
     let load =
         (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?

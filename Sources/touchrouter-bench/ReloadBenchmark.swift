@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 
 #if canImport(Glibc)
     import Glibc
@@ -6,9 +7,16 @@ import Foundation
 
 /// `touchrouter-bench reload [--views 10000,100000] [--saves 5] [--clients 4] [--seconds S]`.
 let reloadBenchmark = Benchmark(
-    name: "reload",
-    summary:
-        "the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved",
+    spec: CommandSpec(
+        name: "reload",
+        abstract:
+            "the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved",
+        options: [
+            OptionSpec(.views, valueName: "N,...", help: "Layout sizes in views, one row each (default 10000,100000)."),
+            OptionSpec(.saves, valueName: "N", help: "Saves per layout size (default 5)."),
+            OptionSpec(.clients, valueName: "N", help: "Clients subscribed to everything (default 4)."),
+            OptionSpec(.seconds, valueName: "S", help: "Seconds of the no-save reference (default 2)."),
+        ]),
     run: { arguments in ReloadBenchmark.main(arguments) })
 
 /// Starts the real `touchrouterd` on a generated layout of N views (tiny views behind the split
@@ -28,19 +36,14 @@ enum ReloadBenchmark {
             DaemonLatencyBenchmark.packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
     }
 
-    static func main(_ arguments: [String]) {
+    static func main(_ arguments: ParsedArguments) {
         var settings = Settings()
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst() {
-            guard let value = remaining.popFirst() else { DaemonLatencyBenchmark.fail("\(flag) needs a value") }
-            switch flag {
-            case "--views": settings.viewCounts = value.split(separator: ",").compactMap { Int($0) }
-            case "--saves": settings.saves = Int(value) ?? settings.saves
-            case "--clients": settings.clients = Int(value) ?? settings.clients
-            case "--seconds": settings.seconds = Double(value) ?? settings.seconds
-            default: DaemonLatencyBenchmark.fail("unknown option \(flag)")
-            }
+        if let value = arguments.value(.views) {
+            settings.viewCounts = value.split(separator: ",").compactMap { Int($0) }
         }
+        if let value = arguments.value(.saves) { settings.saves = Int(value) ?? settings.saves }
+        if let value = arguments.value(.clients) { settings.clients = Int(value) ?? settings.clients }
+        if let value = arguments.value(.seconds) { settings.seconds = Double(value) ?? settings.seconds }
         print("reload: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed 0 --replay-restamp")
         print("  gap = time between consecutive routed frames, from the frames' own CLOCK_MONOTONIC stamps")
         print("  reference: \(settings.seconds) s with no save; then \(settings.saves) saves, each waited for")

@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterCore
 
 /// The tracker's cost per input frame with 10 fingers down, each on its own button of a kiosk-sized
@@ -11,12 +12,17 @@ import TouchRouterCore
 /// Run it under `valgrind` with two frame counts and the same pair count to count allocations per
 /// moving frame (see docs/tracking.md).
 let trackerBenchmark = Benchmark(
-    name: "tracker",
-    summary: "tracker cost per frame, 10 concurrent touches (moving, down, up); [FRAMES [PAIRS]]",
+    spec: CommandSpec(
+        name: "tracker",
+        abstract: "tracker cost per frame, 10 concurrent touches (moving, down, up); [FRAMES [PAIRS]]",
+        arguments: [
+            ArgumentSpec(.frames, help: "Frames with every finger moving (default 200000).", isOptional: true),
+            ArgumentSpec(.pairs, help: "Frames where all fingers go down, then up (default 2000).", isOptional: true),
+        ]),
     run: { arguments in
         runTrackerBenchmark(
-            frameCount: arguments.first.flatMap(Int.init) ?? 200_000,
-            tapCount: arguments.dropFirst().first.flatMap(Int.init) ?? 2_000)
+            frameCount: arguments.argument(.frames).flatMap(Int.init) ?? 200_000,
+            tapCount: arguments.argument(.pairs).flatMap(Int.init) ?? 2_000)
     })
 
 func runTrackerBenchmark(frameCount: Int, tapCount: Int) {

@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
 import TouchRouterClient
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
 
 /// The `--socket` option every command that talks to the running daemon takes.
 let socketOption = OptionSpec(
-    name: "socket", valueName: "PATH",
+    .socket, valueName: "PATH",
     help: "The daemon's socket (default \(TouchRouterClient.defaultSocketPath)).")
 
 /// Runs an async body to completion from a synchronous command (the tool has no other work).
@@ -24,7 +25,7 @@ func runBlocking(_ body: @escaping @Sendable () async -> ExitCode) -> ExitCode {
 
 /// Connects as `touchrouterctl <command>`, printing why on failure.
 func connectToDaemon(_ arguments: ParsedArguments, command: String) async -> TouchRouterClient? {
-    let path = arguments.value("socket") ?? TouchRouterClient.defaultSocketPath
+    let path = arguments.value(.socket) ?? TouchRouterClient.defaultSocketPath
     do {
         return try await TouchRouterClient.connect(socketPath: path, clientName: "touchrouterctl \(command)")
     } catch {
@@ -41,7 +42,7 @@ func runOneRequest<Reply: Sendable>(
     message: @escaping @Sendable (Reply) -> DaemonMessage,
     printText: @escaping @Sendable (Reply) -> Void
 ) -> ExitCode {
-    let json = arguments.flag("json")
+    let json = arguments.flag(.json)
     return runBlocking {
         guard let client = await connectToDaemon(arguments, command: command) else { return .failure }
         do {
@@ -66,14 +67,14 @@ enum MonitorCommand: Command {
         abstract: "Show the touches the running daemon routes, live.",
         options: [
             OptionSpec(
-                name: "view", valueName: "IDS",
+                .view, valueName: "IDS",
                 help: "Views to watch, comma-separated (or give them as arguments)."),
-            OptionSpec(name: "subtree", help: "Also every descendant of those views."),
+            OptionSpec(.subtree, help: "Also every descendant of those views."),
             OptionSpec(
-                name: "json", help: "Print each touches message as the daemon sent it (one JSON line)."),
+                .json, help: "Print each touches message as the daemon sent it (one JSON line)."),
             socketOption,
         ],
-        arguments: [ArgumentSpec(name: "VIEW", help: "A view id to watch.", repeats: true, isOptional: true)],
+        arguments: [ArgumentSpec(.view, help: "A view id to watch.", repeats: true, isOptional: true)],
         discussion: """
             Without views, watches every screen's root with --subtree: every touch that reaches any
             view. A monitor is a subscriber like any other: a touch goes to the nearest subscribed view
@@ -84,10 +85,10 @@ enum MonitorCommand: Command {
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let listed =
-            (arguments.value("view") ?? "").split(separator: ",").map(String.init)
-            + arguments.arguments("VIEW")
-        let json = arguments.flag("json")
-        let explicitSubtree = arguments.flag("subtree")
+            (arguments.value(.view) ?? "").split(separator: ",").map(String.init)
+            + arguments.arguments(.view)
+        let json = arguments.flag(.json)
+        let explicitSubtree = arguments.flag(.subtree)
         return runBlocking {
             guard let client = await connectToDaemon(arguments, command: "monitor") else { return .failure }
             var views = listed
@@ -165,7 +166,7 @@ enum StatusCommand: Command {
     static let spec = CommandSpec(
         name: "status",
         abstract: "Show the running daemon's state and counters.",
-        options: [OptionSpec(name: "json", help: "Print the status reply as one JSON line."), socketOption])
+        options: [OptionSpec(.json, help: "Print the status reply as one JSON line."), socketOption])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         runOneRequest(
@@ -185,7 +186,7 @@ enum LayoutCommand: Command {
     static let spec = CommandSpec(
         name: "layout",
         abstract: "Show the layout the running daemon uses.",
-        options: [OptionSpec(name: "json", help: "Print the layout reply as one JSON line."), socketOption])
+        options: [OptionSpec(.json, help: "Print the layout reply as one JSON line."), socketOption])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         runOneRequest(

@@ -1,3 +1,4 @@
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
 
@@ -9,18 +10,18 @@ enum ExplainCommand: Command {
         abstract: "Explain the hit-test walk for a screen point, view by view.",
         options: [
             OptionSpec(
-                name: "config", valueName: "FILE", help: "Explain against this config file (offline)."),
-            OptionSpec(name: "screen", valueName: "NAME", help: "The screen (default: the first)."),
+                .config, valueName: "FILE", help: "Explain against this config file (offline)."),
+            OptionSpec(.screen, valueName: "NAME", help: "The screen (default: the first)."),
             OptionSpec(
-                name: "subscribed", valueName: "IDS",
+                .subscribed, valueName: "IDS",
                 help: "Views with subscribers, comma-separated (default: every view)."),
             OptionSpec(
-                name: "json", help: "Print one JSON object: {\"view\", \"path\", \"steps\", …}."),
+                .json, help: "Print one JSON object: {\"view\", \"path\", \"steps\", …}."),
             socketOption,
         ],
         arguments: [
-            ArgumentSpec(name: "X", help: "The point's x in screen (layout) units."),
-            ArgumentSpec(name: "Y", help: "The point's y in screen (layout) units."),
+            ArgumentSpec(.x, help: "The point's x in screen (layout) units."),
+            ArgumentSpec(.y, help: "The point's y in screen (layout) units."),
         ],
         discussion: """
             Prints the hit-test walk as an indented tree: every view met, top child first, the point
@@ -36,22 +37,22 @@ enum ExplainCommand: Command {
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        guard let x = coordinate(arguments.argument("X")), let y = coordinate(arguments.argument("Y")) else {
+        guard let x = coordinate(arguments.argument(.x)), let y = coordinate(arguments.argument(.y)) else {
             return usage("X and Y must be finite numbers")
         }
-        guard arguments.value("config") != nil else {
-            if arguments.value("subscribed") != nil {
+        guard arguments.value(.config) != nil else {
+            if arguments.value(.subscribed) != nil {
                 return usage("--subscribed goes with --config: the daemon knows its own subscriptions")
             }
             return askDaemon(arguments, screenPoint: Point(x, y))
         }
-        if arguments.value("socket") != nil {
+        if arguments.value(.socket) != nil {
             return usage("--config and --socket are alternatives: give one")
         }
         guard let offline = OfflineScreen.load(arguments, command: "explain") else { return .failure }
         let accessListViews = Set(offline.config.viewAccess.keys)
         let explanation: HitTestExplanation
-        if let listed = arguments.value("subscribed") {
+        if let listed = arguments.value(.subscribed) {
             let subscribed = Set(listed.split(separator: ",").map(String.init))
             explanation = HitTestExplanation(
                 screen: offline.screen, screenPoint: Point(x, y), subscribedViews: subscribed,
@@ -59,13 +60,13 @@ enum ExplainCommand: Command {
         } else {
             explanation = HitTestExplanation(screen: offline.screen, screenPoint: Point(x, y))
         }
-        printReply(ExplainReply(explanation: explanation), asJSON: arguments.flag("json"))
+        printReply(ExplainReply(explanation: explanation), asJSON: arguments.flag(.json))
         return .success
     }
 
     /// The daemon's `explanation` reply, printed as the offline one.
     private static func askDaemon(_ arguments: ParsedArguments, screenPoint: Point) -> ExitCode {
-        let screenName = arguments.value("screen")
+        let screenName = arguments.value(.screen)
         return runOneRequest(
             arguments, command: "explain",
             request: { try await $0.explain(screenPoint, screen: screenName) },

@@ -1,4 +1,5 @@
 import TouchRouterClient
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
 
@@ -9,14 +10,14 @@ enum HitTestCommand: Command {
         name: "hit-test",
         abstract: "Find the view under a screen point.",
         options: [
-            OptionSpec(name: "config", valueName: "FILE", help: "Hit-test this config file (offline)."),
-            OptionSpec(name: "screen", valueName: "NAME", help: "The screen (default: the first)."),
-            OptionSpec(name: "json", help: "Print one JSON object: {\"view\", \"path\", \"local\"}."),
+            OptionSpec(.config, valueName: "FILE", help: "Hit-test this config file (offline)."),
+            OptionSpec(.screen, valueName: "NAME", help: "The screen (default: the first)."),
+            OptionSpec(.json, help: "Print one JSON object: {\"view\", \"path\", \"local\"}."),
             socketOption,
         ],
         arguments: [
-            ArgumentSpec(name: "X", help: "The point's x in screen (layout) units."),
-            ArgumentSpec(name: "Y", help: "The point's y in screen (layout) units."),
+            ArgumentSpec(.x, help: "The point's x in screen (layout) units."),
+            ArgumentSpec(.y, help: "The point's y in screen (layout) units."),
         ],
         discussion: """
             Prints the hit view's path from the screen's root and the point in that view's own
@@ -25,13 +26,13 @@ enum HitTestCommand: Command {
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        guard let x = coordinate(arguments.argument("X")), let y = coordinate(arguments.argument("Y")) else {
+        guard let x = coordinate(arguments.argument(.x)), let y = coordinate(arguments.argument(.y)) else {
             return usage("X and Y must be finite numbers")
         }
-        guard let configPath = arguments.value("config") else {
+        guard let configPath = arguments.value(.config) else {
             return askDaemon(arguments, screenPoint: Point(x, y))
         }
-        if arguments.value("socket") != nil {
+        if arguments.value(.socket) != nil {
             return usage("--config and --socket are alternatives: give one")
         }
         let config: Config
@@ -42,7 +43,7 @@ enum HitTestCommand: Command {
             return .failure
         }
         let screens = config.layout.screens
-        let screenName = arguments.value("screen") ?? screens[0].name
+        let screenName = arguments.value(.screen) ?? screens[0].name
         guard let screen = config.layout.screen(named: screenName) else {
             var message = "\(configPath): no screen named \"\(screenName)\""
             if let suggestion = NearMiss.suggestion(for: screenName, among: screens.map(\.name)) {
@@ -55,14 +56,14 @@ enum HitTestCommand: Command {
         let hit = screen.makeHitTestIndex().hitTest(screenPoint)  // the engine the daemon uses
         printAnswer(
             viewID: hit?.viewID, path: hit?.path ?? [], localPoint: hit?.localPoint, screenPoint: screenPoint,
-            screen: screen.name, asJSON: arguments.flag("json"))
+            screen: screen.name, asJSON: arguments.flag(.json))
         return .success
     }
 
     /// The daemon's `hitTest` reply, printed exactly as the offline answer.
     private static func askDaemon(_ arguments: ParsedArguments, screenPoint: Point) -> ExitCode {
-        let screenName = arguments.value("screen")
-        let asJSON = arguments.flag("json")
+        let screenName = arguments.value(.screen)
+        let asJSON = arguments.flag(.json)
         return runBlocking {
             guard let client = await connectToDaemon(arguments, command: "hit-test") else { return .failure }
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput
 
@@ -10,41 +11,41 @@ enum InjectCommand: Command {
         abstract: "Create a virtual touchscreen (uinput) and play a recording or gestures into it.",
         options: [
             OptionSpec(
-                name: "device-desc", valueName: "FILE",
+                .deviceDesc, valueName: "FILE",
                 help: "Copy this device (evemu .desc or libinput record YAML)."),
-            OptionSpec(name: "default", help: "The default 10-slot direct touchscreen (the default)."),
+            OptionSpec(.default, help: "The default 10-slot direct touchscreen (the default)."),
             OptionSpec(
-                name: "protocol-a",
+                .protocolA,
                 help: "The default touchscreen without slots: multitouch protocol A (SYN_MT_REPORT)."),
             OptionSpec(
-                name: "recording", valueName: "FILE",
+                .recording, valueName: "FILE",
                 help: "Play this recording (evemu .events or libinput record YAML)."),
             OptionSpec(
-                name: "gesture", valueName: "SCRIPT",
+                .gesture, valueName: "SCRIPT",
                 help: "Play a gesture script (see below); '|' runs scripts at once."),
             OptionSpec(
-                name: "screen", valueName: "WxH",
+                .screen, valueName: "WxH",
                 help: "Gesture coordinates are layout units of a WxH screen."),
             OptionSpec(
-                name: "size", valueName: "WxH", help: "Axis size of the default device (default 1920x1080)."),
+                .size, valueName: "WxH", help: "Axis size of the default device (default 1920x1080)."),
             OptionSpec(
-                name: "speed", valueName: "X",
+                .speed, valueName: "X",
                 help: "Playback speed factor (default 1; 0: as fast as possible)."),
             OptionSpec(
-                name: "start-delay", valueName: "MS", help: "Wait after creating the device (default 500)."),
+                .startDelay, valueName: "MS", help: "Wait after creating the device (default 500)."),
             OptionSpec(
-                name: "wait-stdin",
+                .waitStdin,
                 help: "After creating the device, wait for a line on stdin before playing."),
             OptionSpec(
-                name: "linger", valueName: "MS",
+                .linger, valueName: "MS",
                 help: "Keep the device this long after playing (default 1000)."),
-            OptionSpec(name: "hold", help: "Keep the device until SIGINT/SIGTERM after playing."),
-            OptionSpec(name: "name", valueName: "NAME", help: "The device's name."),
-            OptionSpec(name: "keyboard", help: "Create a uinput keyboard instead (no touch; for tests)."),
+            OptionSpec(.hold, help: "Keep the device until SIGINT/SIGTERM after playing."),
+            OptionSpec(.name, valueName: "NAME", help: "The device's name."),
+            OptionSpec(.keyboard, help: "Create a uinput keyboard instead (no touch; for tests)."),
         ],
         arguments: [
             ArgumentSpec(
-                name: "SCRIPT", help: "More gesture scripts, played at the same time.", repeats: true,
+                .script, help: "More gesture scripts, played at the same time.", repeats: true,
                 isOptional: true)
         ],
         discussion: """
@@ -75,57 +76,57 @@ enum InjectCommand: Command {
 
     private static func inject(_ arguments: ParsedArguments) throws -> ExitCode {
         let stop = StopSignals()
-        let name = arguments.value("name")
-        if arguments.flag("keyboard") {
+        let name = arguments.value(.name)
+        if arguments.flag(.keyboard) {
             let injector = try UinputInjector(spec: .keyboard(name: name ?? "touchrouter virtual keyboard"))
             LineOutput.print("device \(injector.deviceNode ?? "?")")
-            if arguments.flag("hold") { stop.wait() }
+            if arguments.flag(.hold) { stop.wait() }
             injector.destroy()
             return .success
         }
         var spec: VirtualDeviceSpec
         var events: [EvdevEvent] = []
-        if let descPath = arguments.value("device-desc")
-            ?? arguments.value("recording").flatMap({
+        if let descPath = arguments.value(.deviceDesc)
+            ?? arguments.value(.recording).flatMap({
                 $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil
             })
         {
-            guard !arguments.flag("protocol-a") else {
+            guard !arguments.flag(.protocolA) else {
                 throw UsageError(
                     message: "--protocol-a is for the default device; a copied device keeps its own axes")
             }
             spec = try RecordingInjection.deviceSpec(path: descPath)
             if let name { spec.name = name }
         } else {
-            let size = try arguments.value("size").map(parseSize) ?? (1920, 1080)
+            let size = try arguments.value(.size).map(parseSize) ?? (1920, 1080)
             spec = .defaultTouchscreen(
                 name: name ?? "touchrouter virtual touchscreen", width: Int32(size.0), height: Int32(size.1),
-                protocolA: arguments.flag("protocol-a"))
+                protocolA: arguments.flag(.protocolA))
         }
-        let scripts = (arguments.value("gesture").map { [$0] } ?? []) + arguments.arguments("SCRIPT")
-        if let recordingPath = arguments.value("recording") {
+        let scripts = (arguments.value(.gesture).map { [$0] } ?? []) + arguments.arguments(.script)
+        if let recordingPath = arguments.value(.recording) {
             guard scripts.isEmpty else {
                 throw UsageError(message: "give --recording or --gesture, not both")
             }
             events = try RecordingInjection.events(
                 path: recordingPath,
-                descriptionPath: arguments.value("device-desc").flatMap { $0.hasSuffix(".desc") ? $0 : nil })
+                descriptionPath: arguments.value(.deviceDesc).flatMap { $0.hasSuffix(".desc") ? $0 : nil })
         } else if !scripts.isEmpty {
             let concurrent = scripts.flatMap { $0.split(separator: "|").map(String.init) }
-            let screen = try arguments.value("screen").map(parseSize)
+            let screen = try arguments.value(.screen).map(parseSize)
             events = try GestureScript.events(scripts: concurrent, spec: spec, screenSize: screen)
-        } else if !arguments.flag("hold") {
+        } else if !arguments.flag(.hold) {
             throw UsageError(message: "nothing to play: give --recording FILE, --gesture SCRIPT or --hold")
         }
         let speed =
-            try arguments.value("speed").map { text throws(UsageError) -> Double in
+            try arguments.value(.speed).map { text throws(UsageError) -> Double in
                 guard let speed = Double(text), speed >= 0, speed.isFinite else {
                     throw UsageError(message: "--speed needs a number >= 0, got '\(text)'")
                 }
                 return speed
             } ?? 1
         let startDelay =
-            try arguments.value("start-delay").map { text throws(UsageError) -> UInt64 in
+            try arguments.value(.startDelay).map { text throws(UsageError) -> UInt64 in
                 guard let millis = UInt64(text) else {
                     throw UsageError(message: "--start-delay needs milliseconds")
                 }
@@ -133,7 +134,7 @@ enum InjectCommand: Command {
             } ?? 500
 
         let lingerMillis =
-            try arguments.value("linger").map { text throws(UsageError) -> UInt64 in
+            try arguments.value(.linger).map { text throws(UsageError) -> UInt64 in
                 guard let millis = UInt64(text) else {
                     throw UsageError(message: "--linger needs milliseconds")
                 }
@@ -142,7 +143,7 @@ enum InjectCommand: Command {
         let injector = try UinputInjector(spec: spec)
         defer { injector.destroy() }
         LineOutput.print("device \(injector.deviceNode ?? "?")")
-        if arguments.flag("wait-stdin") { _ = readLine() }
+        if arguments.flag(.waitStdin) { _ = readLine() }
         guard stop.sleep(micros: startDelay * 1000) else { return .failure }
         guard try injector.play(events, speed: speed, stop: stop) else {
             StandardError.print("touchrouterctl inject: stopped by a signal; device removed")
@@ -151,7 +152,7 @@ enum InjectCommand: Command {
         LineOutput.print("played \(events.count) events")
         // Removing the device at once would discard events a slow reader has not read yet (the
         // kernel drops a removed device's queue): give it time first.
-        if arguments.flag("hold") {
+        if arguments.flag(.hold) {
             stop.wait()
         } else if !stop.sleep(micros: lingerMillis * 1000) {
             return .failure

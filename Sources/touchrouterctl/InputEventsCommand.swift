@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput
 import TouchRouterSystem
@@ -12,21 +13,21 @@ enum InputEventsCommand: Command {
         name: "input-events",
         abstract: "(diagnostic) Print live touch frames from libinput, one line each.",
         options: [
-            OptionSpec(name: "seat", valueName: "SEAT", help: "The udev seat to read (default seat0)."),
+            OptionSpec(.seat, valueName: "SEAT", help: "The udev seat to read (default seat0)."),
             OptionSpec(
-                name: "path", valueName: "NODE", help: "Read only this device node (libinput's path backend)."
+                .path, valueName: "NODE", help: "Read only this device node (libinput's path backend)."
             ),
             OptionSpec(
-                name: "config", valueName: "FILE", help: "Map devices to screens as this config says."),
+                .config, valueName: "FILE", help: "Map devices to screens as this config says."),
             OptionSpec(
-                name: "screen", valueName: "NAME:WxH",
+                .screen, valueName: "NAME:WxH",
                 help: "Without --config: the one screen (default main:1920x1080)."),
-            OptionSpec(name: "verbose", help: "Also print libinput's debug messages."),
+            OptionSpec(.verbose, help: "Also print libinput's debug messages."),
             OptionSpec(
-                name: "replay", valueName: "FILE",
+                .replay, valueName: "FILE",
                 help: "Print the replay decoder's frames of this recording instead."),
             OptionSpec(
-                name: "device-desc", valueName: "FILE",
+                .deviceDesc, valueName: "FILE",
                 help: "With --replay of evemu .events: the device's .desc."),
         ],
         discussion: """
@@ -40,7 +41,7 @@ enum InputEventsCommand: Command {
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let assigner: DeviceAssigner
-        if let configPath = arguments.value("config") {
+        if let configPath = arguments.value(.config) {
             do {
                 assigner = try loadConfig(path: configPath).deviceAssigner
             } catch {
@@ -48,7 +49,7 @@ enum InputEventsCommand: Command {
                 return .failure
             }
         } else {
-            let text = arguments.value("screen") ?? "main:1920x1080"
+            let text = arguments.value(.screen) ?? "main:1920x1080"
             let parts = text.split(separator: ":")
             guard parts.count == 2, let size = try? InjectCommand.parseSize(String(parts[1])) else {
                 StandardError.print(
@@ -58,16 +59,16 @@ enum InputEventsCommand: Command {
             let assignment = ScreenAssignment(screen: String(parts[0]), width: size.0, height: size.1)
             assigner = { _, _ in assignment }
         }
-        if let recordingPath = arguments.value("replay") {
-            return replay(recordingPath, description: arguments.value("device-desc"), assigner: assigner)
+        if let recordingPath = arguments.value(.replay) {
+            return replay(recordingPath, description: arguments.value(.deviceDesc), assigner: assigner)
         }
         let backend: LibinputBackend =
-            arguments.value("path").map { .paths([$0]) }
-            ?? .udev(seat: arguments.value("seat") ?? "seat0")
+            arguments.value(.path).map { .paths([$0]) }
+            ?? .udev(seat: arguments.value(.seat) ?? "seat0")
         let reader: LibinputReader
         do {
             reader = try LibinputReader(
-                backend: backend, logLevel: arguments.flag("verbose") ? .debug : .info, assigner: assigner,
+                backend: backend, logLevel: arguments.flag(.verbose) ? .debug : .info, assigner: assigner,
                 log: { level, message in StandardError.print("<\(level.rawValue)>\(message)") })
         } catch {
             StandardError.print("touchrouterctl input-events: \(error)")

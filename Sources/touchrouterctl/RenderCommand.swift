@@ -1,5 +1,6 @@
 import Foundation
 import TouchRouterClient
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput
 import TouchRouterProtocol
@@ -12,21 +13,21 @@ enum RenderCommand: Command {
         name: "render",
         abstract: "Draw a screen's layout, touch regions and touches as SVG.",
         options: [
-            OptionSpec(name: "config", valueName: "FILE", help: "The config file to draw.", isRequired: true),
-            OptionSpec(name: "screen", valueName: "NAME", help: "The screen (default: the first)."),
+            OptionSpec(.config, valueName: "FILE", help: "The config file to draw.", isRequired: true),
+            OptionSpec(.screen, valueName: "NAME", help: "The screen (default: the first)."),
             OptionSpec(
-                name: "recording", valueName: "FILE",
+                .recording, valueName: "FILE",
                 help: "Draw a recording's touches (libinput record YAML or evemu .events)."),
             OptionSpec(
-                name: "live", valueName: "SOCKET", help: "Draw the touches a running daemon delivers."),
+                .live, valueName: "SOCKET", help: "Draw the touches a running daemon delivers."),
             OptionSpec(
-                name: "seconds", valueName: "N", help: "How long --live watches (default 10)."),
+                .seconds, valueName: "N", help: "How long --live watches (default 10)."),
             OptionSpec(
-                name: "subscribed", valueName: "IDS",
+                .subscribed, valueName: "IDS",
                 help: "With --recording: views with subscribers, comma-separated (default: every view)."),
-            OptionSpec(name: "hidden", help: "Also draw hidden views (dotted, grey)."),
+            OptionSpec(.hidden, help: "Also draw hidden views (dotted, grey)."),
             OptionSpec(
-                name: "output", valueName: "FILE", help: "Write the SVG here (default: standard output).",
+                .output, valueName: "FILE", help: "Write the SVG here (default: standard output).",
                 shortName: "o"),
         ],
         discussion: """
@@ -50,11 +51,11 @@ enum RenderCommand: Command {
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        if arguments.value("recording") != nil && arguments.value("live") != nil {
+        if arguments.value(.recording) != nil && arguments.value(.live) != nil {
             return usage("--recording and --live are alternatives: give one")
         }
         var seconds = 10.0
-        if let text = arguments.value("seconds") {
+        if let text = arguments.value(.seconds) {
             guard let value = Double(text), value > 0, value.isFinite else {
                 return usage("--seconds must be a positive number")
             }
@@ -65,22 +66,22 @@ enum RenderCommand: Command {
         var picture = LayoutPicture(
             index: screen.makeHitTestIndex(),
             options: RenderOptions(
-                showHidden: arguments.flag("hidden"), accessListViews: Set(offline.config.viewAccess.keys)))
-        if let path = arguments.value("recording") {
+                showHidden: arguments.flag(.hidden), accessListViews: Set(offline.config.viewAccess.keys)))
+        if let path = arguments.value(.recording) {
             do {
                 picture.traces = try recordedTraces(path: path, offline: offline, arguments: arguments)
             } catch {
                 StandardError.print("touchrouterctl render: \(error)")
                 return .failure
             }
-        } else if let socket = arguments.value("live") {
+        } else if let socket = arguments.value(.live) {
             guard let traces = liveTraces(socketPath: socket, screen: screen, seconds: seconds) else {
                 return .failure
             }
             picture.traces = traces
         }
         let svg = picture.svg()
-        if let output = arguments.value("output") {
+        if let output = arguments.value(.output) {
             do {
                 try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
             } catch {
@@ -110,7 +111,7 @@ enum RenderCommand: Command {
             recording, inputDevice: InputDevice(id: 1, name: recording.device.name), screen: screen.name,
             mapping: mapping)
         let layout = Layout(screens: [screen])
-        if let listed = arguments.value("subscribed") {
+        if let listed = arguments.value(.subscribed) {
             let subscribed = Set(listed.split(separator: ",").map(String.init))
                 .union(offline.config.viewAccess.keys)
             return TraceRecorder.traces(

@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterCommandLine
 import TouchRouterInput
 
 /// `touchrouterctl transcript-diff EXPECTED ACTUAL`: compares two `input-events` transcripts
@@ -9,11 +10,11 @@ enum TranscriptDiffCommand: Command {
         abstract: "(diagnostic) Compare two input-events transcripts contact by contact.",
         options: [
             OptionSpec(
-                name: "tolerance", valueName: "UNITS", help: "Allowed position difference (default 0.01).")
+                .tolerance, valueName: "UNITS", help: "Allowed position difference (default 0.01).")
         ],
         arguments: [
-            ArgumentSpec(name: "EXPECTED", help: "The reference transcript (e.g. from --replay)."),
-            ArgumentSpec(name: "ACTUAL", help: "The transcript to check (e.g. live libinput)."),
+            ArgumentSpec(.expected, help: "The reference transcript (e.g. from --replay)."),
+            ArgumentSpec(.actual, help: "The transcript to check (e.g. live libinput)."),
         ],
         discussion: """
             Frames must match in number and order, each contact in kind and position (within the
@@ -22,9 +23,9 @@ enum TranscriptDiffCommand: Command {
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        let tolerance = arguments.value("tolerance").flatMap(Double.init) ?? 0.01
-        guard let expectedPath = arguments.argument("EXPECTED"),
-            let actualPath = arguments.argument("ACTUAL"),
+        let tolerance = arguments.value(.tolerance).flatMap(Double.init) ?? 0.01
+        guard let expectedPath = arguments.argument(.expected),
+            let actualPath = arguments.argument(.actual),
             let expected = try? String(contentsOfFile: expectedPath, encoding: .utf8),
             let actual = try? String(contentsOfFile: actualPath, encoding: .utf8)
         else {

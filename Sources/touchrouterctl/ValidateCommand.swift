@@ -1,3 +1,4 @@
+import TouchRouterCommandLine
 import TouchRouterCore
 
 /// `touchrouterctl validate FILE...`: checks config files, one summary line each, every error listed.
@@ -5,7 +6,7 @@ enum ValidateCommand: Command {
     static let spec = CommandSpec(
         name: "validate",
         abstract: "Check config files and list every error.",
-        arguments: [ArgumentSpec(name: "FILE", help: "A config file (JSON5).", repeats: true)],
+        arguments: [ArgumentSpec(.file, help: "A config file (JSON5).", repeats: true)],
         discussion: """
             Prints 'FILE: OK, N screens, N views' for each valid file. For a file with errors, prints
             each one on stderr as 'FILE:LINE:COLUMN: view "PATH": what is wrong'. Exits 1 if any file
@@ -14,7 +15,7 @@ enum ValidateCommand: Command {
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         var exitCode = ExitCode.success
-        for path in arguments.arguments("FILE") {
+        for path in arguments.arguments(.file) {
             do {
                 let config = try loadConfig(path: path)
                 print("\(path): OK, \(summary(config))")

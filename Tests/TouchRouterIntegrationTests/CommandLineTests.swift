@@ -49,11 +49,120 @@ struct CommandLineTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
-    @Test("--help prints the usage and exits 0")
+    @Test(
+        "the parser's other mistakes: each exits 2 with touchrouterd's wording",
+        arguments: [
+            (["--config", "a.json5", "--config", "b.json5"], "--config given twice"),
+            (["--config"], "--config needs a value"),
+            (["--config", "c.json5", "stray"], "unknown option stray"),
+            (["--config", "c.json5", "--replay", "r.yml", "--loop=yes"], "--loop takes no value"),
+            (["--config", ""], "--config needs a non-empty path"),
+            (["--config", "c.json5", "--max-clients", "0"], "--max-clients 0: expected a number from 1 to 65536"),
+            (["--config", "c.json5", "--replay-restamp"], "--replay-restamp needs --replay RECORDING"),
+        ])
+    func parserMistakes(arguments: [String], message: String) throws {
+        let result = try run("touchrouterd", arguments)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+    }
+
+    @Test("--help prints the usage generated from the declaration on stdout and exits 0, whatever else is wrong")
     func help() throws {
         let result = try run("touchrouterd", ["--help"])
         #expect(result.status == 0)
-        #expect(result.stderr.hasPrefix("usage: touchrouterd --config FILE"))
+        #expect(result.stderr.isEmpty)
+        #expect(
+            result.stdout == """
+                OVERVIEW: Route touch panel input to the programs that own each screen region.
+
+                USAGE: touchrouterd --config FILE [--socket PATH] [--socket-mode OCTAL] [--socket-group GROUP] [--seat NAME] [--device NODE ...] [--replay RECORDING] [--speed X] [--loop] [--replay-wait] [--replay-wait-for N] [--replay-device DESC] [--exit-after-replay] [--max-clients N] [--client-queue-bytes N] [--log-level LEVEL]
+
+                OPTIONS:
+                  --config FILE         Layout config (JSON5); reloaded on SIGHUP and when the file changes.
+                  --socket PATH         Unix socket to serve (default /run/touchrouter/touchrouter.sock).
+                  --socket-mode OCTAL   Socket file permissions (default 0660).
+                  --socket-group GROUP  Group owning the socket file (name or number).
+                  --seat NAME           libinput seat for live input (default seat0).
+                  --device NODE         Read this /dev/input/eventN instead of a seat (repeatable).
+                  --replay RECORDING    Play a libinput-record YAML or evemu .events file instead of live input.
+                  --speed X             Replay speed factor 0.001 to 1000, 0 = as fast as possible (default 1).
+                  --loop                Replay the recording again and again.
+                  --replay-wait         Hold the recording until the first client subscribes.
+                  --replay-wait-for N   Hold the recording until N clients have subscribed.
+                  --replay-device DESC  evemu .desc for an .events recording (default: beside it).
+                  --exit-after-replay   Stop once the recording has played.
+                  --max-clients N       Refuse connections beyond N, 1 to 65536 (default 64).
+                  --client-queue-bytes N  Per-client outbound queue bound, 4096 to 1073741824 (default 262144).
+                  --log-level LEVEL     error, warning, notice, info (default) or debug.
+                  -h, --help            Show this help.
+
+                --seat and --device are alternatives. --speed, --loop, --replay-wait, --replay-wait-for,
+                --replay-device and --exit-after-replay need --replay. Exit status: 0 after a graceful stop,
+                1 when the daemon could not start, 2 for a bad command line.
+
+                """)
+        let short = try run("touchrouterd", ["--frobnicate", "-h"])
+        #expect(short.status == 0)
+        #expect(short.stdout == result.stdout)
+    }
+
+    @Test("touchrouter-bench --help lists the benchmarks; NAME --help shows its options; both exactly, exit 0")
+    func benchHelp() throws {
+        let overview = try run("touchrouter-bench", ["--help"])
+        #expect(overview.status == 0)
+        #expect(
+            overview.stdout == """
+                OVERVIEW: Print touchrouter's performance figures (build with -c release).
+
+                USAGE: touchrouter-bench [NAME [OPTIONS] [ARGUMENTS]]
+
+                BENCHMARKS:
+                  hittest               hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time
+                  tracker               tracker cost per frame, 10 concurrent touches (moving, down, up); [FRAMES [PAIRS]]
+                  encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
+                  latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
+                  reload                the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved
+                  config                config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon
+
+                Without a name, runs every benchmark. See 'touchrouter-bench NAME --help' for a benchmark's options.
+
+                """)
+        let hitTest = try run("touchrouter-bench", ["hittest", "--help"])
+        #expect(hitTest.status == 0)
+        #expect(
+            hitTest.stdout == """
+                OVERVIEW: hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time
+
+                USAGE: touchrouter-bench hittest [--sizes N,...] [--shapes S,...] [--queries N] [--no-plain] [--grid-threshold N]
+
+                OPTIONS:
+                  --sizes N,...         Layout sizes in views (default 10,1000,10000,100000,1000000).
+                  --shapes S,...        Layout shapes: wide, deep, realistic (default all).
+                  --queries N           Index queries per layout (default 50000).
+                  --no-plain            Skip the plain recursion.
+                  --grid-threshold N    Children above which the index builds a grid.
+                  -h, --help            Show this help.
+
+                """)
+        let latency = try run("touchrouter-bench", ["latency", "--help"])
+        #expect(latency.status == 0)
+        #expect(latency.stdout.hasPrefix("OVERVIEW: the real touchrouterd: event-to-client latency"))
+    }
+
+    @Test(
+        "touchrouter-bench: a bad command line exits 2 with the reason on stderr, running nothing",
+        arguments: [
+            (["nosuch"], "unknown benchmark \"nosuch\" (have: hittest, tracker, encode, latency, reload, config)"),
+            (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
+            (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),
+            (["encode", "1", "2"], "touchrouter-bench encode: unexpected argument '2'"),
+        ])
+    func benchUsageErrors(arguments: [String], message: String) throws {
+        let result = try run("touchrouter-bench", arguments)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix(message + "\nSee 'touchrouter-bench"), "\(result.stderr)")
     }
 
     @Test("a broken config at start: every error is logged and the exit status is 1")
