@@ -87,8 +87,10 @@ extension Daemon {
         }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
         defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
-        // What the old layout holds is released on the worker, not here.
-        reloadWorker.retire((config, tracker.preparedLayout, access, subscriptions))
+        // What the old layout holds is released on the worker, not here: taken now, handed over
+        // (consumed) only once the loop's own references are gone, else the worker could drop its
+        // copy first and the loop's last release would free 100k views here.
+        var old = Optional((config, tracker.preparedLayout, access, subscriptions))
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
         deliver(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
         config = prepared.config
@@ -100,6 +102,7 @@ extension Daemon {
             subscriptions.relayout(prepared.config.layout)
         }
         access = prepared.access
+        reloadWorker.retire(old.take()!)
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }

@@ -134,6 +134,11 @@ extension Daemon {
         if admin {
             counters["accessDenials"] = .integer(Int64(stats.accessDenials))
             counters["subscribedViewCount"] = .integer(Int64(subscriptions.subscribedViewCount))
+            if loop.measuresTurns {
+                let turn = loop.takeLongestTurn()
+                counters["loopLongestTurnMicros"] = .integer(Int64(turn.micros))
+                counters["loopLongestTurnCPUMicros"] = .integer(Int64(turn.cpuMicros))
+            }
             counters["coalescedMessages"] = .integer(
                 Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
         }

@@ -184,6 +184,8 @@ public final class Daemon {
             loop.injectedFailure = SystemError(
                 call: "epoll_wait (injected by TOUCHROUTERD_INJECT_LOOP_FAILURE)", errno: EIO)
         }
+        // Benchmarks only: the longest loop turn, wall and CPU, in admin `status` (docs/performance.md).
+        loop.measuresTurns = getenv("TOUCHROUTERD_MEASURE_LOOP") != nil
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
         try loop.register(housekeepingTimer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }

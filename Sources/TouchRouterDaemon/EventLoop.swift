@@ -43,6 +43,19 @@ public final class EventLoop {
     /// deferred work take turns). The daemon uses it to finish clients' buffered requests a
     /// bounded slice at a time.
     public var afterEachBatch: (() -> Bool)?
+    /// Measure every turn (a batch of handlers plus `afterEachBatch`): wall time and this thread's
+    /// CPU time. Off by default; a benchmark aid (`TOUCHROUTERD_MEASURE_LOOP=1`): the CPU clock is a
+    /// system call, two per turn.
+    public var measuresTurns = false
+    /// The longest turn since `takeLongestTurn()`, wall and CPU µs (while `measuresTurns`).
+    private var longestTurn: (micros: UInt64, cpuMicros: UInt64) = (0, 0)
+
+    /// The longest turn measured since the previous call, then starts over. A turn's CPU time is the
+    /// loop's own work; wall time beyond it is the scheduler (or a blocking call).
+    public func takeLongestTurn() -> (micros: UInt64, cpuMicros: UInt64) {
+        defer { longestTurn = (0, 0) }
+        return longestTurn
+    }
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
     public init() throws {
@@ -89,6 +102,7 @@ public final class EventLoop {
             let count = try checked("epoll_wait") {
                 epoll_wait(epoll.rawValue, &ready, Int32(ready.count), hasDeferredWork ? 0 : -1)
             }
+            let start = measuresTurns ? (monotonicMicros(), threadCPUMicros()) : (0, 0)
             for index in 0..<Int(count) where isRunning {
                 // A handler earlier in this batch may have deregistered this registration (and
                 // its fd may already belong to a new one): then the event is dropped.
@@ -96,6 +110,10 @@ public final class EventLoop {
                 registration.handler(IOEvents(rawValue: ready[index].events))
             }
             hasDeferredWork = isRunning && (afterEachBatch?() ?? false)
+            if measuresTurns {
+                longestTurn.micros = max(longestTurn.micros, monotonicMicros() - start.0)
+                longestTurn.cpuMicros = max(longestTurn.cpuMicros, threadCPUMicros() - start.1)
+            }
         }
     }
 
@@ -189,4 +207,11 @@ public final class MonotonicTimer {
         var expirations: UInt64 = 0
         _ = try? withUnsafeMutableBytes(of: &expirations) { try fd.read(into: $0) }
     }
+}
+
+/// This thread's CPU time in µs (`CLOCK_THREAD_CPUTIME_ID`).
+func threadCPUMicros() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
 }

@@ -25,7 +25,8 @@ let reloadBenchmark = Benchmark(
 /// everything. It then saves the layout again and again (each save a different file of the same
 /// size) and reports, from the `time` stamps of the touches the clients receive, the gaps between
 /// consecutive routed frames: with no save (the reference, same run) and while saves are built and
-/// swapped in. Also: start to socket-ready, save to `layoutChanged` at a client, RssAnon.
+/// swapped in. Also: start to socket-ready, save to `layoutChanged` at a client, RssAnon, and the
+/// loop's longest turn (wall and CPU, from `status` with `TOUCHROUTERD_MEASURE_LOOP=1`).
 enum ReloadBenchmark {
     struct Settings {
         var viewCounts = [10_000, 100_000]
@@ -49,7 +50,7 @@ enum ReloadBenchmark {
         print("  reference: \(settings.seconds) s with no save; then \(settings.saves) saves, each waited for")
         print("  load average at start: \(DaemonLatencyBenchmark.loadAverage())")
         print(
-            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon"
+            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon    longest turn ref (wall / CPU)  saving (wall / CPU)"
         )
         for count in settings.viewCounts { run(views: count, settings) }
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
@@ -89,6 +90,7 @@ enum ReloadBenchmark {
             "--replay-wait-for", "\(settings.clients)", "--replay-restamp", "--socket", socketPath,
             "--log-level", "warning",
         ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         let started = monotonicNanoseconds()
@@ -113,12 +115,20 @@ enum ReloadBenchmark {
         defer { close(control) }
         _ = DaemonLatencyBenchmark.status(control, hello: true)
 
+        // The loop's longest turn comes from `status` on a connection of its own (the control
+        // connection also carries layoutChanged lines).
+        let statusConnection = connectUnix(socketPath)
+        defer { close(statusConnection) }
+        _ = DaemonLatencyBenchmark.status(statusConnection, hello: true)
+
         let probes = (0..<settings.clients).map { _ in Probe(socketPath: socketPath, view: "panel") }
         for probe in probes { probe.start() }
         usleep(1_000_000)
+        _ = DaemonLatencyBenchmark.status(statusConnection)
         let referenceStart = monotonicNanoseconds()
         usleep(UInt32(settings.seconds * 1_000_000))
         let referenceEnd = monotonicNanoseconds()
+        let referenceTurn = DaemonLatencyBenchmark.status(statusConnection)
 
         var saveLatencies: [Double] = []
         for index in 1...settings.saves {
@@ -131,6 +141,7 @@ enum ReloadBenchmark {
             usleep(100_000)
         }
         let savingEnd = monotonicNanoseconds()
+        let savingTurn = DaemonLatencyBenchmark.status(statusConnection)
         let rssAnon = rssAnonKilobytes(process.processIdentifier)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
@@ -163,7 +174,16 @@ enum ReloadBenchmark {
                 + column(formatNanoseconds(reference.max() ?? .nan), 10)
                 + column(formatNanoseconds(percentile(saving, 0.99)), 16)
                 + column(formatNanoseconds(saving.max() ?? .nan), 12)
-                + column("\(rssAnon / 1024) MB", 9))
+                + column("\(rssAnon / 1024) MB", 9)
+                + column(turn(referenceTurn), 28) + column(turn(savingTurn), 24))
+    }
+
+    /// "wall / CPU" of the loop's longest turn from a `status` reply's counters.
+    static func turn(_ counters: [String: Int]) -> String {
+        guard let wall = counters["loopLongestTurnMicros"], let cpu = counters["loopLongestTurnCPUMicros"] else {
+            return "-"
+        }
+        return formatNanoseconds(Double(wall) * 1000) + " / " + formatNanoseconds(Double(cpu) * 1000)
     }
 
     /// Reads the control connection until a `layoutChanged` line (generous time limit).

@@ -237,6 +237,40 @@ struct DaemonLifecycleTests {
     }
 }
 
+extension DaemonLifecycleTests {
+    @Test("TOUCHROUTERD_MEASURE_LOOP puts the loop's longest turn (since the last status) in an admin's status")
+    func loopTurnCounters() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for measured in [false, true] {
+            let daemon = try DaemonProcess(
+                directory: directory, arguments: Scenario.arguments(),
+                environment: measured ? ["TOUCHROUTERD_MEASURE_LOOP": "1"] : [:])
+            defer { daemon.stop() }
+            let client = try LineClient(socketPath: daemon.socketPath)
+            _ = try client.hello("turns")
+            for _ in 0..<2 {
+                try client.send(ClientRequest(.status))
+                guard case .status(let status) = try client.readReply() else {
+                    Issue.record("no status")
+                    return
+                }
+                let wall = status.counters["loopLongestTurnMicros"]
+                let cpu = status.counters["loopLongestTurnCPUMicros"]
+                if measured {
+                    guard case .integer(let wallMicros) = wall, case .integer(let cpuMicros) = cpu else {
+                        Issue.record("no loop turn counters: \(status.counters)")
+                        return
+                    }
+                    #expect(wallMicros >= 0 && cpuMicros >= 0)
+                } else {
+                    #expect(wall == nil && cpu == nil, "off unless asked for")
+                }
+            }
+        }
+    }
+}
+
 /// Every view id of a layout (test helper).
 enum LayoutIndexProbe {
     static func ids(_ layout: Layout) -> Set<String> {
