@@ -15,7 +15,8 @@
 public struct HitTestIndex: Sendable {
     /// The screen the index was built from.
     public let screen: Screen
-    private let storage: HitTestIndexStorage
+    /// Also the tracker's table of the screen's views (`TrackerScreen`): one flattening per layout.
+    let storage: HitTestIndexStorage
 
     /// The default number of children from which a container gets a spatial grid. A threshold of 24
     /// saved a third of the realistic layout's build instructions but no measurable build time (the
@@ -31,9 +32,10 @@ public struct HitTestIndex: Sendable {
         self.storage = HitTestIndexBuilder(gridThreshold: max(1, gridThreshold)).build(screen.root)
     }
 
-    /// The number of views the index holds: the touchable ones (views that ignore touches, their
-    /// subtrees and views whose touch area is empty are left out, as they can never be hit).
-    public var indexedViewCount: Int { storage.nodes.count }
+    /// The number of views queries can reach: the touchable ones (views that ignore touches, their
+    /// subtrees and views whose touch area is empty can never be hit; they are stored only for the
+    /// tracker's conversions).
+    public var indexedViewCount: Int { storage.touchableCount }
 
     /// The number of containers that got a spatial grid.
     public var gridCount: Int { storage.grids.count }
@@ -221,8 +223,13 @@ final class HitTestIndexStorage: Sendable {
     let indexInParent: ContiguousArray<Int32>
     /// Per node: its parent node (-1 for the root), to rebuild a hit's way down on demand.
     let parents: ContiguousArray<Int32>
-    /// Per node: its view's position in the whole tree's pre-order (hidden views included).
+    /// Per node: its view's position in the whole tree's pre-order (hidden views included). Every
+    /// view is a node, so this is the node's own index; kept to say so where answers leave the index.
     let viewIndices: ContiguousArray<Int32>
+    /// Per node: touchable (reachable by queries), multipleTouch, exclusiveTouch.
+    let flags: ContiguousArray<ViewFlags>
+    /// How many nodes are touchable.
+    let touchableCount: Int
     let ids: ContiguousArray<String>
     let polygons: ContiguousArray<[Point]>
     /// Node indices of each node's touchable children, in child order (back to front).
@@ -245,7 +252,8 @@ final class HitTestIndexStorage: Sendable {
     init(
         nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>,
         indexInParent: ContiguousArray<Int32>, parents: ContiguousArray<Int32>,
-        viewIndices: ContiguousArray<Int32>, ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
+        viewIndices: ContiguousArray<Int32>, flags: ContiguousArray<ViewFlags>, touchableCount: Int,
+        ids: ContiguousArray<String>, polygons: ContiguousArray<[Point]>,
         children: ContiguousArray<Int32>, grids: ContiguousArray<ChildGrid>,
         cellOffsets: ContiguousArray<Int32>, entries: ContiguousArray<Int32>, maximumDepth: Int,
         chainPosition: ContiguousArray<Int32>, chainLinks: ContiguousArray<ChainLink>,
@@ -260,6 +268,8 @@ final class HitTestIndexStorage: Sendable {
         self.indexInParent = indexInParent
         self.parents = parents
         self.viewIndices = viewIndices
+        self.flags = flags
+        self.touchableCount = touchableCount
         self.ids = ids
         self.polygons = polygons
         self.children = children
@@ -272,7 +282,7 @@ final class HitTestIndexStorage: Sendable {
     static let shortPathLength = 48
 
     func hitTest(_ screenPoint: Point) -> HitResult? {
-        guard !nodes.isEmpty else { return nil }
+        guard touchableCount > 0 else { return nil }
         // `way`: the nodes from the root down to the hit view, on the stack.
         return withUnsafeTemporaryAllocation(of: Int32.self, capacity: maximumDepth + 1) { way in
             var recorder = WayRecorder(way: way)
@@ -283,7 +293,7 @@ final class HitTestIndexStorage: Sendable {
 
     /// The lean query: the hit node, its id (a retain of the stored string) and local point.
     func hit(_ screenPoint: Point) -> IndexHit? {
-        guard !nodes.isEmpty else { return nil }
+        guard touchableCount > 0 else { return nil }
         // No way down is recorded: the descent keeps only the node it is at.
         var recorder = NoRecorder()
         guard let hit = descend(screenPoint, &recorder) else { return nil }
@@ -390,6 +400,30 @@ final class HitTestIndexStorage: Sendable {
             }
         }
     }
+}
+
+extension HitTestIndexStorage {
+    /// `View.convertFromParent` for any node, touchable or not, from the node's stored values: the
+    /// same operations as the queries' `localPointIfInside` (the tracker's local points).
+    @inline(__always)
+    func convertFromParent(_ node: Int, _ p: Point) -> Point {
+        let origin = nodes[node]
+        let detailIndex = Int(origin.detail)
+        if detailIndex >= 0, details[detailIndex].hasTransform {
+            let m = details[detailIndex]
+            let dx = p.x - origin.originX, dy = p.y - origin.originY
+            return Point(m.a * dx + m.c * dy + m.halfWidth, m.b * dx + m.d * dy + m.halfHeight)
+        }
+        return Point(p.x - origin.originX, p.y - origin.originY)
+    }
+}
+
+/// A node's flags: whether queries can reach it, and the two tracking flags of its view.
+struct ViewFlags: OptionSet {
+    let rawValue: UInt8
+    static let touchable = ViewFlags(rawValue: 1)
+    static let multipleTouch = ViewFlags(rawValue: 2)
+    static let exclusiveTouch = ViewFlags(rawValue: 4)
 }
 
 /// One query's view of the storage (unsafe buffers, valid for the query only).

@@ -8,7 +8,10 @@ struct HitTestIndexBuilder {
     private var indexInParent = ContiguousArray<Int32>()
     private var parents = ContiguousArray<Int32>()
     private var viewIndices = ContiguousArray<Int32>()
-    /// The next view's position in the whole tree's pre-order (skipped subtrees included).
+    /// Per node: `ViewFlags` (touchable, multipleTouch, exclusiveTouch).
+    private var flags = ContiguousArray<ViewFlags>()
+    private var touchableCount = 0
+    /// The next view's position in the whole tree's pre-order.
     private var preorderCursor = 0
     /// The node whose children are being added (-1 at the root).
     private var currentParent: Int32 = -1
@@ -41,14 +44,15 @@ struct HitTestIndexBuilder {
         indexInParent.reserveCapacity(viewCount)
         parents.reserveCapacity(viewCount)
         viewIndices.reserveCapacity(viewCount)
+        flags.reserveCapacity(viewCount)
         ids.reserveCapacity(viewCount)
         // Every view is some view's child at most once: one slot per view, filled from a cursor.
         children = ContiguousArray(repeating: -1, count: viewCount)
-        withUnsafePointer(to: root) { _ = add($0, indexInParent: 0) }
+        withUnsafePointer(to: root) { _ = add($0, indexInParent: 0, parentTouchable: true) }
         let chains = makeChains()
         return HitTestIndexStorage(
             nodes: nodes, details: details, indexInParent: indexInParent, parents: parents,
-            viewIndices: viewIndices, ids: ids,
+            viewIndices: viewIndices, flags: flags, touchableCount: touchableCount, ids: ids,
             polygons: polygons, children: children, grids: grids, cellOffsets: cellOffsets,
             entries: entries, maximumDepth: maximumDepth, chainPosition: chains.position,
             chainLinks: chains.links, chainNodes: chains.nodes)
@@ -118,27 +122,30 @@ struct HitTestIndexBuilder {
         }
     }
 
-    /// Adds a view and its touchable subtree; nil when the view can never be hit (it ignores touches,
-    /// or its touch area is empty, or its transform is singular), so neither can its subtree.
-    private mutating func add(_ view: UnsafePointer<View>, indexInParent childIndex: Int) -> Int32? {
+    /// Adds a view and its whole subtree as nodes (the tracker converts points for every view,
+    /// hidden ones too). Returns the node when it is touchable, nil when it can never be hit (it or
+    /// an ancestor ignores touches, or its touch area is empty, or its transform is singular): only
+    /// touchable nodes are linked into their parent's children, so queries never meet the others.
+    private mutating func add(
+        _ view: UnsafePointer<View>, indexInParent childIndex: Int, parentTouchable: Bool
+    ) -> Int32? {
         let viewIndex = preorderCursor
-        if view.pointee.ignoresTouches {
-            preorderCursor += Self.count(view)
-            return nil
-        }
-        let index = Int32(nodes.count)
-        guard let node = makeNode(view) else {
-            preorderCursor += Self.count(view)
-            return nil
-        }
         preorderCursor += 1
+        let index = Int32(nodes.count)
+        let made = makeNode(view)
+        let touchable = parentTouchable && !view.pointee.ignoresTouches && made.touchable
         let childCount = view.pointee.children.count
         let childStart = childCursor
         childCursor += childCount
-        nodes.append(node)
+        nodes.append(made.node)
         indexInParent.append(Int32(childIndex))
         parents.append(currentParent)
         viewIndices.append(Int32(viewIndex))
+        var viewFlags: ViewFlags = touchable ? [.touchable] : []
+        if view.pointee.multipleTouch { viewFlags.insert(.multipleTouch) }
+        if view.pointee.exclusiveTouch { viewFlags.insert(.exclusiveTouch) }
+        flags.append(viewFlags)
+        if touchable { touchableCount += 1 }
         ids.append(view.pointee.id)
         let outerParent = currentParent
         currentParent = index
@@ -149,7 +156,7 @@ struct HitTestIndexBuilder {
         defer { depth -= 1 }
         view.pointee.children.withUnsafeBufferPointer { childViews in
             for k in 0..<childCount {
-                if let child = add(childViews.baseAddress! + k, indexInParent: k) {
+                if let child = add(childViews.baseAddress! + k, indexInParent: k, parentTouchable: touchable) {
                     children[childStart + liveCount] = child
                     liveCount += 1
                 }
@@ -161,29 +168,36 @@ struct HitTestIndexBuilder {
             nodes[Int(index)].grid = Int32(grids.count)
             grids.append(makeGrid(childStart: childStart, count: liveCount))
         }
-        return index
+        return touchable ? index : nil
     }
 
     /// The node's conversion and point-inside values (and, for transformed or shaped views, a detail
-    /// record with the box); nil when nothing can be inside.
-    private mutating func makeNode(_ view: UnsafePointer<View>) -> IndexedNode? {
+    /// record with the box); `touchable` false when nothing can be inside. The conversion values
+    /// (origin, and a transform's detail) are complete either way: the tracker reads them.
+    private mutating func makeNode(_ view: UnsafePointer<View>) -> (node: IndexedNode, touchable: Bool) {
+        var node = IndexedNode(
+            originX: 0, originY: 0, insideMinX: 0, insideMinY: 0, insideMaxX: 0, insideMaxY: 0,
+            childStart: 0, childCount: 0, grid: -1, detail: -1)
+        let touchable = makeNode(view, into: &node)
+        return (node, touchable)
+    }
+
+    private mutating func makeNode(_ view: UnsafePointer<View>, into result: inout IndexedNode) -> Bool {
         let frame = view.pointee.frame
         let width = frame.width, height = frame.height
         let margin = view.pointee.touchMargin
-        var node = IndexedNode(
-            originX: frame.x, originY: frame.y, insideMinX: 0, insideMinY: 0, insideMaxX: 0, insideMaxY: 0,
-            childStart: 0, childCount: 0, grid: -1, detail: -1)
+        result.originX = frame.x
+        result.originY = frame.y
         // bounds.grown(by: touchMargin), then CGRect.contains: min edges in, max edges out.
-        node.insideMinX = 0 - margin.left
-        node.insideMinY = 0 - margin.top
-        node.insideMaxX = node.insideMinX + (width + margin.left + margin.right)
-        node.insideMaxY = node.insideMinY + (height + margin.top + margin.bottom)
+        result.insideMinX = 0 - margin.left
+        result.insideMinY = 0 - margin.top
+        result.insideMaxX = result.insideMinX + (width + margin.left + margin.right)
+        result.insideMaxY = result.insideMinY + (height + margin.top + margin.bottom)
 
         let parentToLocal = view.pointee.parentToLocal
         if parentToLocal == nil, case .rect = view.pointee.shape {
             // The common case: a plain rectangle, no detail, no box (its exact test is as cheap).
-            guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
-            return node
+            return result.insideMinX < result.insideMaxX && result.insideMinY < result.insideMaxY
         }
 
         var detail = IndexedDetail(
@@ -192,12 +206,12 @@ struct HitTestIndexBuilder {
             marginTop: margin.top, polygon: -1,
             boxMinX: -.infinity, boxMinY: -.infinity, boxMaxX: .infinity, boxMaxY: .infinity)
         if let m = parentToLocal {
-            // A singular transform is all NaN: no point is ever inside.
-            if m.a.isNaN && m.b.isNaN && m.c.isNaN && m.d.isNaN { return nil }
             detail.hasTransform = true
             (detail.a, detail.b, detail.c, detail.d) = (m.a, m.b, m.c, m.d)
-            node.originX = frame.x + detail.halfWidth
-            node.originY = frame.y + detail.halfHeight
+            result.originX = frame.x + detail.halfWidth
+            result.originY = frame.y + detail.halfHeight
+            // A singular transform is all NaN: no point is ever inside.
+            if m.a.isNaN && m.b.isNaN && m.c.isNaN && m.d.isNaN { return keepConversion(detail, &result) }
         }
 
         // The touch area's bounding box in local space (as containsLocal computes its edges).
@@ -205,24 +219,26 @@ struct HitTestIndexBuilder {
         var bounded = true
         switch view.pointee.shape {
         case .rect:
-            guard node.insideMinX < node.insideMaxX, node.insideMinY < node.insideMaxY else { return nil }
-            box = (node.insideMinX, node.insideMinY, node.insideMaxX, node.insideMaxY)
+            guard result.insideMinX < result.insideMaxX, result.insideMinY < result.insideMaxY else {
+                return keepConversion(detail, &result)
+            }
+            box = (result.insideMinX, result.insideMinY, result.insideMaxX, result.insideMaxY)
         case .roundedRect(let radius):
             detail.shape = .roundedRect
             detail.radius = radius
             let m = margin.top
             let minX = -m, maxX = -m + (width + 2 * m)
             let minY = -m, maxY = -m + (height + 2 * m)
-            guard minX < maxX, minY < maxY else { return nil }
+            guard minX < maxX, minY < maxY else { return keepConversion(detail, &result) }
             box = (minX, minY, maxX, maxY)
         case .ellipse:
             detail.shape = .ellipse
             let rx = width / 2 + margin.top, ry = height / 2 + margin.top
-            guard rx > 0, ry > 0 else { return nil }
+            guard rx > 0, ry > 0 else { return keepConversion(detail, &result) }
             box = (width / 2 - rx, height / 2 - ry, width / 2 + rx, height / 2 + ry)
         case .polygon(let vertices):
             detail.shape = .polygon
-            guard vertices.count >= 3 else { return nil }
+            guard vertices.count >= 3 else { return keepConversion(detail, &result) }
             detail.polygon = Int32(polygons.count)
             polygons.append(vertices)
             box = (.infinity, .infinity, -.infinity, -.infinity)
@@ -237,7 +253,7 @@ struct HitTestIndexBuilder {
             let reach = max(margin.top, 0)
             box = (box.minX - reach, box.minY - reach, box.maxX + reach, box.maxY + reach)
         }
-        node.detail = Int32(details.count)
+        result.detail = Int32(details.count)
         if bounded,
             let parentBox = Self.parentBox(
                 of: box, frame: frame, detail: detail, transform: view.pointee.transform)
@@ -245,7 +261,16 @@ struct HitTestIndexBuilder {
             (detail.boxMinX, detail.boxMinY, detail.boxMaxX, detail.boxMaxY) = parentBox
         }
         details.append(detail)
-        return node
+        return true
+    }
+
+    /// An untouchable view's node keeps what converting points needs (a transform's detail record);
+    /// returns false (not touchable).
+    private mutating func keepConversion(_ detail: IndexedDetail, _ node: inout IndexedNode) -> Bool {
+        guard detail.hasTransform else { return false }
+        node.detail = Int32(details.count)
+        details.append(detail)
+        return false
     }
 
     /// A local box mapped into the parent's space and grown by the tolerance; nil when it cannot be

@@ -271,13 +271,13 @@ public struct TouchTracker: Sendable {
             statistics.droppedNoSubscriber += 1
             return drop(key)
         }
-        let hitViewIsExclusive = screen.views[Int(hitView)].exclusiveTouch
+        let hitViewIsExclusive = screen.isExclusive(hitView)
         if blockedByExclusiveTouch(hitView, isExclusive: hitViewIsExclusive, screenIndex: screenIndex) {
             statistics.droppedExclusiveTouch += 1
             return drop(key)
         }
         // The loops over `touches` go by index: iterating copies each touch (and retains its strings).
-        if !screen.views[Int(hitView)].multipleTouch {
+        if !screen.allowsMultipleTouch(hitView) {
             for index in touches.indices
             where touches[index].hitView == hitView && touches[index].screenIndex == screenIndex
                 && touches[index].isLive
@@ -506,7 +506,7 @@ struct ContactKey: Hashable {
 }
 
 /// One delivered touch, bound for life to its target view (wlroots' wlr_touch_point in spirit).
-/// Views are indices into `TrackerScreen.views` of the touch's screen: no `View` copies, no arrays.
+/// Views are indices into the touch's screen's pre-order (its `HitTestIndex` nodes): no `View` copies, no arrays.
 /// Holds no reference (no strings, no arrays), so scanning and copying touches costs no retains.
 struct TrackedTouch {
     let id: UInt64
@@ -568,7 +568,7 @@ struct TrackedTouch {
 /// The end of the last tap on a view, for counting consecutive taps.
 struct RecentTap {
     var screenIndex: Int
-    /// The hit view, an index into the screen's `TrackerScreen.views` (remapped by a layout reload).
+    /// The hit view, an index into the screen's pre-order (remapped by a layout reload).
     var hitView: Int32
     var endScreenPoint: Point
     var endMicros: UInt64

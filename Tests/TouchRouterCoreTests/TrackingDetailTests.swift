@@ -53,6 +53,49 @@ struct TrackingDetailTests {
         #expect(moved.previousLocalPoint == Point(-50, -50))
     }
 
+    /// A touch bound to a transformed view keeps being delivered when a reload makes the view
+    /// untouchable (hidden, transparent, not interactive, empty, singular, or under a hidden parent),
+    /// and its local points stay `View.convertFromParent`'s, bit for bit: the index keeps the
+    /// conversion values of views queries never reach.
+    @Test(arguments: ["hidden", "alpha", "interactive", "empty", "singular", "parentHidden"])
+    func boundTouchFollowsAViewThatBecameUntouchable(_ change: String) {
+        func layout(_ change: String?) -> Layout {
+            var knob = View(
+                id: "knob", frame: Rect(x: 100, y: 80, width: 60, height: 40),
+                transform: ViewTransform(rotationDegrees: 30, scaleX: 1.5, scaleY: 0.75))
+            var panel = View(id: "panel", frame: Rect(x: 200, y: 100, width: 400, height: 300))
+            switch change {
+            case "hidden": knob.hidden = true
+            case "alpha": knob.alpha = 0
+            case "interactive": knob.interactive = false
+            case "empty": knob.frame = Rect(x: 100, y: 80, width: 0, height: 40)
+            case "singular": knob.transform = ViewTransform(rotationDegrees: 30, scaleX: 0, scaleY: 0.75)
+            case "parentHidden": panel.hidden = true
+            default: break
+            }
+            panel.children = [knob]
+            return Layout(screens: [
+                Screen(
+                    name: "main", width: 1000, height: 1000,
+                    root: View(id: "root", frame: Rect(x: 0, y: 0, width: 1000, height: 1000), children: [panel]))
+            ])
+        }
+        let knobOnly: Set<String> = ["knob"]
+        var tracker = TouchTracker(layout: layout(nil))
+        let began = tracker.process(frame(1000, down(0, 330, 200)), subscribedViews: knobOnly)
+        #expect(began.first?.viewID == "knob")
+        let reloaded = layout(change)
+        _ = tracker.replaceLayout(reloaded, timestampMicros: 1500)
+        let moved = tracker.process(frame(2000, move(0, 337.25, 211.5)), subscribedViews: knobOnly)
+        #expect(moved.first?.viewID == "knob", "still delivered to the view it is bound to")
+        let panel = reloaded.screens[0].root.children[0]
+        let expected = panel.children[0].convertFromParent(
+            panel.convertFromParent(reloaded.screens[0].root.convertFromParent(Point(337.25, 211.5))))
+        let local = moved.first?.touches.first?.localPoint ?? Point(0, 0)
+        // Bit for bit (NaN for the singular transform, as View.convertFromParent gives).
+        #expect(local.x.bitPattern == expected.x.bitPattern && local.y.bitPattern == expected.y.bitPattern)
+    }
+
     @Test func localPointsAreBitIdenticalToTheHitTest() {
         var tracker = TouchTracker(layout: TrackingFixtures.layout)
         let screen = TrackingFixtures.layout.screens[0]
