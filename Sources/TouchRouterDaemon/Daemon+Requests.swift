@@ -138,6 +138,13 @@ extension Daemon {
                 let turn = loop.takeLongestTurn()
                 counters["loopLongestTurnMicros"] = .integer(Int64(turn.micros))
                 counters["loopLongestTurnCPUMicros"] = .integer(Int64(turn.cpuMicros))
+                if let histogram = stampToWritten, let p50 = histogram.percentile(0.5),
+                    let p99 = histogram.percentile(0.99)
+                {
+                    counters["frameStampToWrittenP50Micros"] = .integer(Int64(p50))
+                    counters["frameStampToWrittenP99Micros"] = .integer(Int64(p99))
+                }
+                stampToWritten?.reset()
             }
             counters["coalescedMessages"] = .integer(
                 Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))

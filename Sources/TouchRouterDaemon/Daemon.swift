@@ -64,6 +64,9 @@ public final class Daemon {
     var stats = Stats()
     /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
     var encodedTouches: [UInt8] = []
+    /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`): per replayed frame, µs from its stamp until its
+    /// writes are done. Nil, and never touched, otherwise.
+    var stampToWritten: MicrosHistogram?
     /// Clients given their first bytes by the frame being delivered (storage reused).
     var clientsToFlush: [ClientConnection] = []
     /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
@@ -186,6 +189,7 @@ public final class Daemon {
         }
         // Benchmarks only: the longest loop turn, wall and CPU, in admin `status` (docs/performance.md).
         loop.measuresTurns = getenv("TOUCHROUTERD_MEASURE_LOOP") != nil
+        if loop.measuresTurns && options.replayRestampsFrames { stampToWritten = MicrosHistogram() }
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
         try loop.register(housekeepingTimer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
@@ -387,6 +391,7 @@ public final class Daemon {
             if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
             if let replayScreen { frame.screen = replayScreen }
             process(.frame(frame))
+            if stampToWritten != nil { stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
             if clock.speed == 0 { break }
         }
         replay = clock
@@ -499,4 +504,31 @@ func line(_ message: DaemonMessage) -> [UInt8] { message.encodedLine() }
 func writeStderr(_ text: String) {
     var bytes = Array(text.utf8)
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// Counts of µs values, 1 µs wide up to 4 ms, and one bucket above. Fixed size (16 KiB); recording is
+/// one increment. For the benchmark counters in `status`.
+struct MicrosHistogram {
+    private var counts = [UInt32](repeating: 0, count: 4097)
+    private var total = 0
+
+    mutating func record(_ micros: UInt64) {
+        counts[Int(min(micros, 4096))] += 1
+        total += 1
+    }
+
+    /// The value below which `fraction` of the recorded values lie (4096 meaning "4096 or more"),
+    /// nil when nothing was recorded.
+    func percentile(_ fraction: Double) -> Int? {
+        guard total > 0 else { return nil }
+        let rank = max(1, Int((fraction * Double(total)).rounded(.up)))
+        var seen = 0
+        for (micros, count) in counts.enumerated() {
+            seen += Int(count)
+            if seen >= rank { return micros }
+        }
+        return counts.count - 1
+    }
+
+    mutating func reset() { self = MicrosHistogram() }
 }

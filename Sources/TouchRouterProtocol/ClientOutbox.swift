@@ -103,9 +103,9 @@ public struct ClientOutbox: Sendable {
     /// Queues a `touches` line the caller already encoded from `viewTouches` (so a view's message
     /// is encoded once per frame, not once per subscriber). `line` must be exactly
     /// `TouchesEncoder.appendLine(viewTouches)`'s output.
-    public mutating func enqueue<Bytes: Collection>(
-        encodedTouches line: Bytes, for viewTouches: ViewTouches
-    ) -> EnqueueResult where Bytes.Element == UInt8 {
+    /// Concrete `[UInt8]`, not generic: called for every subscriber of every frame from another
+    /// module, where a generic would run unspecialized (witness-table calls per byte run).
+    public mutating func enqueue(encodedTouches line: [UInt8], for viewTouches: ViewTouches) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
         pending.append(contentsOf: line)
         entries.append(Entry(kind: .touches(viewTouches), byteCount: line.count))

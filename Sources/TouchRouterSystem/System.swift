@@ -20,7 +20,10 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Calls `body` until it does not fail with EINTR. A negative result throws `SystemError` naming
-/// `call`; `EAGAIN`/`EWOULDBLOCK` is reported as `nil` when `wouldBlockIsNil` is set.
+/// `call`; `EAGAIN`/`EWOULDBLOCK` is reported as `nil` when `wouldBlockIsNil` is set. Inlinable so
+/// every caller (other modules; every read and write of the loop) gets it specialized for its
+/// integer type instead of calling it through witness tables.
+@inlinable
 @discardableResult
 public func systemCall<Result: BinaryInteger>(
     _ call: String, wouldBlockIsNil: Bool = false, _ body: () -> Result
@@ -36,6 +39,7 @@ public func systemCall<Result: BinaryInteger>(
 }
 
 /// `systemCall` for calls that cannot report "would block".
+@inlinable
 @discardableResult
 public func checked<Result: BinaryInteger>(_ call: String, _ body: () -> Result) throws(SystemError) -> Result {
     try systemCall(call, body)!

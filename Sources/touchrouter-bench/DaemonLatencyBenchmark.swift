@@ -64,6 +64,9 @@ enum DaemonLatencyBenchmark {
         var disconnectedClients: Int
         /// The daemon's CPU time (user + system, from /proc) per replayed frame in the window.
         var daemonCPUMicrosPerFrame: Double
+        /// In the daemon: µs from a frame's stamp until its writes were done, p50 and p99 (from
+        /// `status` with `TOUCHROUTERD_MEASURE_LOOP=1`).
+        var stampToWrittenMicros: (Int?, Int?)
     }
 
     static func main(_ arguments: ParsedArguments) {
@@ -84,6 +87,7 @@ enum DaemonLatencyBenchmark {
         let recordingName = URL(fileURLWithPath: settings.recording).lastPathComponent
         print("latency: \(daemon) --replay-restamp, recording \(recordingName)")
         print("  event to client = client CLOCK_MONOTONIC after recv - frame stamp taken before tracking")
+        print("  written = in the daemon, frame stamp to its last write done (TOUCHROUTERD_MEASURE_LOOP)")
         print(
             "  replay speed \(settings.speed), \(settings.seconds) s per row after \(settings.warmupSeconds) s"
                 + " warm-up; every client subscribed to \(settings.view) with subtree (receives everything)")
@@ -93,7 +97,7 @@ enum DaemonLatencyBenchmark {
                 + " sockets (one write per reader), stamped before the first write; same run, same machine")
         print(
             "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
-                + "  coalesced  cut-off   floor p50  floor p99  ratio p50  ratio p99")
+                + "  written p50/p99  coalesced  cut-off   floor p50  floor p99  ratio p50  ratio p99")
         for count in settings.clientCounts {
             let result = measure(clients: count, speed: settings.speed, seconds: settings.seconds, settings)
             let perClientRate = Double(result.messagesReceived) / Double(max(count, 1)) / settings.seconds
@@ -104,7 +108,7 @@ enum DaemonLatencyBenchmark {
         print("throughput: replay --speed 0 (as fast as it goes), \(settings.throughputSeconds) s per row")
         print(
             "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
-                + "  msgs/s delivered  coalesced  cut-off")
+                + "  written p50/p99  msgs/s delivered  coalesced  cut-off")
         for count in settings.clientCounts {
             let result = measure(clients: count, speed: 0, seconds: settings.throughputSeconds, settings)
             printRow(result, withThroughput: true)
@@ -120,6 +124,8 @@ enum DaemonLatencyBenchmark {
             + column(formatNanoseconds(samples.max() ?? .nan), 11)
             + column(String(format: "%.0f", result.framesPerSecond), 10)
             + column(String(format: "%.1f µs", result.daemonCPUMicrosPerFrame), 13)
+            + column(result.stampToWrittenMicros.0.map { "\($0) µs" } ?? "-", 10)
+            + column(result.stampToWrittenMicros.1.map { "\($0) µs" } ?? "-", 10)
         if withThroughput { row += column(String(format: "%.0f", result.messagesPerSecond), 18) }
         row += column("\(result.coalesced)", 11) + column("\(result.cutOff)", 9)
         if let floor {
@@ -148,6 +154,7 @@ enum DaemonLatencyBenchmark {
             "--replay-wait-for", "\(clients)", "--replay-restamp", "--socket", socketPath,
             "--max-clients", "\(clients + 4)", "--log-level", "warning",
         ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         do { try process.run() } catch { fail("cannot start touchrouterd: \(error)") }
@@ -200,7 +207,8 @@ enum DaemonLatencyBenchmark {
             messagesPerSecond: Double(received) / elapsedSeconds,
             coalesced: after["coalescedMessages"] ?? 0, cutOff: after["clientsCutOff"] ?? 0,
             disconnectedClients: probes.filter { $0.lostEarly }.count,
-            daemonCPUMicrosPerFrame: frames > 0 ? Double(cpuAfter - cpuBefore) / frames : .nan)
+            daemonCPUMicrosPerFrame: frames > 0 ? Double(cpuAfter - cpuBefore) / frames : .nan,
+            stampToWrittenMicros: (after["frameStampToWrittenP50Micros"], after["frameStampToWrittenP99Micros"]))
     }
 
     /// utime + stime of a process in µs (/proc/PID/stat, clock-tick resolution).
