@@ -146,7 +146,8 @@ public final class Daemon {
         if let path = options.replayPath {
             let frames = try ReplaySource.frames(
                 path: path, devicePath: options.replayDevicePath, config: config,
-                logKernelBug: { logger.warning("replay: \($0)") })
+                logKernelBug: { logger.warning("replay: \($0)") },
+                logScale: { logger.info("replay: \(Excerpt.of(path)): \($0)") })
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
             replayDevice = frames.first?.device
             replayScreen = frames.first?.screen
