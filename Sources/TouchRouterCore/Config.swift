@@ -11,6 +11,9 @@ public struct Config: Hashable, Sendable {
     /// The access lists views declare (`access`), by view id; views without one are open to every
     /// client that can connect (subject to their ancestors' lists).
     public var viewAccess: [String: AccessList] = [:]
+    /// The gestures views declare (`gestures`), by view id; empty when no view has any, and then
+    /// nothing about routing changes (docs/gestures.md).
+    public var viewGestures: [String: [GestureSpec]] = [:]
 
     /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
     public init(

@@ -35,7 +35,7 @@ struct ConfigParser {
     ]
     static let viewKeys = [
         "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
-        "multipleTouch", "exclusiveTouch", "access",
+        "multipleTouch", "exclusiveTouch", "access", "gestures",
     ]
     static let reservedViewKeys: [String] = []
     static let accessKeys = ["users", "groups"]
@@ -55,6 +55,8 @@ struct ConfigParser {
     var firstViewByID: [String: Int32] = [:]
     /// View id → its declared access list.
     var accessByViewID: [String: AccessList] = [:]
+    /// View id → its declared gestures (`gestures`, docs/gestures.md).
+    var gesturesByViewID: [String: [GestureSpec]] = [:]
 
     init(fileName: String, limits: ConfigLimits) {
         self.fileName = fileName
@@ -327,6 +329,7 @@ struct ConfigParser {
         guard pending.isEmpty else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
+        config.viewGestures = gesturesByViewID
         return config
     }
 

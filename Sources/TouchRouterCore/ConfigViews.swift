@@ -3,7 +3,7 @@ extension ConfigParser {
     /// A view's members by key, found in one pass over the object (the first of a duplicate wins).
     private struct ViewMembers {
         var id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform: JSONNode?
-        var multipleTouch, exclusiveTouch, access: JSONNode?
+        var multipleTouch, exclusiveTouch, access, gestures: JSONNode?
         var unknown: [JSONMember] = []
 
         init(_ object: JSONObject) {
@@ -22,6 +22,7 @@ extension ConfigParser {
                 case "multipleTouch": if multipleTouch == nil { multipleTouch = node }
                 case "exclusiveTouch": if exclusiveTouch == nil { exclusiveTouch = node }
                 case "access": if access == nil { access = node }
+                case "gestures": if gestures == nil { gestures = node }
                 default: unknown.append(member)
                 }
             }
@@ -115,6 +116,9 @@ extension ConfigParser {
         let exclusiveTouch = members.exclusiveTouch.flatMap { bool($0, "exclusiveTouch", subject) } ?? false
         if let accessNode = members.access, let list = accessList(accessNode, subject), let id = validID {
             accessByViewID[id] = list
+        }
+        if let gesturesNode = members.gestures, let specs = gestureSpecs(gesturesNode, subject), let id = validID {
+            if !specs.isEmpty { gesturesByViewID[id] = specs }
         }
 
         var children: [View] = []

@@ -20,4 +20,7 @@ public enum CancelReason: String, Hashable, Sendable, CaseIterable {
     case slotReused = "slot-reused"
     /// The daemon is stopping.
     case shutdown
+    /// A gesture recogniser of the view recognised, and took the touch (`cancelsTouches`,
+    /// docs/gestures.md); the finger may still be down, but its raw touches stop here.
+    case gesture
 }

@@ -103,6 +103,8 @@ public struct TrackerStatistics: Hashable, Sendable {
         case .viewRemoved: cancelledViewRemoved += 1
         case .slotReused: cancelledSlotReused += 1
         case .shutdown: cancelledShutdown += 1
+        // Recognition cancels touches after the tracker, which never ends one for this reason.
+        case .gesture: break
         }
     }
 }

@@ -50,6 +50,10 @@ final class ClientConnection {
     /// The framer may hold complete lines not handled yet (a turn handles a bounded number): the
     /// daemon finishes them in later turns before it reads more from this socket.
     var hasBacklog = false
+    /// `touches` messages go to this client (a `subscribe` with `"touches":false` turns them off).
+    var receivesTouches = true
+    /// `gesture` messages go to this client (a `subscribe` with `"gestures":true`).
+    var receivesGestures = false
 
     /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.
     static let readChunkBytes = 16 * 1024

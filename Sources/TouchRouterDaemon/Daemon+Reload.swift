@@ -92,8 +92,14 @@ extension Daemon {
         // copy first and the loop's last release would free 100k views here.
         var old = Optional((config, tracker.preparedLayout, access, subscriptions))
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
-        deliver(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
+        deliverTracked(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
         config = prepared.config
+        if !gestures.isEmpty || !config.viewGestures.isEmpty {
+            let output = gestures.replaceGestures(config.viewGestures, timestampMicros: inputMicros(monotonicMicros()))
+            deliver(output.touches)
+            deliver(output.gestures)
+            armHousekeepingTimer()
+        }
         layoutGeneration += 1
         if prepared.subscriptions.version == subscriptions.version {
             subscriptions = prepared.subscriptions

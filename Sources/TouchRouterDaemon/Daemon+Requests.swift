@@ -26,7 +26,9 @@ extension Daemon {
                             ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
                         },
                         seq: seq)))
-        case .subscribe(let requestedIDs, let subtree):
+        case .subscribe(let requestedIDs, let subtree, let delivery):
+            if let touches = delivery.touches { client.receivesTouches = touches }
+            if let gestures = delivery.gestures { client.receivesGestures = gestures }
             var seen = Set<String>()
             let uniqueIDs = requestedIDs.filter { seen.insert($0).inserted }
             let denied = uniqueIDs.filter { !access.permits(client.credentials, viewID: $0) }
@@ -39,6 +41,7 @@ extension Daemon {
             logger.info(
                 "\(client.label) subscribed to \(excerptList(viewIDs))"
                     + (subtree ? " (subtree)" : "")
+                    + (client.receivesGestures ? (client.receivesTouches ? ", gestures too" : ", gestures only") : "")
                     + (unknown.isEmpty ? "" : "; unknown: \(excerptList(unknown))"))
             if options.replayWaitsForSubscriber
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
@@ -151,6 +154,8 @@ extension Daemon {
         }
         if admin || access.isEmpty {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
+            counters["gestureMessages"] = .integer(Int64(stats.gestureMessagesQueued))
+            counters["gestureViewsActive"] = .integer(Int64(gestures.activeViewCount))
             counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
             for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
         }

@@ -48,6 +48,12 @@ public final class Daemon {
     var tracker: TouchTracker
     var subscriptions: SubscriptionTable
     var access: AccessPolicy
+    /// Gesture recognition between the tracker and dispatch; empty (and bypassed) when no view has
+    /// gestures.
+    var gestures: GestureStage
+    /// Input time minus CLOCK_MONOTONIC at the last frame: maps recognition deadlines (input
+    /// time: a recording's, when replaying) onto the housekeeping timer.
+    var inputClockOffsetMicros: Int64 = 0
 
     var clients: [ClientID: ClientConnection] = [:]
     var nextClientID: ClientID = 1
@@ -74,6 +80,7 @@ public final class Daemon {
 
     struct Stats {
         var touchMessagesQueued = 0
+        var gestureMessagesQueued = 0
         var clientsCutOff = 0
         /// Reloads refused because the new config did not load or validate.
         var reloadsFailed = 0
@@ -136,6 +143,7 @@ public final class Daemon {
         tracker = TouchTracker(layout: config.layout)
         subscriptions = SubscriptionTable(layout: config.layout)
         access = AccessPolicy(config: config)
+        gestures = GestureStage(viewGestures: config.viewGestures)
         // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
         malloc_trim(0)
         // Not after a reload: malloc_trim walks every heap, the loop's too, and held its lock for
@@ -297,9 +305,11 @@ public final class Daemon {
         playDueFrames()
     }
 
-    /// Closes lingering clients whose deadline passed, re-establishes a lost config watch and
-    /// retries a reload that failed for want of resources; re-armed for what still waits.
-    /// Cost: one pass over the lingering clients (each misbehaved in the last 2 s).
+    /// Closes lingering clients whose deadline passed, fires gesture deadlines (a long press, a tap
+    /// waiting for a double tap), re-establishes a lost config watch and retries a reload that
+    /// failed for want of resources; re-armed for what still waits.
+    /// Cost: one pass over the lingering clients (each misbehaved in the last 2 s) and one over
+    /// the views with recognition state.
     func handleHousekeepingTimer() {
         housekeepingTimer.acknowledge()
         let now = monotonicMicros()
@@ -307,6 +317,7 @@ public final class Daemon {
             lingerDeadlines[clientID] = nil
             if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
         }
+        if let due = gestureDeadlineMonotonicMicros, due <= now { advanceGestures(monotonicMicros: now) }
         if let due = retryAtMicros, due <= now {
             retryAtMicros = nil
             if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
@@ -325,7 +336,7 @@ public final class Daemon {
 
     /// Arms the timer for the earliest deadline, or disarms it when nothing waits.
     func armHousekeepingTimer() {
-        let next = ([retryAtMicros].compactMap { $0 } + lingerDeadlines.values).min()
+        let next = ([retryAtMicros, gestureDeadlineMonotonicMicros].compactMap { $0 } + lingerDeadlines.values).min()
         do {
             if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }
         } catch {
@@ -408,11 +419,20 @@ public final class Daemon {
     // MARK: Routing
 
     func process(_ event: InputEvent) {
+        let batches: [ViewTouches]
         if access.declaringViews.isEmpty {
-            deliver(tracker.process(event, subscribedViews: subscriptions))
+            batches = tracker.process(event, subscribedViews: subscriptions)
         } else {
             let targets = RoutingTargets(subscriptions: subscriptions, shields: access.declaringViews)
-            deliver(tracker.process(event, subscribedViews: targets))
+            batches = tracker.process(event, subscribedViews: targets)
+        }
+        guard !gestures.isEmpty else { return deliver(batches) }
+        switch event {
+        case .frame(let frame):
+            inputClockOffsetMicros = Int64(bitPattern: frame.timestampMicros &- monotonicMicros())
+            deliverTracked(batches, scale: frame.physicalScale, timestampMicros: frame.timestampMicros)
+        case .deviceRemoved(_, let timestampMicros):
+            deliverTracked(batches, scale: .fallback, timestampMicros: timestampMicros)
         }
     }
 
@@ -427,7 +447,7 @@ public final class Daemon {
             TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
             let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewTouches.viewID)
             for clientID in subscribers {
-                guard let client = clients[clientID], client.closing == nil else { continue }
+                guard let client = clients[clientID], client.closing == nil, client.receivesTouches else { continue }
                 // A subtree subscription may cover a view the client may not see.
                 if checksAccess && !access.permits(client.credentials, viewID: viewTouches.viewID) {
                     continue
@@ -455,7 +475,7 @@ public final class Daemon {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
         systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
-        deliver(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
+        deliverTracked(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
         isStopping = true
         if let listener {
             loop.deregister(listener.fd)

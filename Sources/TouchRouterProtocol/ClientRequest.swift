@@ -9,7 +9,7 @@ public enum RequestMessage: Hashable, Sendable {
     /// Optional: a client that never says hello is served as version 1.
     case hello(version: Int64, client: String?)
     /// `subscribe`: receive the touches of these views (and, with `subtree`, of every descendant).
-    case subscribe(views: [String], subtree: Bool)
+    case subscribe(views: [String], subtree: Bool, delivery: Delivery = .unchanged)
     /// `unsubscribe`: stop receiving some views, or all of them.
     case unsubscribe(UnsubscribeTarget)
     /// `hitTest`: which view is under a screen point. A nil screen means the layout's first.
@@ -37,6 +37,25 @@ public enum RequestMessage: Hashable, Sendable {
         case .reload: "reload"
         }
     }
+}
+
+/// What a `subscribe` asks the connection to receive: raw `touches` messages (on until a
+/// subscribe says `"touches":false`) and `gesture` messages (off until `"gestures":true`). They
+/// apply to the whole connection; a subscribe without the field leaves it as it was.
+public struct Delivery: Hashable, Sendable {
+    /// `touches`: nil leaves the connection's setting as it was.
+    public var touches: Bool?
+    /// `gestures`: nil leaves the connection's setting as it was.
+    public var gestures: Bool?
+
+    /// A delivery choice.
+    public init(touches: Bool? = nil, gestures: Bool? = nil) {
+        self.touches = touches
+        self.gestures = gestures
+    }
+
+    /// A subscribe that says neither.
+    public static let unchanged = Delivery()
 }
 
 /// Which subscriptions an `unsubscribe` removes.
@@ -113,7 +132,9 @@ public enum RequestDecoder {
                 client: try fields.optionalString("client"))
         case "subscribe":
             message = .subscribe(
-                views: try fields.stringArray("views"), subtree: try fields.optionalBool("subtree") ?? false)
+                views: try fields.stringArray("views"), subtree: try fields.optionalBool("subtree") ?? false,
+                delivery: Delivery(
+                    touches: try fields.optionalBool("touches"), gestures: try fields.optionalBool("gestures")))
         case "unsubscribe":
             let all = try fields.optionalBool("all") ?? false
             switch (all, fields.has("views")) {
@@ -155,9 +176,12 @@ extension ClientRequest {
             case .hello(let version, let client):
                 object.field("version", integer: version)
                 if let client { object.field("client", string: client) }
-            case .subscribe(let views, let subtree):
+            case .subscribe(let views, let subtree, let delivery):
                 object.field("views", strings: views)
                 object.field("subtree", bool: subtree)
+                // Only what differs from the default, so older lines stay byte for byte.
+                if let gestures = delivery.gestures { object.field("gestures", bool: gestures) }
+                if let touches = delivery.touches { object.field("touches", bool: touches) }
             case .unsubscribe(.views(let views)):
                 object.field("views", strings: views)
             case .unsubscribe(.all):

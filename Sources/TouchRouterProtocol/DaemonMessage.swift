@@ -229,6 +229,8 @@ public struct StatusReply: Hashable, Sendable {
 public enum DaemonMessage: Hashable, Sendable {
     case welcome(Welcome)
     case touches(TouchesMessage)
+    /// A view's gesture recogniser changed state (`subscribe` with `"gestures":true`).
+    case gesture(GestureMessage)
     /// A reload changed the layout; subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
     case subscribed(Subscribed)
@@ -246,7 +248,7 @@ public enum DaemonMessage: Hashable, Sendable {
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .layoutChanged: nil
+        case .touches, .gesture, .layoutChanged: nil
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
@@ -263,6 +265,7 @@ public enum DaemonMessage: Hashable, Sendable {
         switch self {
         case .welcome: "welcome"
         case .touches: "touches"
+        case .gesture: "gesture"
         case .layoutChanged: "layoutChanged"
         case .subscribed: "subscribed"
         case .unsubscribed: "unsubscribed"

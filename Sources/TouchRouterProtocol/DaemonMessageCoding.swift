@@ -25,6 +25,8 @@ extension DaemonMessage {
                 }
             case .touches:
                 break
+            case .gesture(let message):
+                message.append(to: &object)
             case .layoutChanged(let generation):
                 object.field("generation", unsigned: generation)
             case .subscribed(let reply):
@@ -137,6 +139,8 @@ public enum DaemonMessageDecoder {
                 TouchesMessage(
                     viewID: try fields.string("view"), screen: try fields.string("screen"),
                     timestampMicros: try unsigned(fields, "time"), touches: touches))
+        case "gesture":
+            return .gesture(try GestureMessage.decode(fields))
         case "layoutChanged":
             return .layoutChanged(generation: try unsigned(fields, "generation"))
         case "subscribed":

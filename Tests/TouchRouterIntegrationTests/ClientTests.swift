@@ -52,7 +52,7 @@ struct ClientTests {
                         Welcome(
                             daemonVersion: "test", generation: 1,
                             screens: [ScreenInfo(name: "main", width: 800, height: 600)], seq: seq)))
-            case .subscribe(let views, let subtree) where views.contains("secret"):
+            case .subscribe(let views, let subtree, _) where views.contains("secret"):
                 subscribed += views.filter { $0 != "secret" }
                 connection.send(
                     .error(
@@ -60,7 +60,7 @@ struct ClientTests {
                             code: .permissionDenied, message: "access list excludes you: secret", seq: seq,
                             views: ["secret"])))
                 _ = subtree
-            case .subscribe(let views, let subtree):
+            case .subscribe(let views, let subtree, _):
                 let known = Set(["root", "keypad", "key-7"])
                 let unknown = views.filter { !known.contains($0) }
                 subscribed += views.filter(known.contains)

@@ -1,0 +1,382 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One touch of a view with gestures, as recognition keeps it between steps.
+struct GestureTouch {
+    /// The touch as the tracker delivered it in this step (its phase is this step's).
+    var touch: RoutedTouch
+    /// Where it was before this step (screen and view space); its began point at first.
+    var lastScreenPoint: Point
+    var lastLocalPoint: Point
+    let startScreenPoint: Point
+    /// A recognised gesture took it (`cancelsTouches`): raw clients get one `cancelled`, then nothing.
+    var claimed = false
+    /// That `cancelled` (reason `gesture`) was delivered, or the touch was claimed before its began was.
+    var cancellationSent = false
+
+    init(_ touch: RoutedTouch) {
+        self.touch = touch
+        lastScreenPoint = touch.screenPoint
+        lastLocalPoint = touch.localPoint
+        startScreenPoint = touch.screenPoint
+    }
+
+    @inline(__always)
+    var isDown: Bool { !touch.phase.isTerminal }
+}
+
+/// What a recogniser asks for after looking at a step's touches (or at a deadline).
+enum RecogniserRequest {
+    case none, fail, begin, change, end, cancel, recognize
+}
+
+/// One recogniser of one view: the kind's rules (thresholds in mm and µs) and UIKit's state.
+/// Arbitration between a view's recognisers is `ViewGestures`' job; this only says what it wants.
+struct Recogniser {
+    let spec: GestureSpec
+    /// Position in the view's `gestures` list.
+    let index: Int
+    /// The recognisers that must fail before this one may recognise (require(toFail:)): a tap's
+    /// are the view's taps with more taps and as many fingers.
+    var blockers: [Int] = []
+    var state: GestureState = .possible
+    /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
+    var pending = false
+    /// The touches taking part (a tap's: the current tap's), in began order.
+    var participants: [UInt64] = []
+    var sequenceStartMicros: UInt64 = 0
+    var deadlineMicros: UInt64?
+    var lastMicros: UInt64 = 0
+    /// The participants' centroid when last seen: an event a deadline or a blocker's failure
+    /// decides, after the fingers left, reports it.
+    var localCentroid = Point(0, 0)
+    var screenCentroid = Point(0, 0)
+    // tap
+    var tapsDone = 0
+    var fingersThisTap = 0
+    var touchesThisTap = 0
+    var lastTapScreenPoint = Point(0, 0)
+    // pan, swipe: the centroid's movement (mean of the participants' moves each step)
+    var translation = Point(0, 0)
+    var screenTranslation = Point(0, 0)
+    var velocity = Point(0, 0)
+    var mostFingers = 0
+    var direction: SwipeDirection?
+    // pinch, rotate: the first two fingers down
+    var pair: (UInt64, UInt64)?
+    var startSpanMM = 0.0
+    var lastAngle = 0.0
+    var scale = 1.0
+    var scaleVelocity = 0.0
+    var rotation = 0.0
+    var rotationVelocity = 0.0
+
+    init(spec: GestureSpec, index: Int) {
+        self.spec = spec
+        self.index = index
+    }
+
+    /// Back to `possible` with nothing remembered (the view's touches are all up).
+    mutating func reset() {
+        self = Recogniser(spec: spec, index: index, blockers: blockers)
+    }
+
+    private init(spec: GestureSpec, index: Int, blockers: [Int]) {
+        self.init(spec: spec, index: index)
+        self.blockers = blockers
+    }
+
+    /// Waiting for more taps or a long press, with no touch that could bring news.
+    var isIdle: Bool { state == .possible && !pending && deadlineMicros == nil && tapsDone == 0 }
+
+    @inline(__always)
+    func takesPart(_ touch: GestureTouch) -> Bool { participants.contains(touch.touch.id) }
+
+    // MARK: - A step
+
+    /// Looks at one step's touches of the view (every live one, plus those that ended in it).
+    mutating func observe(_ touches: [GestureTouch], scale physical: PhysicalScale, now: UInt64)
+        -> RecogniserRequest
+    {
+        if state.isTerminal || pending { return .none }
+        for touch in touches where touch.touch.phase == .cancelled && takesPart(touch) {
+            return state == .possible ? .fail : .cancel
+        }
+        let request: RecogniserRequest
+        switch spec.kind {
+        case .tap: request = observeTap(touches, physical, now)
+        case .longPress: request = observeLongPress(touches, physical, now)
+        case .pan: request = observePan(touches, physical, now)
+        case .swipe: request = observeSwipe(touches, physical, now)
+        case .pinch, .rotate: request = observePair(touches, physical, now)
+        }
+        lastMicros = now
+        return request
+    }
+
+    /// A deadline of this recogniser passed (`deadlineMicros` ≤ now): what it means for its kind.
+    mutating func deadlinePassed(_ touches: [GestureTouch]) -> RecogniserRequest {
+        deadlineMicros = nil
+        guard state == .possible, !pending else { return .none }
+        switch spec.kind {
+        case .longPress:
+            let down = touches.reduce(0) { $0 + ($1.isDown && takesPart($1) ? 1 : 0) }
+            return down == spec.fingers ? .begin : .fail
+        default:
+            // A tap's next tap or a swipe's distance did not come in time.
+            return .fail
+        }
+    }
+
+    private mutating func join(_ touches: [GestureTouch], now: UInt64) {
+        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+            if participants.isEmpty && tapsDone == 0 { sequenceStartMicros = now }
+            participants.append(touch.touch.id)
+        }
+    }
+
+    /// Participants down now, and participants seen in this step (down or ended in it).
+    private func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
+        var down = 0
+        var present = 0
+        for touch in touches where takesPart(touch) {
+            present += 1
+            if touch.isDown { down += 1 }
+        }
+        return (down, present)
+    }
+
+    private mutating func updateCentroid(_ touches: [GestureTouch]) {
+        var local = Point(0, 0)
+        var screen = Point(0, 0)
+        var count = 0.0
+        for touch in touches where takesPart(touch) {
+            local = Point(local.x + touch.touch.localPoint.x, local.y + touch.touch.localPoint.y)
+            screen = Point(screen.x + touch.touch.screenPoint.x, screen.y + touch.touch.screenPoint.y)
+            count += 1
+        }
+        guard count > 0 else { return }
+        localCentroid = Point(local.x / count, local.y / count)
+        screenCentroid = Point(screen.x / count, screen.y / count)
+    }
+
+    private func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale) -> Bool {
+        for touch in touches where takesPart(touch) && touch.touch.phase != .began {
+            if physical.distanceMillimetres(touch.startScreenPoint, touch.touch.screenPoint) > limitMM { return true }
+        }
+        return false
+    }
+
+    private mutating func observeTap(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
+        -> RecogniserRequest
+    {
+        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+            if touchesThisTap == 0 {
+                // A new tap: the run goes on only near the previous one (the deadline checked the time).
+                if tapsDone > 0
+                    && physical.distanceMillimetres(lastTapScreenPoint, touch.startScreenPoint)
+                        > GestureDefaults.tapSpacingMM
+                {
+                    return .fail
+                }
+                if tapsDone == 0 { sequenceStartMicros = now }
+                participants.removeAll(keepingCapacity: true)
+                deadlineMicros = nil
+            }
+            participants.append(touch.touch.id)
+            touchesThisTap += 1
+        }
+        let (down, present) = counts(touches)
+        fingersThisTap = max(fingersThisTap, present)
+        if fingersThisTap > spec.fingers || movedBeyond(touches, spec.movementMM, physical) { return .fail }
+        updateCentroid(touches)
+        guard down == 0, touchesThisTap > 0 else { return .none }
+        // Every finger of this tap is up.
+        guard fingersThisTap == spec.fingers else { return .fail }
+        tapsDone += 1
+        lastTapScreenPoint = screenCentroid
+        touchesThisTap = 0
+        fingersThisTap = 0
+        if tapsDone == spec.taps { return .recognize }
+        deadlineMicros = now + spec.intervalMicros
+        return .none
+    }
+
+    private mutating func observeLongPress(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
+        -> RecogniserRequest
+    {
+        if state == .possible { join(touches, now: now) }
+        updateCentroid(touches)
+        if state == .possible {
+            let (down, present) = counts(touches)
+            if present > spec.fingers || down < present || movedBeyond(touches, spec.movementMM, physical) {
+                return .fail
+            }
+            if down == spec.fingers && deadlineMicros == nil { deadlineMicros = now + spec.durationMicros }
+            return .none
+        }
+        var moved = false
+        for touch in touches where takesPart(touch) {
+            if !touch.isDown { return .end }
+            if touch.touch.screenPoint != touch.lastScreenPoint { moved = true }
+        }
+        return moved ? .change : .none
+    }
+
+    /// Adds the participants' mean move in this step to `translation`, and sets `velocity`.
+    /// Returns whether anything moved.
+    private mutating func accumulate(_ touches: [GestureTouch], now: UInt64) -> Bool {
+        var local = Point(0, 0)
+        var screen = Point(0, 0)
+        var count = 0.0
+        for touch in touches where takesPart(touch) && touch.touch.phase != .began {
+            local = Point(
+                local.x + touch.touch.localPoint.x - touch.lastLocalPoint.x,
+                local.y + touch.touch.localPoint.y - touch.lastLocalPoint.y)
+            screen = Point(
+                screen.x + touch.touch.screenPoint.x - touch.lastScreenPoint.x,
+                screen.y + touch.touch.screenPoint.y - touch.lastScreenPoint.y)
+            count += 1
+        }
+        guard count > 0, local != Point(0, 0) || screen != Point(0, 0) else { return false }
+        let step = Point(local.x / count, local.y / count)
+        translation = Point(translation.x + step.x, translation.y + step.y)
+        screenTranslation = Point(screenTranslation.x + screen.x / count, screenTranslation.y + screen.y / count)
+        if now > lastMicros && lastMicros > 0 {
+            let seconds = Double(now - lastMicros) / 1_000_000
+            velocity = Point(step.x / seconds, step.y / seconds)
+        }
+        return true
+    }
+
+    private mutating func observePan(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
+        -> RecogniserRequest
+    {
+        let moved = accumulate(touches, now: now)
+        // Fingers join while there is room; more than the maximum before it begins fails it.
+        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+            if state == .possible || participants.count < spec.maximumFingers {
+                if participants.isEmpty { sequenceStartMicros = now }
+                participants.append(touch.touch.id)
+            }
+        }
+        let (down, _) = counts(touches)
+        updateCentroid(touches)
+        if state == .possible {
+            if down > spec.maximumFingers || down == 0 { return .fail }
+            if down >= spec.minimumFingers
+                && physical.millimetres(dx: screenTranslation.x, dy: screenTranslation.y) >= spec.distanceMM
+            {
+                return .begin
+            }
+            return .none
+        }
+        if down < spec.minimumFingers { return .end }
+        return moved ? .change : .none
+    }
+
+    private mutating func observeSwipe(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
+        -> RecogniserRequest
+    {
+        _ = accumulate(touches, now: now)
+        let wasEmpty = participants.isEmpty
+        join(touches, now: now)
+        if wasEmpty && !participants.isEmpty { deadlineMicros = now + spec.maximumDurationMicros }
+        let (down, present) = counts(touches)
+        mostFingers = max(mostFingers, present)
+        if mostFingers > spec.fingers { return .fail }
+        updateCentroid(touches)
+        let distance = physical.millimetres(dx: screenTranslation.x, dy: screenTranslation.y)
+        if mostFingers == spec.fingers && distance >= spec.distanceMM {
+            guard let direction = Self.direction(of: screenTranslation, physical), spec.directions.contains(direction)
+            else { return .fail }
+            self.direction = direction
+            return .recognize
+        }
+        return down == 0 ? .fail : .none
+    }
+
+    /// The direction a movement is within `swipeAngleToleranceDegrees` of, measured in mm.
+    static func direction(of movement: Point, _ physical: PhysicalScale) -> SwipeDirection? {
+        let dx = movement.x * physical.millimetresPerUnitX
+        let dy = movement.y * physical.millimetresPerUnitY
+        let tolerance = tan(GestureDefaults.swipeAngleToleranceDegrees * .pi / 180)
+        if abs(dy) <= abs(dx) * tolerance { return dx < 0 ? .left : .right }
+        if abs(dx) <= abs(dy) * tolerance { return dy < 0 ? .up : .down }
+        return nil
+    }
+
+    private mutating func observePair(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
+        -> RecogniserRequest
+    {
+        join(touches, now: now)
+        var first: GestureTouch?
+        var second: GestureTouch?
+        for touch in touches where takesPart(touch) {
+            if let pair, touch.touch.id != pair.0 && touch.touch.id != pair.1 { continue }
+            if !touch.isDown && pair == nil { continue }
+            if first == nil { first = touch } else if second == nil { second = touch }
+        }
+        if state != .possible {
+            // Active: ends when either finger of the pair lifts.
+            guard let first, let second, first.isDown, second.isDown else { return .end }
+            return updatePair(first, second, physical, now) ? .change : .none
+        }
+        let (down, _) = counts(touches)
+        if down == 0 { return .fail }
+        guard let first, let second, first.isDown, second.isDown else {
+            pair = nil
+            return .none
+        }
+        if pair == nil {
+            pair = (first.touch.id, second.touch.id)
+            startSpanMM = physical.distanceMillimetres(first.touch.screenPoint, second.touch.screenPoint)
+            lastAngle = Self.angle(first, second, physical)
+            scale = 1
+            rotation = 0
+            sequenceStartMicros = now
+            return .none
+        }
+        _ = updatePair(first, second, physical, now)
+        if spec.kind == .pinch {
+            let span = physical.distanceMillimetres(first.touch.screenPoint, second.touch.screenPoint)
+            return abs(span - startSpanMM) >= spec.distanceMM && startSpanMM > 0 ? .begin : .none
+        }
+        return abs(rotation) >= spec.angleDegrees * .pi / 180 ? .begin : .none
+    }
+
+    /// New scale and rotation of the pair; whether either changed.
+    private mutating func updatePair(
+        _ first: GestureTouch, _ second: GestureTouch, _ physical: PhysicalScale, _ now: UInt64
+    ) -> Bool {
+        localCentroid = Point(
+            (first.touch.localPoint.x + second.touch.localPoint.x) / 2,
+            (first.touch.localPoint.y + second.touch.localPoint.y) / 2)
+        screenCentroid = Point(
+            (first.touch.screenPoint.x + second.touch.screenPoint.x) / 2,
+            (first.touch.screenPoint.y + second.touch.screenPoint.y) / 2)
+        let span = physical.distanceMillimetres(first.touch.screenPoint, second.touch.screenPoint)
+        let newScale = startSpanMM > 0 ? span / startSpanMM : 1
+        var turn = Self.angle(first, second, physical) - lastAngle
+        if turn > .pi { turn -= 2 * .pi } else if turn < -.pi { turn += 2 * .pi }
+        lastAngle += turn
+        guard newScale != scale || turn != 0 else { return false }
+        if now > lastMicros && lastMicros > 0 {
+            let seconds = Double(now - lastMicros) / 1_000_000
+            scaleVelocity = (newScale - scale) / seconds
+            rotationVelocity = turn / seconds
+        }
+        scale = newScale
+        rotation += turn
+        return true
+    }
+
+    /// The angle of the line from the first finger to the second, in mm space (y down: clockwise
+    /// on screen is positive).
+    static func angle(_ first: GestureTouch, _ second: GestureTouch, _ physical: PhysicalScale) -> Double {
+        atan2(
+            (second.touch.screenPoint.y - first.touch.screenPoint.y) * physical.millimetresPerUnitY,
+            (second.touch.screenPoint.x - first.touch.screenPoint.x) * physical.millimetresPerUnitX)
+    }
+}

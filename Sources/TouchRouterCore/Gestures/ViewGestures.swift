@@ -1,0 +1,287 @@
+/// One view's recognisers and touches, and UIKit's arbitration between them: one recognises at a
+/// time (pinch and rotate together), a tap waits for the view's taps with more taps to fail, a
+/// non-`exclusive` recogniser neither blocks nor is blocked.
+struct ViewGestures {
+    let viewID: String
+    var screen: String
+    var recognisers: [Recogniser]
+    /// The view's touches: every live one, plus those that ended in the step being processed.
+    var touches: [GestureTouch] = []
+    var physicalScale: PhysicalScale = .fallback
+    /// Every state change, `failed` included, when the stage records them (tests).
+    var recordsTransitions = false
+
+    init(viewID: String, screen: String, specs: [GestureSpec]) {
+        self.viewID = viewID
+        self.screen = screen
+        var recognisers = specs.enumerated().map { Recogniser(spec: $1, index: $0) }
+        for index in recognisers.indices where specs[index].kind == .tap && specs[index].exclusive {
+            let spec = specs[index]
+            recognisers[index].blockers = specs.indices.filter {
+                specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
+                    && specs[$0].taps > spec.taps
+            }
+        }
+        self.recognisers = recognisers
+    }
+
+    /// Nothing down, nothing waiting: the state can be dropped.
+    var isIdle: Bool { touches.isEmpty && recognisers.allSatisfy(\.isIdle) }
+
+    /// The earliest deadline of any recogniser.
+    var nextDeadlineMicros: UInt64? {
+        var earliest: UInt64?
+        for recogniser in recognisers {
+            if let deadline = recogniser.deadlineMicros, deadline < (earliest ?? .max) { earliest = deadline }
+        }
+        return earliest
+    }
+
+    // MARK: - Steps
+
+    /// One tracker message of this view: records the touches, lets every recogniser look, and
+    /// appends the gesture events and the view's raw message (minus what gestures took).
+    /// Cost: recognisers × touches of the view.
+    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) {
+        screen = batch.screen
+        physicalScale = scale
+        let now = batch.timestampMicros
+        for routed in batch.touches {
+            if let index = touches.firstIndex(where: { $0.touch.id == routed.id }) {
+                touches[index].lastScreenPoint = touches[index].touch.screenPoint
+                touches[index].lastLocalPoint = touches[index].touch.localPoint
+                touches[index].touch = routed
+            } else if routed.phase == .began {
+                touches.append(GestureTouch(routed))
+                claimIfJoiningActive(touches.count - 1)
+            }
+        }
+        for index in recognisers.indices {
+            let request = recognisers[index].observe(touches, scale: scale, now: now)
+            apply(request, to: index, now: now, into: &output)
+        }
+        appendRaw(batch, into: &output)
+        endStep()
+    }
+
+    /// Fires every deadline up to `now`, earliest first, each at its own time.
+    mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) {
+        while let (index, deadline) = earliestDeadline(), deadline <= now {
+            let claimedBefore = touches.filter(\.claimed).count
+            let request = recognisers[index].deadlinePassed(touches)
+            apply(request, to: index, now: deadline, into: &output)
+            if touches.filter(\.claimed).count != claimedBefore {
+                appendClaimedCancellations(timestampMicros: deadline, into: &output)
+            }
+            endStep(keepingTouches: true)
+        }
+    }
+
+    private func earliestDeadline() -> (Int, UInt64)? {
+        var best: (Int, UInt64)?
+        for index in recognisers.indices {
+            if let deadline = recognisers[index].deadlineMicros, deadline < (best?.1 ?? .max) {
+                best = (index, deadline)
+            }
+        }
+        return best
+    }
+
+    /// Ends every recogniser of the view now (a reload changed or removed its gestures): active
+    /// ones are `cancelled`, the others fail; the touches stay as they are (claimed ones stay taken).
+    mutating func cancelRecognisers(timestampMicros: UInt64, into output: inout GestureOutput) {
+        for index in recognisers.indices where !recognisers[index].state.isTerminal {
+            let active = recognisers[index].state == .began || recognisers[index].state == .changed
+            apply(active ? .cancel : .fail, to: index, now: timestampMicros, into: &output)
+        }
+    }
+
+    /// New recognisers (a reload changed the view's gestures): they sit out the touches already
+    /// down, and start with the next sequence.
+    mutating func adopt(_ specs: [GestureSpec]) {
+        recognisers = ViewGestures(viewID: viewID, screen: screen, specs: specs).recognisers
+        guard !touches.isEmpty else { return }
+        for index in recognisers.indices { recognisers[index].state = .failed }
+    }
+
+    /// A touch that begins while a `cancelsTouches` pan is active and joins it belongs to the pan
+    /// from the start: raw clients never see it.
+    private mutating func claimIfJoiningActive(_ touchIndex: Int) {
+        for recogniser in recognisers
+        where recogniser.spec.kind == .pan && recogniser.spec.cancelsTouches
+            && (recogniser.state == .began || recogniser.state == .changed)
+            && recogniser.participants.count < recogniser.spec.maximumFingers
+        {
+            touches[touchIndex].claimed = true
+            touches[touchIndex].cancellationSent = true
+            return
+        }
+    }
+
+    private mutating func endStep(keepingTouches: Bool = false) {
+        if !keepingTouches { touches.removeAll { !$0.isDown } }
+        guard touches.isEmpty else { return }
+        for index in recognisers.indices where recognisers[index].state.isTerminal {
+            recognisers[index].reset()
+        }
+    }
+
+    // MARK: - Arbitration
+
+    private static func arePartners(_ a: GestureSpec, _ b: GestureSpec) -> Bool {
+        (a.kind == .pinch && b.kind == .rotate) || (a.kind == .rotate && b.kind == .pinch)
+    }
+
+    /// Whether `other` keeps `index` from recognising, or is kept by it: both exclusive, not pinch
+    /// and rotate.
+    private func excludes(_ index: Int, _ other: Int) -> Bool {
+        let a = recognisers[index].spec
+        let b = recognisers[other].spec
+        return other != index && a.exclusive && b.exclusive && !Self.arePartners(a, b)
+    }
+
+    private mutating func apply(_ request: RecogniserRequest, to index: Int, now: UInt64, into output: inout GestureOutput) {
+        switch request {
+        case .none: return
+        case .fail: fail(index, now: now, into: &output)
+        case .change: move(index, to: .changed, now: now, into: &output)
+        case .end: move(index, to: .ended, now: now, into: &output)
+        case .cancel: move(index, to: .cancelled, now: now, into: &output)
+        case .begin, .recognize:
+            let target: GestureState = request == .begin ? .began : .recognized
+            for other in recognisers.indices where excludes(index, other) {
+                let state = recognisers[other].state
+                if state != .possible && state != .failed {
+                    // Another one already recognised in this sequence.
+                    return fail(index, now: now, into: &output)
+                }
+            }
+            var waits = false
+            for blocker in recognisers[index].blockers {
+                switch recognisers[blocker].state {
+                case .failed: continue
+                case .possible: waits = true
+                default: return fail(index, now: now, into: &output)
+                }
+            }
+            if waits {
+                recognisers[index].pending = true
+                recognisers[index].deadlineMicros = nil
+                return
+            }
+            grant(index, target, now: now, into: &output)
+        }
+    }
+
+    private mutating func grant(_ index: Int, _ state: GestureState, now: UInt64, into output: inout GestureOutput) {
+        recognisers[index].pending = false
+        recognisers[index].deadlineMicros = nil
+        move(index, to: state, now: now, into: &output)
+        if recognisers[index].spec.cancelsTouches {
+            for touchIndex in touches.indices where recognisers[index].takesPart(touches[touchIndex]) {
+                touches[touchIndex].claimed = true
+            }
+        }
+        for other in recognisers.indices where excludes(index, other) && recognisers[other].state == .possible {
+            fail(other, now: now, into: &output)
+        }
+    }
+
+    private mutating func fail(_ index: Int, now: UInt64, into output: inout GestureOutput) {
+        guard recognisers[index].state == .possible else { return }
+        recognisers[index].pending = false
+        recognisers[index].deadlineMicros = nil
+        move(index, to: .failed, now: now, into: &output)
+        // A tap waiting only on this one may recognise now.
+        for waiter in recognisers.indices
+        where recognisers[waiter].pending && recognisers[waiter].blockers.contains(index)
+            && recognisers[waiter].blockers.allSatisfy({ recognisers[$0].state == .failed })
+        {
+            recognisers[waiter].pending = false
+            apply(.recognize, to: waiter, now: now, into: &output)
+        }
+    }
+
+    private mutating func move(_ index: Int, to state: GestureState, now: UInt64, into output: inout GestureOutput) {
+        recognisers[index].state = state
+        guard state != .failed || recordsTransitions else { return }
+        output.gestures.append(event(index, state, now: now))
+    }
+
+    private func event(_ index: Int, _ state: GestureState, now: UInt64) -> GestureEvent {
+        let recogniser = recognisers[index]
+        var ids: [UInt64] = []
+        for touch in touches where recogniser.takesPart(touch) { ids.append(touch.touch.id) }
+        if ids.isEmpty { ids = recogniser.participants }
+        var event = GestureEvent(
+            viewID: viewID, screen: screen, kind: recogniser.spec.kind, recogniserIndex: index, state: state,
+            timestampMicros: now, touchIDs: ids, localPoint: recogniser.localCentroid,
+            screenPoint: recogniser.screenCentroid)
+        switch recogniser.spec.kind {
+        case .tap: event.taps = recogniser.tapsDone
+        case .longPress: event.durationMicros = now - min(now, recogniser.sequenceStartMicros)
+        case .pan:
+            event.translation = recogniser.translation
+            event.velocity = recogniser.velocity
+        case .swipe:
+            event.direction = recogniser.direction
+            event.translation = recogniser.translation
+            event.velocity = recogniser.velocity
+            event.durationMicros = now - min(now, recogniser.sequenceStartMicros)
+        case .pinch:
+            event.scale = recogniser.scale
+            event.scaleVelocity = recogniser.scaleVelocity
+        case .rotate:
+            event.rotation = recogniser.rotation
+            event.rotationVelocity = recogniser.rotationVelocity
+        }
+        return event
+    }
+
+    // MARK: - Raw touches
+
+    /// The tracker's message of this view minus what gestures took: a claimed touch is delivered
+    /// once more as `cancelled` (reason `gesture`), then never again. Nothing when nothing is left.
+    private mutating func appendRaw(_ batch: ViewTouches, into output: inout GestureOutput) {
+        guard touches.contains(where: \.claimed) else {
+            output.touches.append(batch)
+            return
+        }
+        var filtered = batch
+        filtered.touches.removeAll(keepingCapacity: true)
+        for routed in batch.touches {
+            guard let index = touches.firstIndex(where: { $0.touch.id == routed.id }), touches[index].claimed else {
+                filtered.touches.append(routed)
+                continue
+            }
+            guard !touches[index].cancellationSent else { continue }
+            touches[index].cancellationSent = true
+            var cancelled = routed
+            cancelled.phase = .cancelled
+            cancelled.cancelReason = .gesture
+            filtered.touches.append(cancelled)
+        }
+        if !filtered.touches.isEmpty { output.touches.append(filtered) }
+    }
+
+    /// A deadline made a gesture take touches (a long press began): their `cancelled` (reason
+    /// `gesture`), with the view's other live touches as `stationary`, in one message.
+    private mutating func appendClaimedCancellations(timestampMicros: UInt64, into output: inout GestureOutput) {
+        var message = ViewTouches(viewID: viewID, screen: screen, timestampMicros: timestampMicros, touches: [])
+        for index in touches.indices where touches[index].isDown {
+            var routed = touches[index].touch
+            if touches[index].claimed {
+                guard !touches[index].cancellationSent else { continue }
+                touches[index].cancellationSent = true
+                routed.phase = .cancelled
+                routed.cancelReason = .gesture
+                routed.timestampMicros = timestampMicros
+            } else {
+                routed.phase = .stationary
+            }
+            routed.previousLocalPoint = routed.localPoint
+            message.touches.append(routed)
+        }
+        if message.touches.contains(where: { $0.phase == .cancelled }) { output.touches.append(message) }
+    }
+}

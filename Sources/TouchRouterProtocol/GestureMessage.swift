@@ -1,0 +1,114 @@
+import TouchRouterCore
+
+/// The `gesture` message (docs/protocol.md, "gesture"): a view's recogniser changed state.
+public struct GestureMessage: Hashable, Sendable {
+    /// `view`: the view the recogniser belongs to.
+    public var viewID: String
+    public var screen: String
+    /// `gesture`: the kind (`tap`, `longPress`, `pan`, `swipe`, `pinch`, `rotate`). Text, so a newer
+    /// daemon's kinds still decode; `kind` maps it to the enum.
+    public var gesture: String
+    /// `state`: `recognized` (tap, swipe) or `began`, `changed`, `ended`, `cancelled`.
+    public var state: String
+    /// `time`, µs.
+    public var timestampMicros: UInt64
+    /// `touches`: the ids of the touches taking part.
+    public var touchIDs: [UInt64]
+    /// `location`: their centroid in the view's own coordinates.
+    public var localPoint: Point
+    /// `screenLocation`: the same in the screen's layout space.
+    public var screenPoint: Point
+    public var taps: Int?
+    public var direction: String?
+    public var translation: Point?
+    public var velocity: Point?
+    public var scale: Double?
+    public var scaleVelocity: Double?
+    public var rotation: Double?
+    public var rotationVelocity: Double?
+    /// `duration`, µs.
+    public var durationMicros: UInt64?
+
+    /// The kind as an enum; nil for one this version does not know.
+    public var kind: GestureKind? { GestureKind(rawValue: gesture) }
+    /// The state as an enum; nil for one this version does not know.
+    public var gestureState: GestureState? { GestureState(rawValue: state) }
+
+    /// The wire form of a recognised event.
+    public init(_ event: GestureEvent) {
+        viewID = event.viewID
+        screen = event.screen
+        gesture = event.kind.rawValue
+        state = event.state.rawValue
+        timestampMicros = event.timestampMicros
+        touchIDs = event.touchIDs
+        localPoint = event.localPoint
+        screenPoint = event.screenPoint
+        taps = event.taps
+        direction = event.direction?.rawValue
+        translation = event.translation
+        velocity = event.velocity
+        scale = event.scale
+        scaleVelocity = event.scaleVelocity
+        rotation = event.rotation
+        rotationVelocity = event.rotationVelocity
+        durationMicros = event.durationMicros
+    }
+
+    /// Writes the fields after `type`, in the documented order.
+    func append(to object: inout JSONObjectWriter) {
+        object.field("view", string: viewID)
+        object.field("screen", string: screen)
+        object.field("gesture", string: gesture)
+        object.field("state", string: state)
+        object.field("time", unsigned: timestampMicros)
+        object.key("touches")
+        object.buffer.append(UInt8(ascii: "["))
+        for (index, id) in touchIDs.enumerated() {
+            if index > 0 { object.buffer.append(UInt8(ascii: ",")) }
+            JSONWriter.appendInteger(id, to: &object.buffer)
+        }
+        object.buffer.append(UInt8(ascii: "]"))
+        object.field("location", point: localPoint)
+        object.field("screenLocation", point: screenPoint)
+        if let taps { object.field("taps", integer: Int64(taps)) }
+        if let direction { object.field("direction", string: direction) }
+        if let translation { object.field("translation", point: translation) }
+        if let velocity { object.field("velocity", point: velocity) }
+        if let scale { object.field("scale", double: scale) }
+        if let scaleVelocity { object.field("scaleVelocity", double: scaleVelocity) }
+        if let rotation { object.field("rotation", double: rotation) }
+        if let rotationVelocity { object.field("rotationVelocity", double: rotationVelocity) }
+        if let durationMicros { object.field("duration", unsigned: durationMicros) }
+    }
+
+    /// Reads a `gesture` line's fields (client side).
+    static func decode(_ fields: FieldReader) throws(ProtocolError) -> GestureMessage {
+        let unsigned = DaemonMessageDecoder.unsignedRange
+        var ids: [UInt64] = []
+        for element in try fields.array("touches") {
+            guard let id = element.integerValue, unsigned.contains(id) else {
+                throw fields.fail("field \"touches\" must be an array of touch ids")
+            }
+            ids.append(UInt64(id))
+        }
+        var message = GestureMessage(
+            GestureEvent(
+                viewID: try fields.string("view"), screen: try fields.string("screen"), kind: .tap,
+                recogniserIndex: 0, state: .possible,
+                timestampMicros: UInt64(try fields.integer("time", in: unsigned)), touchIDs: ids,
+                localPoint: try fields.point("location"), screenPoint: try fields.point("screenLocation")))
+        message.gesture = try fields.string("gesture")
+        message.state = try fields.string("state")
+        message.taps = try fields.optionalInteger("taps", in: 0...Int64(Int32.max)).map(Int.init)
+        message.direction = try fields.optionalString("direction")
+        message.translation = try fields.optionalPoint("translation")
+        message.velocity = try fields.optionalPoint("velocity")
+        message.scale = fields.has("scale") ? try fields.double("scale") : nil
+        message.scaleVelocity = fields.has("scaleVelocity") ? try fields.double("scaleVelocity") : nil
+        message.rotation = fields.has("rotation") ? try fields.double("rotation") : nil
+        message.rotationVelocity = fields.has("rotationVelocity") ? try fields.double("rotationVelocity") : nil
+        message.durationMicros = try fields.optionalInteger("duration", in: unsigned).map(UInt64.init)
+        return message
+    }
+}
