@@ -87,7 +87,8 @@ extension ConfigParser {
         if spec.minimumFingers > spec.maximumFingers {
             report(
                 .invalidValue, object["minimumFingers"]?.position ?? object["maximumFingers"]?.position, subject,
-                "a pan's minimumFingers (\(spec.minimumFingers)) must not exceed maximumFingers (\(spec.maximumFingers))")
+                "a pan's minimumFingers (\(spec.minimumFingers)) must not exceed maximumFingers (\(spec.maximumFingers))"
+            )
         }
         if let value = measure(object, "movement", "mm", kind, subject) { spec.movementMM = value }
         if let value = measure(object, "distance", "mm", kind, subject) { spec.distanceMM = value }

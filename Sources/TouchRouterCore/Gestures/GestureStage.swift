@@ -90,7 +90,9 @@ public struct GestureStage: Sendable {
     private func earliestView() -> (String, UInt64)? {
         var best: (String, UInt64)?
         for (viewID, view) in views {
-            if let deadline = view.nextDeadlineMicros, deadline < (best?.1 ?? .max) || (deadline == best?.1 && viewID < best!.0) {
+            if let deadline = view.nextDeadlineMicros,
+                deadline < (best?.1 ?? .max) || (deadline == best?.1 && viewID < best!.0)
+            {
                 best = (viewID, deadline)
             }
         }

@@ -140,7 +140,9 @@ struct ViewGestures {
         return other != index && a.exclusive && b.exclusive && !Self.arePartners(a, b)
     }
 
-    private mutating func apply(_ request: RecogniserRequest, to index: Int, now: UInt64, into output: inout GestureOutput) {
+    private mutating func apply(
+        _ request: RecogniserRequest, to index: Int, now: UInt64, into output: inout GestureOutput
+    ) {
         switch request {
         case .none: return
         case .fail: fail(index, now: now, into: &output)
@@ -182,7 +184,11 @@ struct ViewGestures {
                 touches[touchIndex].claimed = true
             }
         }
-        for other in recognisers.indices where excludes(index, other) && recognisers[other].state == .possible {
+        // The others that are following touches fail; one with nothing started has nothing to fail.
+        for other in recognisers.indices
+        where excludes(index, other) && recognisers[other].state == .possible
+            && !(recognisers[other].isIdle && recognisers[other].participants.isEmpty)
+        {
             fail(other, now: now, into: &output)
         }
     }

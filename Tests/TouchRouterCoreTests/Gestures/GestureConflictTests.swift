@@ -1,0 +1,210 @@
+import Testing
+import TouchRouterCore
+
+/// Several recognisers on one view (UIKit's defaults), cancelsTouches, and cancellations.
+@Suite("Gesture recognisers: conflicts and cancellation")
+struct GestureConflictTests {
+    static func tapAndDoubleTap() -> [GestureSpec] {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        return [GestureSpec(.tap), double]
+    }
+
+    @Test("a single tap waits for the double tap to fail, and fires at its deadline")
+    func singleTapWaits() {
+        var run = GestureHarness(Self.tapAndDoubleTap())
+        run.down(0, 0, 500, 500)
+        run.up(30, 0)
+        #expect(run.summary == [])
+        #expect(run.stage.nextDeadlineMicros == GestureHarness.micros(330))
+        run.advance(330)
+        #expect(run.summary == ["tap recognized"])
+        #expect(run.events[0].taps == 1 && run.events[0].recogniserIndex == 0)
+        #expect(run.events[0].timestampMicros == GestureHarness.micros(330))
+        #expect(run.stage.nextDeadlineMicros == nil)
+    }
+
+    @Test("a double tap is only a double tap: the single tap never fires")
+    func doubleTapAlone() {
+        var run = GestureHarness(Self.tapAndDoubleTap())
+        run.down(0, 0, 500, 500)
+        run.up(30, 0)
+        run.down(100, 0, 505, 500)
+        run.up(130, 0)
+        run.advance(5000)
+        #expect(run.summary == ["tap recognized"])
+        #expect(run.events[0].taps == 2 && run.events[0].recogniserIndex == 1)
+    }
+
+    @Test("a second touch that drags fails the double tap, which lets the single tap through")
+    func doubleTapFailsThenSingle() {
+        var run = GestureHarness(Self.tapAndDoubleTap())
+        run.down(0, 0, 500, 500)
+        run.up(30, 0)
+        run.down(100, 0, 500, 500)
+        run.move(120, 0, 600, 500)
+        #expect(run.summary == ["tap recognized"])
+        #expect(run.events[0].taps == 1)
+    }
+
+    @Test("pan against swipe: the pan begins first and the swipe fails (UIKit's default)")
+    func panBeatsSwipe() {
+        var run = GestureHarness([GestureSpec(.pan), GestureSpec(.swipe)])
+        run.down(0, 0, 500, 500)
+        run.drag(from: 0, 0, by: 300, 0)
+        run.up(60, 0)
+        #expect(run.summary.first == "pan began")
+        #expect(!run.summary.contains("swipe recognized"))
+        #expect(run.summary.last == "pan ended")
+    }
+
+    @Test("a swipe with exclusive: false is recognised alongside the pan")
+    func nonExclusiveSwipe() {
+        var swipe = GestureSpec(.swipe)
+        swipe.exclusive = false
+        var run = GestureHarness([GestureSpec(.pan), swipe])
+        run.down(0, 0, 500, 500)
+        run.drag(from: 0, 0, by: 300, 0)
+        run.up(60, 0)
+        #expect(run.summary.contains("pan began"))
+        #expect(run.summary.contains("swipe recognized"))
+    }
+
+    @Test("pinch and rotate recognise together")
+    func pinchAndRotate() {
+        var run = GestureHarness([GestureSpec(.pinch), GestureSpec(.rotate), GestureSpec(.pan)])
+        run.down(0, 0, 500, 500)
+        run.down(1, 1, 700, 500)
+        // Spread and turn at once; the centroid stays put, so the pan stays possible.
+        run.frame(
+            10,
+            [
+                ContactEvent(kind: .motion, slot: 0, screenPoint: Point(450, 480)),
+                ContactEvent(kind: .motion, slot: 1, screenPoint: Point(750, 520)),
+            ])
+        #expect(Set(run.summary) == ["pinch began", "rotate began"])
+        run.up(20, 1)
+        #expect(run.summary.filter { $0.hasSuffix("ended") }.count == 2)
+        #expect(!run.summary.contains("pan began"))
+    }
+
+    @Test("a tap and a long press: a short press is a tap, a held one a long press")
+    func tapOrLongPress() {
+        var short = GestureHarness([GestureSpec(.tap), GestureSpec(.longPress)])
+        short.down(0, 0, 500, 500)
+        short.up(100, 0)
+        short.advance(1000)
+        #expect(short.summary == ["tap recognized"])
+        var held = GestureHarness([GestureSpec(.tap), GestureSpec(.longPress)])
+        held.down(0, 0, 500, 500)
+        held.advance(600)
+        held.up(700, 0)
+        #expect(held.summary == ["longPress began", "longPress ended"])
+    }
+
+    @Test("cancelsTouches: once a pan begins, raw clients see its touch cancelled (reason gesture), then nothing")
+    func cancelsTouches() {
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 520, 500)
+        run.move(20, 0, 600, 500)
+        run.move(30, 0, 700, 500)
+        run.up(40, 0)
+        #expect(run.rawPhases(of: 1) == ["began", "moved", "cancelled gesture"])
+        #expect(run.summary == ["pan began", "pan changed", "pan ended"])
+    }
+
+    @Test("cancelsTouches false: the raw touches carry on")
+    func keepsTouches() {
+        var run = GestureHarness(.pan) { $0.cancelsTouches = false }
+        run.down(0, 0, 500, 500)
+        run.move(20, 0, 600, 500)
+        run.up(40, 0)
+        #expect(run.rawPhases(of: 1) == ["began", "moved", "ended"])
+        #expect(run.raw == run.trackerRaw)
+    }
+
+    @Test("a long press takes its touch at its deadline, in a message of its own")
+    func longPressCancelsAtDeadline() {
+        var run = GestureHarness(.longPress)
+        run.down(0, 0, 500, 500)
+        run.advance(500)
+        run.move(600, 0, 510, 500)
+        run.up(700, 0)
+        #expect(run.rawPhases(of: 1) == ["began", "cancelled gesture"])
+        let cancel = run.raw.last { $0.touches.contains { $0.phase == .cancelled } }
+        #expect(cancel?.timestampMicros == GestureHarness.micros(500))
+    }
+
+    @Test("a finger joining an active pan belongs to it from the start")
+    func joiningFinger() {
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 600, 500)
+        run.down(20, 1, 900, 900)
+        run.up(30, 1)
+        #expect(run.rawPhases(of: 2) == [])
+    }
+
+    @Test("a device removed mid-pan cancels it; one removed mid-tap fails the tap quietly")
+    func deviceRemoved() {
+        var pan = GestureHarness(.pan)
+        pan.down(0, 0, 500, 500)
+        pan.move(10, 0, 600, 500)
+        pan.removeDevice(20)
+        #expect(pan.summary == ["pan began", "pan cancelled"])
+        var tap = GestureHarness(.tap, recordsFailures: true)
+        tap.down(0, 0, 500, 500)
+        tap.removeDevice(20)
+        #expect(tap.summary == ["tap failed"])
+    }
+
+    @Test("shutdown and a reload that removes the view cancel an active gesture")
+    func trackerCancellations() {
+        var run = GestureHarness(.longPress)
+        run.down(0, 0, 500, 500)
+        run.advance(500)
+        run.take(
+            run.tracker.cancelAll(reason: .shutdown, timestampMicros: GestureHarness.micros(600)),
+            GestureHarness.micros(600))
+        #expect(run.summary == ["longPress began", "longPress cancelled"])
+
+        var reload = GestureHarness(.pan)
+        reload.down(0, 0, 500, 500)
+        reload.move(10, 0, 600, 500)
+        let empty = Layout(screens: [
+            Screen(
+                name: "main", width: 2000, height: 2000,
+                root: View(id: "main", frame: Rect(x: 0, y: 0, width: 2000, height: 2000)))
+        ])
+        reload.take(
+            reload.tracker.replaceLayout(empty, timestampMicros: GestureHarness.micros(20)), GestureHarness.micros(20))
+        #expect(reload.summary == ["pan began", "pan cancelled"])
+    }
+
+    @Test("a reload that changes the view's gestures cancels the active one; the next touches use the new ones")
+    func replaceGestures() {
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 600, 500)
+        let output = run.stage.replaceGestures(["pad": [GestureSpec(.tap)]], timestampMicros: GestureHarness.micros(15))
+        #expect(output.gestures.map(\.state) == [.cancelled])
+        run.move(20, 0, 700, 500)
+        run.up(30, 0)
+        #expect(run.rawPhases(of: 1) == ["began", "cancelled gesture"])
+        run.down(100, 0, 500, 500)
+        run.up(120, 0)
+        #expect(run.summary.last == "tap recognized")
+    }
+
+    @Test("views without gestures pass through untouched, message for message")
+    func otherViewsPassThrough() {
+        var run = GestureHarness([])
+        run.stage = GestureStage(viewGestures: ["elsewhere": [GestureSpec(.pan)]])
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 900, 500)
+        run.up(20, 0)
+        #expect(run.raw == run.trackerRaw)
+        #expect(run.events.isEmpty)
+    }
+}
