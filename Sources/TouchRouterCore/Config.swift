@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TouchRouterModel
 
 /// A validated config file: the layout (every screen's view tree) and each screen's input settings.
 public struct Config: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The input half of a config: which devices drive which screen, and how their coordinates turn.
 
 /// Picks input devices by name, udev properties and device node. Every key given must match; a

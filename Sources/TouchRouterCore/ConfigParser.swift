@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TouchRouterModel
 
 /// Turns a config file's bytes into a `Config`, collecting every problem on the way: `JSONReader`
 /// reads the JSON5 in one pass (values with positions), then this walks the tree against the schema.

@@ -1,16 +1,6 @@
+import TouchRouterModel
+
 /// What the input stage hands to the tracker: frames of contacts, as libinput groups them.
-
-/// A touch device as the router knows it. `id` is unique for the daemon's lifetime: a device that
-/// is unplugged and comes back gets a new one.
-public struct InputDevice: Hashable, Sendable {
-    public var id: UInt32
-    public var name: String
-
-    public init(id: UInt32, name: String) {
-        self.id = id
-        self.name = name
-    }
-}
 
 /// One contact change within a frame (libinput's TOUCH_DOWN / MOTION / UP / CANCEL).
 public struct ContactEvent: Hashable, Sendable {
