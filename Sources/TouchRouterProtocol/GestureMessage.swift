@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// The `gesture` message (docs/protocol.md, "gesture"): a view's recogniser changed state.
 public struct GestureMessage: Hashable, Sendable {

@@ -2,20 +2,6 @@
 /// milliseconds, never layout units) and the named defaults with where they come from
 /// (docs/gestures.md has the table and the sources).
 
-/// A kind of gesture, as the config and the protocol name it.
-public enum GestureKind: String, Hashable, Sendable, CaseIterable {
-    case tap, longPress, pan, swipe, pinch, rotate
-
-    /// Discrete gestures are recognised once (possible → recognized or failed); continuous ones go
-    /// possible → began → changed… → ended or cancelled (or failed before they begin).
-    public var isDiscrete: Bool { self == .tap || self == .swipe }
-}
-
-/// A swipe's direction on the screen (y grows downward: `up` is toward y = 0).
-public enum SwipeDirection: String, Hashable, Sendable, CaseIterable {
-    case left, right, up, down
-}
-
 /// One recogniser's settings. Every field applies to the kinds its comment names; the others keep
 /// their defaults and are ignored.
 public struct GestureSpec: Hashable, Sendable {

@@ -1,4 +1,19 @@
-/// What recognition hands to dispatch: one gesture message per recogniser state change.
+/// What recognition hands to dispatch, and the names the config and the protocol share: gesture
+/// kinds, swipe directions, recogniser states and one gesture message.
+
+/// A kind of gesture, as the config and the protocol name it.
+public enum GestureKind: String, Hashable, Sendable, CaseIterable {
+    case tap, longPress, pan, swipe, pinch, rotate
+
+    /// Discrete gestures are recognised once (possible → recognized or failed); continuous ones go
+    /// possible → began → changed… → ended or cancelled (or failed before they begin).
+    public var isDiscrete: Bool { self == .tap || self == .swipe }
+}
+
+/// A swipe's direction on the screen (y grows downward: `up` is toward y = 0).
+public enum SwipeDirection: String, Hashable, Sendable, CaseIterable {
+    case left, right, up, down
+}
 
 /// A recogniser's state, as UIKit's `UIGestureRecognizer.State`.
 public enum GestureState: String, Hashable, Sendable, CaseIterable {
@@ -74,14 +89,3 @@ public struct GestureEvent: Hashable, Sendable {
     }
 }
 
-/// What one step of recognition produced: the raw touches to deliver (the tracker's, minus what
-/// recognised gestures took, plus their `gesture` cancellations) and the gesture messages.
-public struct GestureOutput: Sendable {
-    /// Raw per-view touches, in the tracker's order.
-    public var touches: [ViewTouches] = []
-    /// Gesture messages, in the order they happened.
-    public var gestures: [GestureEvent] = []
-
-    /// Nothing to deliver.
-    public var isEmpty: Bool { touches.isEmpty && gestures.isEmpty }
-}
