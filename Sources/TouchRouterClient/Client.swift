@@ -67,11 +67,16 @@ public final class TouchRouterClient: Sendable {
     /// those listed in the result (`unknown`, `denied`). When one request has both, the daemon's
     /// single `permission-denied` reply names only the denied ones, so unknown ids then show up in
     /// `subscribed`; `layout()` tells which exist.
-    public func subscribe(_ viewIDs: [String], subtree: Bool = false) async throws(ClientError)
+    /// `gestures: true` also delivers the views' `gesture` messages (`ClientEvent.gesture`);
+    /// `touches: false` stops raw `touches` messages; nil keeps the connection's setting.
+    public func subscribe(
+        _ viewIDs: [String], subtree: Bool = false, gestures: Bool? = nil, touches: Bool? = nil
+    ) async throws(ClientError)
         -> SubscribeResult
     {
         do throws(ClientError) {
-            let reply = try await connection.request(.subscribe(views: viewIDs, subtree: subtree))
+            let reply = try await connection.request(
+                .subscribe(views: viewIDs, subtree: subtree, delivery: Delivery(touches: touches, gestures: gestures)))
             guard case .subscribed(let subscribed) = reply else { throw ClientError.unexpectedReply(reply) }
             return SubscribeResult(subscribed: subscribed.views, unknown: [])
         } catch {
@@ -176,6 +181,8 @@ public struct SubscribeResult: Hashable, Sendable {
 public enum ClientEvent: Hashable, Sendable {
     /// One subscribed view's touches in one input frame.
     case touches(TouchesMessage)
+    /// A subscribed view's gesture recogniser changed state (subscribe with `gestures: true`).
+    case gesture(GestureMessage)
     /// The layout changed (a reload); subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
@@ -346,6 +353,7 @@ private final class Connection: Sendable {
         }
         switch message {
         case .touches(let touches): events.yield(.touches(touches))
+        case .gesture(let gesture): events.yield(.gesture(gesture))
         case .layoutChanged(let generation): events.yield(.layoutChanged(generation: generation))
         case .error(let error):
             state.withLock { $0.finalError = error }

@@ -60,7 +60,8 @@ func runOneRequest<Reply: Sendable>(
     }
 }
 
-/// `touchrouterctl monitor [VIEW...] [--view IDS] [--subtree] [--json]`: routed touches, live.
+/// `touchrouterctl monitor [VIEW...] [--view IDS] [--subtree] [--gestures] [--json]`: routed
+/// touches (and recognised gestures), live.
 enum MonitorCommand: Command {
     static let spec = CommandSpec(
         name: "monitor",
@@ -70,8 +71,9 @@ enum MonitorCommand: Command {
                 .view, valueName: "IDS",
                 help: "Views to watch, comma-separated (or give them as arguments)."),
             OptionSpec(.subtree, help: "Also every descendant of those views."),
+            OptionSpec(.gestures, help: "Also show the views' recognised gestures (their config's gestures)."),
             OptionSpec(
-                .json, help: "Print each touches message as the daemon sent it (one JSON line)."),
+                .json, help: "Print each touches (and gesture) message as the daemon sent it (one JSON line)."),
             socketOption,
         ],
         arguments: [ArgumentSpec(.view, help: "A view id to watch.", repeats: true, isOptional: true)],
@@ -80,7 +82,9 @@ enum MonitorCommand: Command {
             view. A monitor is a subscriber like any other: a touch goes to the nearest subscribed view
             on its responder chain, so watching a parent can take touches from nobody else's views.
             One line per touch: view, touch id, phase, the point in the view's own coordinates and on
-            the screen, the tap count and the device. Runs until interrupted or the daemon stops.
+            the screen, the tap count and the device; with --gestures, one line per gesture message
+            too: view, kind, state, the centroid and the kind's values. Runs until interrupted or the
+            daemon stops.
             """)
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
@@ -89,6 +93,7 @@ enum MonitorCommand: Command {
             + arguments.arguments(.view)
         let json = arguments.flag(.json)
         let explicitSubtree = arguments.flag(.subtree)
+        let gestures = arguments.flag(.gestures)
         return runBlocking {
             guard let client = await connectToDaemon(arguments, command: "monitor") else { return .failure }
             var views = listed
@@ -99,7 +104,7 @@ enum MonitorCommand: Command {
                 subtree = true
             }
             do {
-                let result = try await client.subscribe(views, subtree: subtree)
+                let result = try await client.subscribe(views, subtree: subtree, gestures: gestures ? true : nil)
                 if !result.unknown.isEmpty {
                     StandardError.print(
                         "touchrouterctl monitor: no such view: \(result.unknown.joined(separator: ", "))")
@@ -135,6 +140,13 @@ enum MonitorCommand: Command {
                     } else {
                         for touch in message.touches { LineOutput.print(describe(touch, in: message)) }
                     }
+                case .gesture(let message):
+                    if json {
+                        LineOutput.print(
+                            String(decoding: DaemonMessage.gesture(message).encodedLine().dropLast(), as: UTF8.self))
+                    } else {
+                        LineOutput.print(describe(message))
+                    }
                 case .layoutChanged(let generation):
                     if json {
                         LineOutput.print("{\"type\":\"layoutChanged\",\"generation\":\(generation)}")
@@ -147,6 +159,21 @@ enum MonitorCommand: Command {
             }
             return .success
         }
+    }
+
+    /// `map  gesture pinch changed  local (210.5, 140)  screen (610.5, 340)  touches 42,43  scale 1.25`
+    static func describe(_ gesture: GestureMessage) -> String {
+        func point(_ p: Point) -> String { "(\(HitTestCommand.number(p.x)), \(HitTestCommand.number(p.y)))" }
+        var line =
+            "\(gesture.viewID)  gesture \(gesture.gesture) \(gesture.state)  local \(point(gesture.localPoint))"
+            + "  screen \(point(gesture.screenPoint))  touches \(gesture.touchIDs.map(String.init).joined(separator: ","))"
+        if let taps = gesture.taps { line += "  taps \(taps)" }
+        if let direction = gesture.direction { line += "  direction \(direction)" }
+        if let translation = gesture.translation { line += "  translation \(point(translation))" }
+        if let scale = gesture.scale { line += "  scale \(HitTestCommand.number(scale))" }
+        if let rotation = gesture.rotation { line += "  rotation \(HitTestCommand.number(rotation)) rad" }
+        if let duration = gesture.durationMicros { line += "  duration \(duration / 1000) ms" }
+        return line
     }
 
     /// `keypad/7  touch 12 began    local (40, 52.5)  screen (280, 1102.5)  taps 1  ILITEK …`

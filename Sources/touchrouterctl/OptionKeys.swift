@@ -7,6 +7,7 @@ extension OptionKey {
     static let `default` = OptionKey("default")
     static let deviceDesc = OptionKey("device-desc")
     static let gesture = OptionKey("gesture")
+    static let gestures = OptionKey("gestures")
     static let hidden = OptionKey("hidden")
     static let hold = OptionKey("hold")
     static let json = OptionKey("json")
