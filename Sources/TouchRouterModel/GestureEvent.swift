@@ -88,4 +88,3 @@ public struct GestureEvent: Hashable, Sendable {
         self.screenPoint = screenPoint
     }
 }
-
