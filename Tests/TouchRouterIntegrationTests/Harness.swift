@@ -200,7 +200,7 @@ final class LineClient {
     func readReply() throws -> DaemonMessage {
         while let message = try readMessage() {
             switch message {
-            case .touches, .layoutChanged: continue
+            case .touches, .gesture, .layoutChanged: continue
             default: return message
             }
         }
@@ -230,6 +230,11 @@ extension DaemonMessage {
 
     var touches: TouchesMessage? {
         if case .touches(let message) = self { return message }
+        return nil
+    }
+
+    var gesture: GestureMessage? {
+        if case .gesture(let message) = self { return message }
         return nil
     }
 }
