@@ -69,7 +69,8 @@ struct GestureDeliveryTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write(
-            "bad.json5", #"{ screens: [{ name: "main", width: 10, height: 10, root: { id: "r", gestures: ["tapp"] } }] }"#)
+            "bad.json5",
+            #"{ screens: [{ name: "main", width: 10, height: 10, root: { id: "r", gestures: ["tapp"] } }] }"#)
         let daemon = try DaemonProcess(
             directory: directory, arguments: ["--config", directory.file("bad.json5")], waitUntilListening: false)
         #expect(try daemon.waitForExit() == 1)
