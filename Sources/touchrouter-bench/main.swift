@@ -13,6 +13,7 @@ import TouchRouterCommandLine
 let benchmarks: [Benchmark] = [
     hitTestBenchmark,
     trackerBenchmark,
+    gestureBenchmark,
     encodeBenchmark,
     daemonLatencyBenchmark,
     reloadBenchmark,

@@ -2,10 +2,45 @@
     import Glibc
 #endif
 
+/// A routed touch's fields without its device (whose name is a string): recognition copies and
+/// scans these every frame, and a struct with no reference in it costs no retains.
+struct TouchSample {
+    var id: UInt64
+    var phase: TouchPhase
+    var localPoint: Point
+    var screenPoint: Point
+    var previousLocalPoint: Point
+    var timestampMicros: UInt64
+    var tapCount: Int
+    var deviceID: UInt32
+    var cancelReason: CancelReason?
+
+    @inline(__always)
+    init(_ touch: RoutedTouch) {
+        id = touch.id
+        phase = touch.phase
+        localPoint = touch.localPoint
+        screenPoint = touch.screenPoint
+        previousLocalPoint = touch.previousLocalPoint
+        timestampMicros = touch.timestampMicros
+        tapCount = touch.tapCount
+        deviceID = touch.device.id
+        cancelReason = touch.cancelReason
+    }
+
+    /// The routed touch again, with its device.
+    func routed(device: InputDevice) -> RoutedTouch {
+        RoutedTouch(
+            id: id, phase: phase, localPoint: localPoint, screenPoint: screenPoint,
+            previousLocalPoint: previousLocalPoint, timestampMicros: timestampMicros, tapCount: tapCount,
+            device: device, cancelReason: cancelReason)
+    }
+}
+
 /// One touch of a view with gestures, as recognition keeps it between steps.
 struct GestureTouch {
     /// The touch as the tracker delivered it in this step (its phase is this step's).
-    var touch: RoutedTouch
+    var touch: TouchSample
     /// Where it was before this step (screen and view space); its began point at first.
     var lastScreenPoint: Point
     var lastLocalPoint: Point
@@ -16,7 +51,7 @@ struct GestureTouch {
     var cancellationSent = false
 
     init(_ touch: RoutedTouch) {
-        self.touch = touch
+        self.touch = TouchSample(touch)
         lastScreenPoint = touch.screenPoint
         lastLocalPoint = touch.localPoint
         startScreenPoint = touch.screenPoint
@@ -77,9 +112,14 @@ struct Recogniser {
         self.index = index
     }
 
-    /// Back to `possible` with nothing remembered (the view's touches are all up).
+    /// Back to `possible` with nothing remembered (the view's touches are all up); the
+    /// participants' storage is kept for the next sequence.
     mutating func reset() {
+        var participants: [UInt64] = []
+        swap(&participants, &self.participants)
+        participants.removeAll(keepingCapacity: true)
         self = Recogniser(spec: spec, index: index, blockers: blockers)
+        self.participants = participants
     }
 
     private init(spec: GestureSpec, index: Int, blockers: [Int]) {

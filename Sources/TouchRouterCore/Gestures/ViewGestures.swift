@@ -10,10 +10,18 @@ struct ViewGestures {
     var physicalScale: PhysicalScale = .fallback
     /// Every state change, `failed` included, when the stage records them (tests).
     var recordsTransitions = false
+    /// The devices of the touches (a touch keeps the id only), for messages a deadline builds.
+    var devices: [InputDevice] = []
 
-    init(viewID: String, screen: String, specs: [GestureSpec]) {
+    init(viewID: String, screen: String, recognisers: [Recogniser]) {
         self.viewID = viewID
         self.screen = screen
+        self.recognisers = recognisers
+    }
+
+    /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
+    /// per config, copied into a view's state when its first touch begins.
+    static func recognisers(for specs: [GestureSpec]) -> [Recogniser] {
         var recognisers = specs.enumerated().map { Recogniser(spec: $1, index: $0) }
         for index in recognisers.indices where specs[index].kind == .tap && specs[index].exclusive {
             let spec = specs[index]
@@ -22,7 +30,7 @@ struct ViewGestures {
                     && specs[$0].taps > spec.taps
             }
         }
-        self.recognisers = recognisers
+        return recognisers
     }
 
     /// Nothing down, nothing waiting: the state can be dropped.
@@ -47,12 +55,13 @@ struct ViewGestures {
         physicalScale = scale
         let now = batch.timestampMicros
         for routed in batch.touches {
-            if let index = touches.firstIndex(where: { $0.touch.id == routed.id }) {
+            if let index = touchIndex(of: routed.id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
-                touches[index].touch = routed
+                touches[index].touch = TouchSample(routed)
             } else if routed.phase == .began {
                 touches.append(GestureTouch(routed))
+                if !devices.contains(where: { $0.id == routed.device.id }) { devices.append(routed.device) }
                 claimIfJoiningActive(touches.count - 1)
             }
         }
@@ -62,6 +71,18 @@ struct ViewGestures {
         }
         appendRaw(batch, into: &output)
         endStep()
+    }
+
+    /// The device of a touch of the view (registered at its began).
+    private func device(_ id: UInt32) -> InputDevice {
+        for device in devices where device.id == id { return device }
+        return InputDevice(id: id, name: "")
+    }
+
+    @inline(__always)
+    private func touchIndex(of id: UInt64) -> Int? {
+        for index in touches.indices where touches[index].touch.id == id { return index }
+        return nil
     }
 
     /// Fires every deadline up to `now`, earliest first, each at its own time.
@@ -99,7 +120,7 @@ struct ViewGestures {
     /// New recognisers (a reload changed the view's gestures): they sit out the touches already
     /// down, and start with the next sequence.
     mutating func adopt(_ specs: [GestureSpec]) {
-        recognisers = ViewGestures(viewID: viewID, screen: screen, specs: specs).recognisers
+        recognisers = Self.recognisers(for: specs)
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }
     }
@@ -121,6 +142,7 @@ struct ViewGestures {
     private mutating func endStep(keepingTouches: Bool = false) {
         if !keepingTouches { touches.removeAll { !$0.isDown } }
         guard touches.isEmpty else { return }
+        devices.removeAll(keepingCapacity: true)
         for index in recognisers.indices where recognisers[index].state.isTerminal {
             recognisers[index].reset()
         }
@@ -216,9 +238,16 @@ struct ViewGestures {
 
     private func event(_ index: Int, _ state: GestureState, now: UInt64) -> GestureEvent {
         let recogniser = recognisers[index]
-        var ids: [UInt64] = []
-        for touch in touches where recogniser.takesPart(touch) { ids.append(touch.touch.id) }
-        if ids.isEmpty { ids = recogniser.participants }
+        // Usually every participant is still here: the event then shares the participants' storage.
+        var present = 0
+        for index in touches.indices where recogniser.participants.contains(touches[index].touch.id) { present += 1 }
+        var ids = recogniser.participants
+        if present != 0 && present != ids.count {
+            ids = []
+            for index in touches.indices where recogniser.participants.contains(touches[index].touch.id) {
+                ids.append(touches[index].touch.id)
+            }
+        }
         var event = GestureEvent(
             viewID: viewID, screen: screen, kind: recogniser.spec.kind, recogniserIndex: index, state: state,
             timestampMicros: now, touchIDs: ids, localPoint: recogniser.localCentroid,
@@ -249,14 +278,23 @@ struct ViewGestures {
     /// The tracker's message of this view minus what gestures took: a claimed touch is delivered
     /// once more as `cancelled` (reason `gesture`), then never again. Nothing when nothing is left.
     private mutating func appendRaw(_ batch: ViewTouches, into output: inout GestureOutput) {
-        guard touches.contains(where: \.claimed) else {
-            output.touches.append(batch)
-            return
-        }
-        var filtered = batch
-        filtered.touches.removeAll(keepingCapacity: true)
+        // Most messages change nothing: pass them on as they are (no copy).
+        var changes = 0
+        var kept = 0
         for routed in batch.touches {
-            guard let index = touches.firstIndex(where: { $0.touch.id == routed.id }), touches[index].claimed else {
+            guard let index = touchIndex(of: routed.id), touches[index].claimed else {
+                kept += 1
+                continue
+            }
+            if !touches[index].cancellationSent { changes += 1 }
+        }
+        if kept == batch.touches.count { return output.touches.append(batch) }
+        if kept == 0 && changes == 0 { return }
+        var filtered = ViewTouches(
+            viewID: batch.viewID, screen: batch.screen, timestampMicros: batch.timestampMicros, touches: [])
+        filtered.touches.reserveCapacity(kept + changes)
+        for routed in batch.touches {
+            guard let index = touchIndex(of: routed.id), touches[index].claimed else {
                 filtered.touches.append(routed)
                 continue
             }
@@ -267,7 +305,7 @@ struct ViewGestures {
             cancelled.cancelReason = .gesture
             filtered.touches.append(cancelled)
         }
-        if !filtered.touches.isEmpty { output.touches.append(filtered) }
+        output.touches.append(filtered)
     }
 
     /// A deadline made a gesture take touches (a long press began): their `cancelled` (reason
@@ -275,7 +313,7 @@ struct ViewGestures {
     private mutating func appendClaimedCancellations(timestampMicros: UInt64, into output: inout GestureOutput) {
         var message = ViewTouches(viewID: viewID, screen: screen, timestampMicros: timestampMicros, touches: [])
         for index in touches.indices where touches[index].isDown {
-            var routed = touches[index].touch
+            var routed = touches[index].touch.routed(device: device(touches[index].touch.deviceID))
             if touches[index].claimed {
                 guard !touches[index].cancellationSent else { continue }
                 touches[index].cancellationSent = true

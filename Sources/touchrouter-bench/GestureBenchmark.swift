@@ -1,0 +1,120 @@
+import Foundation
+import TouchRouterCommandLine
+import TouchRouterCore
+
+/// Recognition's cost per input frame: the tracker benchmark's 10 fingers, one on each of 10
+/// panels, every finger moving in every frame, with every kind of recogniser on every panel (tap,
+/// double tap, long press, pan, a non-exclusive swipe, pinch, rotate) against the tracker alone.
+/// The fingers circle 10 units (2.6 mm at the fallback density) from where they went down, so each
+/// panel's pan begins and then changes in every frame (10 gesture events and 10 raw touches taken
+/// per frame: the busiest state), after the taps, long presses and swipes failed.
+///
+///     touchrouter-bench gestures [MOVING_FRAMES [DOWN_UP_PAIRS]]     (defaults 200000 2000)
+let gestureBenchmark = Benchmark(
+    spec: CommandSpec(
+        name: "gestures",
+        abstract: "tracker + gesture recognition per frame vs the tracker alone, 10 touches; [FRAMES [PAIRS]]",
+        arguments: [
+            ArgumentSpec(.frames, help: "Frames with every finger moving (default 200000).", isOptional: true),
+            ArgumentSpec(.pairs, help: "Frames where all fingers go down, then up (default 2000).", isOptional: true),
+        ]),
+    run: { arguments in
+        runGestureBenchmark(
+            frameCount: arguments.argument(.frames).flatMap(Int.init) ?? 200_000,
+            tapCount: arguments.argument(.pairs).flatMap(Int.init) ?? 2_000)
+    })
+
+func runGestureBenchmark(frameCount: Int, tapCount: Int) {
+    let layout = TrackerBenchmark.kioskLayout()
+    var subscribed = Set<String>()
+    var viewGestures: [String: [GestureSpec]] = [:]
+    var double = GestureSpec(.tap)
+    double.taps = 2
+    var swipe = GestureSpec(.swipe)
+    swipe.exclusive = false
+    let every = [
+        GestureSpec(.tap), double, GestureSpec(.longPress), GestureSpec(.pan), swipe, GestureSpec(.pinch),
+        GestureSpec(.rotate),
+    ]
+    for row in 0..<4 {
+        for column in 0..<4 {
+            subscribed.insert("panel-\(row)-\(column)")
+            viewGestures["panel-\(row)-\(column)"] = every
+        }
+    }
+    let device = InputDevice(id: 1, name: "bench touchscreen")
+    let fingers = (0..<10).map { finger -> Point in
+        let panel = TrackerBenchmark.panelOrigin(finger)
+        return Point(panel.x + 20 + Double(finger % 4) * 50, panel.y + 20)
+    }
+    let cycle = 1024
+    let moveFrames: [InputFrame] = (0..<cycle).map { step in
+        let angle = Double(step) * 2 * .pi / Double(cycle)
+        let contacts = fingers.enumerated().map { finger, point in
+            ContactEvent(
+                kind: .motion, slot: Int32(finger),
+                screenPoint: Point(point.x + 10 * cos(angle + Double(finger)), point.y + 10 * sin(angle)))
+        }
+        return InputFrame(device: device, screen: "kiosk", timestampMicros: 0, contacts: contacts)
+    }
+    let downFrame = InputFrame(
+        device: device, screen: "kiosk", timestampMicros: 0,
+        contacts: fingers.enumerated().map { ContactEvent(kind: .down, slot: Int32($0), screenPoint: $1) })
+    let upFrame = InputFrame(
+        device: device, screen: "kiosk", timestampMicros: 0,
+        contacts: (0..<10).map { ContactEvent(kind: .up, slot: Int32($0)) })
+
+    /// One run: (moving ns, down ns, up ns, gesture events), with recognition or without.
+    func measure(recognising: Bool) -> ([UInt64], [UInt64], [UInt64], Int) {
+        var tracker = TouchTracker(layout: layout)
+        var stage = GestureStage(viewGestures: recognising ? viewGestures : [:])
+        var now: UInt64 = 1_000_000
+        var events = 0
+        func step(_ template: InputFrame) -> UInt64 {
+            var frame = template
+            now += 8_000
+            frame.timestampMicros = now
+            let start = monotonicNanoseconds()
+            let messages = tracker.process(.frame(frame), subscribedViews: subscribed)
+            if recognising {
+                let output = stage.process(messages, scale: frame.physicalScale, timestampMicros: now)
+                events &+= output.gestures.count &+ output.touches.count
+            } else {
+                events &+= messages.count
+            }
+            return monotonicNanoseconds() - start
+        }
+        var moving: [UInt64] = []
+        moving.reserveCapacity(frameCount)
+        var downs: [UInt64] = []
+        var ups: [UInt64] = []
+        _ = step(downFrame)
+        for index in 0..<frameCount { moving.append(step(moveFrames[index % cycle])) }
+        _ = step(upFrame)
+        for _ in 0..<max(1, tapCount) {
+            // Far enough apart that every tap is its own (no double taps pile up).
+            now += 1_000_000
+            downs.append(step(downFrame))
+            ups.append(step(upFrame))
+        }
+        return (moving, downs, ups, events)
+    }
+
+    let overhead = timerOverheadNanoseconds()
+    let plain = measure(recognising: false)
+    let recognised = measure(recognising: true)
+    print(
+        "gestures: \(layout.viewCount) views, 10 fingers on 10 views with 7 recognisers each, \(frameCount) frames"
+            + " (checksums \(plain.3), \(recognised.3))")
+    for (label, without, with) in [
+        ("frame, 10 touches moving", plain.0, recognised.0),
+        ("frame, 10 touches down", plain.1, recognised.1),
+        ("frame, 10 touches up (10 taps)", plain.2, recognised.2),
+    ] {
+        print(TrackerBenchmark.summary("\(label), tracker alone", without, timerOverhead: overhead))
+        print(TrackerBenchmark.summary("\(label), with recognisers", with, timerOverhead: overhead))
+        func median(_ nanos: [UInt64]) -> Double { percentile(nanos.map { max(0, Double($0) - overhead) }, 0.5) }
+        let ratio = median(with) / max(1, median(without))
+        print("\(label): median ratio \(String(format: "%.2f", ratio))×")
+    }
+}
