@@ -10,18 +10,16 @@
 /// gestures costs one dictionary lookup per message; with none configured at all, the daemon does
 /// not call it (raw delivery is then exactly the tracker's).
 public struct GestureStage: Sendable {
-    /// One view with gestures: its recognisers as configured, and its state once touched (kept
-    /// when idle, so touching the view again allocates nothing).
-    struct Entry: Sendable {
-        var template: [Recogniser]
-        var state: ViewGestures?
-    }
-
     /// The gestures by view id (`Config.viewGestures`).
     public private(set) var specsByView: [String: [GestureSpec]]
-    /// Every view with gestures (and one whose gestures a reload removed while touched), by id:
-    /// one lookup per tracker message.
-    private var entries: [String: Entry] = [:]
+    /// Every view with gestures (and one whose gestures a reload removed while touched) → its slot
+    /// in `templates` and `states`: one lookup per tracker message.
+    private var slotByView: [String: Int] = [:]
+    /// Per slot, the view's recognisers as configured (built once per config).
+    private var templates: [[Recogniser]] = []
+    /// Per slot, the view's state once touched: kept when idle, so touching the view again
+    /// allocates nothing, and in an array so a step mutates it in place.
+    private var states: [ViewGestures?] = []
     /// The views with touches down or something pending: where deadlines are looked for.
     private var activeViews: [String] = []
     private var output = GestureOutput()
@@ -31,9 +29,15 @@ public struct GestureStage: Sendable {
     /// A stage for these views' gestures.
     public init(viewGestures: [String: [GestureSpec]]) {
         specsByView = viewGestures
-        for (viewID, specs) in viewGestures {
-            entries[viewID] = Entry(template: ViewGestures.recognisers(for: specs), state: nil)
+        for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
+            addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: nil)
         }
+    }
+
+    private mutating func addSlot(_ viewID: String, template: [Recogniser], state: ViewGestures?) {
+        slotByView[viewID] = templates.count
+        templates.append(template)
+        states.append(state)
     }
 
     /// No view has gestures.
@@ -48,7 +52,7 @@ public struct GestureStage: Sendable {
     public var nextDeadlineMicros: UInt64? {
         var earliest: UInt64?
         for viewID in activeViews {
-            guard let deadline = entries[viewID]?.state?.nextDeadlineMicros else { continue }
+            guard let slot = slotByView[viewID], let deadline = states[slot]?.nextDeadlineMicros else { continue }
             if deadline < (earliest ?? .max) { earliest = deadline }
         }
         return earliest
@@ -65,24 +69,23 @@ public struct GestureStage: Sendable {
         output.gestures.removeAll(keepingCapacity: true)
         fireDeadlines(upTo: timestampMicros)  // first: they fell due before this frame
         for batch in batches {
-            guard let position = entries.index(forKey: batch.viewID) else {
+            guard let slot = slotByView[batch.viewID] else {
                 output.touches.append(batch)
                 continue
             }
-            if entries.values[position].state == nil {
+            if states[slot] == nil {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
                 guard batch.touches.contains(where: { $0.phase == .began }) else {
                     output.touches.append(batch)
                     continue
                 }
-                var view = ViewGestures(
-                    viewID: batch.viewID, screen: batch.screen, recognisers: entries.values[position].template)
+                var view = ViewGestures(viewID: batch.viewID, screen: batch.screen, recognisers: templates[slot])
                 view.recordsTransitions = recordsFailures
-                entries.values[position].state = view
+                states[slot] = view
             }
-            entries.values[position].state!.step(batch, scale: scale, into: &output)
-            noteActivity(batch.viewID, isIdle: entries.values[position].state!.isIdle)
+            let isIdle = states[slot]!.step(batch, scale: scale, into: &output)
+            noteActivity(batch.viewID, isIdle: isIdle)
         }
         return output
     }
@@ -110,15 +113,16 @@ public struct GestureStage: Sendable {
         guard let first = nextDeadlineMicros, first <= now else { return }
         // In time order across views, so messages keep the order things happened in.
         while let (viewID, deadline) = earliestView(), deadline <= now {
-            entries[viewID]!.state!.fireDeadlines(upTo: deadline, into: &output)
-            noteActivity(viewID, isIdle: entries[viewID]!.state!.isIdle)
+            let slot = slotByView[viewID]!
+            states[slot]!.fireDeadlines(upTo: deadline, into: &output)
+            noteActivity(viewID, isIdle: states[slot]!.isIdle)
         }
     }
 
     private func earliestView() -> (String, UInt64)? {
         var best: (String, UInt64)?
         for viewID in activeViews {
-            guard let deadline = entries[viewID]?.state?.nextDeadlineMicros else { continue }
+            guard let slot = slotByView[viewID], let deadline = states[slot]?.nextDeadlineMicros else { continue }
             guard let current = best else {
                 best = (viewID, deadline)
                 continue
@@ -137,29 +141,31 @@ public struct GestureStage: Sendable {
     ) -> GestureOutput {
         output.touches.removeAll(keepingCapacity: true)
         output.gestures.removeAll(keepingCapacity: true)
-        var kept: [String: Entry] = [:]
-        for (viewID, specs) in viewGestures {
-            var entry = Entry(template: ViewGestures.recognisers(for: specs), state: nil)
+        var old = (slotByView, states)
+        slotByView = [:]
+        templates = []
+        states = []
+        for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
             let unchanged: Bool = specsByView[viewID] == specs
-            if unchanged { entry.state = entries[viewID]?.state }
-            kept[viewID] = entry
+            let state = unchanged ? old.0[viewID].flatMap { old.1[$0] } : nil
+            addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: state)
         }
         // A touched view whose gestures changed keeps its state (and its taken touches) until idle.
         for viewID in activeViews.sorted() {
             let unchanged: Bool = viewGestures[viewID] == specsByView[viewID]
-            guard !unchanged, var state = entries[viewID]?.state else { continue }
+            guard !unchanged, let oldSlot = old.0[viewID], var state = old.1[oldSlot] else { continue }
+            old.1[oldSlot] = nil
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)
             state.adopt(viewGestures[viewID] ?? [])
-            if kept[viewID] == nil {
-                kept[viewID] = Entry(template: [], state: state)
+            if let slot = slotByView[viewID] {
+                states[slot] = state
             } else {
-                kept[viewID]!.state = state
+                addSlot(viewID, template: [], state: state)
             }
         }
-        entries = kept
         specsByView = viewGestures
         activeViews.removeAll { viewID in
-            guard let state = entries[viewID]?.state else { return true }
+            guard let slot = slotByView[viewID], let state = states[slot] else { return true }
             return state.isIdle
         }
         return output

@@ -34,13 +34,18 @@ struct ViewGestures {
     }
 
     /// Nothing down, nothing waiting: the state can be dropped.
-    var isIdle: Bool { touches.isEmpty && recognisers.allSatisfy(\.isIdle) }
+    var isIdle: Bool {
+        guard touches.isEmpty else { return false }
+        for index in recognisers.indices where !recognisers[index].isIdle { return false }
+        return true
+    }
 
     /// The earliest deadline of any recogniser.
     var nextDeadlineMicros: UInt64? {
+        // By index: iterating would copy each recogniser (and retain its arrays).
         var earliest: UInt64?
-        for recogniser in recognisers {
-            if let deadline = recogniser.deadlineMicros, deadline < (earliest ?? .max) { earliest = deadline }
+        for index in recognisers.indices {
+            if let deadline = recognisers[index].deadlineMicros, deadline < (earliest ?? .max) { earliest = deadline }
         }
         return earliest
     }
@@ -50,7 +55,9 @@ struct ViewGestures {
     /// One tracker message of this view: records the touches, lets every recogniser look, and
     /// appends the gesture events and the view's raw message (minus what gestures took).
     /// Cost: recognisers × touches of the view.
-    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) {
+    /// Returns whether the view is idle afterwards.
+    @discardableResult
+    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) -> Bool {
         screen = batch.screen
         physicalScale = scale
         let now = batch.timestampMicros
@@ -71,6 +78,7 @@ struct ViewGestures {
         }
         appendRaw(batch, into: &output)
         endStep()
+        return isIdle
     }
 
     /// The device of a touch of the view (registered at its began).
