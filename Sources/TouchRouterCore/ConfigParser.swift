@@ -53,6 +53,8 @@ struct ConfigParser {
     var firstViewByID: [String: Int32] = [:]
     /// View id → its declared access list.
     var accessByViewID: [String: AccessList] = [:]
+    /// Screen name → its `idle`, `wake` and `filters` (ConfigField.swift).
+    var fieldByScreen: [String: FieldSettings] = [:]
 
     init(fileName: String, limits: ConfigLimits) {
         self.fileName = fileName
@@ -325,6 +327,7 @@ struct ConfigParser {
         guard pending.isEmpty else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
+        config.fieldSettings = fieldByScreen
         return config
     }
 
@@ -346,7 +349,8 @@ struct ConfigParser {
             report(.missingKey, node.position, Subject(screenName: name), "missing \"name\"")
         }
         let subject = Subject(screenName: Excerpt.of(name))
-        checkKeys(object, allowed: Self.screenKeys, subject)
+        checkKeys(object, allowed: Self.screenKeys + Self.fieldScreenKeys, subject)
+        if let field = fieldSettings(object, subject) { fieldByScreen[name] = field }
 
         var size: [Double] = []
         for key in ["width", "height"] {

@@ -78,6 +78,7 @@ public enum TouchesEncoder {
         case .viewRemoved: JSONWriter.appendRaw("view-removed", to: &buffer)
         case .slotReused: JSONWriter.appendRaw("slot-reused", to: &buffer)
         case .shutdown: JSONWriter.appendRaw("shutdown", to: &buffer)
+        case .stuck: JSONWriter.appendRaw("stuck", to: &buffer)
         }
     }
 }
