@@ -182,6 +182,9 @@ public final class LibinputReader {
                 unassignedTouchDevices[pointer] = state.description  // keeps the reference
                 continue
             }
+            if assignment.physicalScale != state.assignment.physicalScale {
+                log(.info, "touch device \(describe(state)): now \(assignment.physicalScale)")
+            }
             devices[pointer]?.assignment = assignment
             apply(assignment, to: pointer, state.device)
         }
@@ -234,13 +237,15 @@ public final class LibinputReader {
         default: kind = .cancel
         }
         var screenPoint = Point(0, 0)
+        var atLimit = false
         if kind == .down || kind == .motion {
             screenPoint = Point(
                 Self.transformed(touch, libinput_event_touch_get_x_transformed, state.assignment.width),
                 Self.transformed(touch, libinput_event_touch_get_y_transformed, state.assignment.height))
+            atLimit = Self.atSensorCorner(touch, size: state.description.physicalSize)
         }
         let slot = libinput_event_touch_get_seat_slot(touch)
-        let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint)
+        let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint, atDeviceLimit: atLimit)
         if let early = state.accumulator.add(contact, timestampMicros: timestampMicros) {
             log(
                 .warning,
@@ -248,6 +253,19 @@ public final class LibinputReader {
             output.append(.frame(frame(state, early.timestampMicros, early.contacts)))
         }
         devices[pointer] = state
+    }
+
+    /// Both raw coordinates at an end of their axis (`filters.dropStuckPoints`): libinput's position
+    /// in mm is `(raw - minimum) / resolution`, and the device's size `(maximum - minimum) /
+    /// resolution`, so the minimum is 0 mm and the maximum the size. Without a size (no resolution)
+    /// only the minimum corner is known. libinput's position is the calibrated one.
+    private static func atSensorCorner(_ touch: OpaquePointer, size: PhysicalSize?) -> Bool {
+        func atEnd(_ millimetres: Double, _ length: Double?) -> Bool {
+            let tolerance = 1e-6
+            return abs(millimetres) <= tolerance || length.map { abs(millimetres - $0) <= tolerance } == true
+        }
+        return atEnd(libinput_event_touch_get_x(touch), size?.widthMM)
+            && atEnd(libinput_event_touch_get_y(touch), size?.heightMM)
     }
 
     /// libinput's transformed coordinate for a screen `size` layout units across. libinput scales
@@ -264,7 +282,7 @@ public final class LibinputReader {
     {
         InputFrame(
             device: state.device, screen: state.assignment.screen, timestampMicros: timestampMicros,
-            contacts: contacts)
+            contacts: contacts, physicalScale: state.assignment.physicalScale)
     }
 
     // MARK: - Devices
@@ -306,7 +324,10 @@ public final class LibinputReader {
             accumulator: TouchFrameAccumulator(capacity: framesCapacity))
         devices[pointer] = state
         apply(assignment, to: pointer, device)
-        log(.info, "touch device \(describe(state)) added, drives screen \(assignment.screen)")
+        log(
+            .info,
+            "touch device \(describe(state)) added, drives screen \(assignment.screen), "
+                + "\(assignment.physicalScale)")
     }
 
     private func deviceRemoved(_ pointer: OpaquePointer, into output: inout [InputEvent]) {
@@ -363,8 +384,15 @@ public final class LibinputReader {
             udev_device_unref(udevDevice)
         }
         let hasTouch = libinput_device_has_capability(pointer, LIBINPUT_DEVICE_CAP_TOUCH) != 0
+        // Nonzero when the kernel gives no resolution: libinput's mm (get_x) are invented then.
+        var widthMM = 0.0
+        var heightMM = 0.0
+        let physicalSize =
+            libinput_device_get_size(pointer, &widthMM, &heightMM) == 0
+            ? PhysicalSize(widthMM: widthMM, heightMM: heightMM) : nil
         return LiveDeviceDescription(
-            name: name, sysname: sysname, node: node, udevProperties: properties, hasTouch: hasTouch)
+            name: name, sysname: sysname, node: node, udevProperties: properties, hasTouch: hasTouch,
+            physicalSize: physicalSize)
     }
 
     private func describe(_ state: DeviceState) -> String {

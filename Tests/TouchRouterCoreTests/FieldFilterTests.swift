@@ -71,7 +71,14 @@ struct FieldFilterTests {
 
     // MARK: - debounceMs / debounceMM
 
-    static let mm = FieldUnits.fallbackUnitsPerMillimetre
+    /// A panel of 0.25 mm per layout unit (4 units per mm, exact in binary).
+    static let scale = PhysicalScale(millimetresPerUnitX: 0.25, millimetresPerUnitY: 0.25, source: .config)
+
+    static func scaled(_ time: UInt64, _ contact: ContactEvent) -> InputEvent {
+        .frame(
+            InputFrame(
+                device: S.panel, screen: "main", timestampMicros: time, contacts: [contact], physicalScale: scale))
+    }
 
     /// A down within debounceMs of the device's previous up is a bounce (dropped with its up).
     @Test(arguments: [(59_000 as UInt64, true), (60_000, true), (61_000, false)])
@@ -92,9 +99,13 @@ struct FieldFilterTests {
     @Test(arguments: [(2.0, true), (3.0, true), (4.0, false)])
     func aBounceIsNearThePreviousUp(millimetres: Double, bounce: Bool) {
         var stage = S.stage(FieldSettings(debounceMicros: 60_000, debounceMillimetres: 3))
-        let x = millimetres * Self.mm
+        let x = millimetres * 4
         let outputs = Self.run(
-            &stage, [S.frame(0, S.down(0, 0, 100)), S.frame(100_000, S.up(0)), S.frame(120_000, S.down(1, x, 100))])
+            &stage,
+            [
+                Self.scaled(0, S.down(0, 0, 100)), Self.scaled(100_000, S.up(0)),
+                Self.scaled(120_000, S.down(1, x, 100)),
+            ])
         #expect(S.contacts(outputs[2]) == (bounce ? [] : [S.down(1, x, 100)]))
     }
 

@@ -174,7 +174,9 @@ struct FieldDaemonTests {
     func setScreenStateRequests() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try self.daemon(directory, keys: "wake: {swallow: true}", frames: [(0, [.down(0, 1, 1)])])
+        // The replay waits for a second subscriber that never comes: no touch interferes.
+        let daemon = try self.daemon(
+            directory, keys: "wake: {swallow: true}", frames: [(0, [.down(0, 1, 1)])], waitFor: 2)
         defer { daemon.stop() }
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.hello("blanker")
@@ -201,7 +203,8 @@ struct FieldDaemonTests {
     func screenCommand() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try self.daemon(directory, keys: "idle: {seconds: 600}", frames: [(0, [.down(0, 1, 1)])])
+        let daemon = try self.daemon(
+            directory, keys: "idle: {seconds: 600}", frames: [(0, [.down(0, 1, 1)])], waitFor: 2)
         defer { daemon.stop() }
         let watcher = try LineClient(socketPath: daemon.socketPath)
         try watcher.send(ClientRequest(.subscribe(views: ["other"], subtree: false), seq: 1))

@@ -38,27 +38,23 @@ public struct FieldStage: Sendable {
     private var output = FieldOutput()
 
     /// A stage for these screens' settings (screens without an entry have everything off),
-    /// started at `nowMicros` (the idle countdowns start there). `unitsPerMillimetre` turns the
-    /// debounce distance into layout units per screen (default: `FieldUnits.fallbackUnitsPerMillimetre`).
+    /// started at `nowMicros` (the idle countdowns start there). Distances in millimetres are
+    /// measured with each frame's `physicalScale`.
     public init(
         screens names: [String], settings: [String: FieldSettings], nowMicros: UInt64,
-        unitsPerMillimetre: [String: Double] = [:], tapSlop: Double = TrackerConfiguration.defaultTapSlop
+        tapSlop: Double = TrackerConfiguration.defaultTapSlop
     ) {
         self.nowMicros = nowMicros
         self.tapSlop = tapSlop
         screens = names.map {
-            ScreenState(
-                name: $0, settings: settings[$0] ?? .off,
-                unitsPerMillimetre: unitsPerMillimetre[$0] ?? FieldUnits.fallbackUnitsPerMillimetre,
-                lastActivityMicros: nowMicros)
+            ScreenState(name: $0, settings: settings[$0] ?? .off, lastActivityMicros: nowMicros)
         }
     }
 
     /// A stage for a config's screens.
     public init(config: Config, nowMicros: UInt64) {
         self.init(
-            screens: config.layout.screens.map(\.name), settings: config.fieldSettings, nowMicros: nowMicros,
-            unitsPerMillimetre: FieldUnits.unitsPerMillimetre(config))
+            screens: config.layout.screens.map(\.name), settings: config.fieldSettings, nowMicros: nowMicros)
     }
 
     /// Nothing to do: every screen has everything off and is active, and no contact is followed.
@@ -133,14 +129,12 @@ public struct FieldStage: Sendable {
     /// A reload: screens keep their state by name, new settings apply to contacts from now on.
     public mutating func replaceSettings(config: Config) {
         let old = screens
-        let density = FieldUnits.unitsPerMillimetre(config)
         screens = config.layout.screens.map { screen in
             let name = screen.name
             var state =
                 old.first { $0.name == name }
-                ?? ScreenState(name: name, settings: .off, unitsPerMillimetre: 1, lastActivityMicros: nowMicros)
+                ?? ScreenState(name: name, settings: .off, lastActivityMicros: nowMicros)
             state.settings = config.fieldSettings[name] ?? .off
-            state.unitsPerMillimetre = density[name] ?? FieldUnits.fallbackUnitsPerMillimetre
             return state
         }
         for index in contacts.indices {
@@ -205,7 +199,7 @@ public struct FieldStage: Sendable {
         if settings.dropsStuckPoints && contact.atDeviceLimit {
             record.disposition = .ignored(.stuckPoint)
             count(.stuckPoint, on: frame.device, at: now)
-        } else if isBounce(contact, device: frame.device, screenIndex: screenIndex, now: now) {
+        } else if isBounce(contact, of: frame, screenIndex: screenIndex, now: now) {
             record.disposition = .ignored(.bounce)
             count(.bounce, on: frame.device, at: now)
         } else if settings.minContactMicros != nil {
@@ -291,14 +285,15 @@ public struct FieldStage: Sendable {
         return record.disposition == .passing
     }
 
-    private func isBounce(_ contact: ContactEvent, device: InputDevice, screenIndex: Int, now: UInt64) -> Bool {
+    /// Within `debounceMs` and `debounceMM` (measured with the frame's physical scale) of the
+    /// device's previous touch-up on this screen.
+    private func isBounce(_ contact: ContactEvent, of frame: InputFrame, screenIndex: Int, now: UInt64) -> Bool {
         let settings = screens[screenIndex].settings
         guard let window = settings.debounceMicros, let millimetres = settings.debounceMillimetres,
-            let up = devices.first(where: { $0.counters.device.id == device.id })?.lastUp,
+            let up = devices.first(where: { $0.counters.device.id == frame.device.id })?.lastUp,
             up.screenIndex == screenIndex, now >= up.micros, now - up.micros <= window
         else { return false }
-        let reach = millimetres * screens[screenIndex].unitsPerMillimetre
-        return Self.distance(up.screenPoint, contact.screenPoint) <= reach
+        return frame.physicalScale.distanceMillimetres(up.screenPoint, contact.screenPoint) <= millimetres
     }
 
     // MARK: - Deadlines
@@ -431,8 +426,6 @@ public struct FieldStage: Sendable {
 struct ScreenState: Sendable {
     var name: String
     var settings: FieldSettings
-    /// Layout units per millimetre of the panel (for `debounceMM`).
-    var unitsPerMillimetre: Double
     var activity = ScreenActivity.active
     var lastActivityMicros: UInt64
     /// Confirmed contacts (delivered or swallowed) down on the screen: while any is, it is not idle.
@@ -440,10 +433,9 @@ struct ScreenState: Sendable {
     /// Touches beginning up to this time are swallowed (the wake's grace window).
     var graceEndsMicros: UInt64?
 
-    init(name: String, settings: FieldSettings, unitsPerMillimetre: Double, lastActivityMicros: UInt64) {
+    init(name: String, settings: FieldSettings, lastActivityMicros: UInt64) {
         self.name = name
         self.settings = settings
-        self.unitsPerMillimetre = unitsPerMillimetre
         self.lastActivityMicros = lastActivityMicros
     }
 
