@@ -234,8 +234,7 @@ public final class Daemon {
     public func run() throws {
         defer { tearDown() }
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
-        // A screen with `idle` counts down from the start.
-        armHousekeepingTimer()
+        armHousekeepingTimer()  // a screen with `idle` counts down from the start
         systemd?.notify(
             "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
         if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
