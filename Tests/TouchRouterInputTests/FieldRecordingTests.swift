@@ -15,7 +15,8 @@ struct FieldRecordingTests {
     static let recordings =
         Fixtures.evemuEvents + Fixtures.libinputRecords + Fixtures.files(in: "protocol-a", extension: "events")
 
-    /// Contact lengths, gaps from an up to the next down, and that gap's distance, over a recording.
+    /// The shortest contact and the shortest gap from an up to the next down, over a recording
+    /// (printed: what the documented example thresholds are chosen against).
     struct Figures {
         var shortestContactMicros = UInt64.max
         var shortestGapMicros = UInt64.max
@@ -79,8 +80,8 @@ struct FieldRecordingTests {
         #expect(downsOut == downsIn, "\(relativePath): \(downsIn - downsOut) real contacts dropped")
         #expect(endsOut == downsOut && open.isEmpty)
         #expect(stage.deviceCounters.allSatisfy { $0.named.allSatisfy { $0.value == 0 } })
+        let gap = figures.shortestGapMicros == .max ? "none" : "\(figures.shortestGapMicros) µs"
         print(
-            "FIGURE \(relativePath): shortest contact \(figures.shortestContactMicros) µs, "
-                + "shortest up→down gap \(figures.shortestGapMicros) µs")
+            "FIGURE \(relativePath): shortest contact \(figures.shortestContactMicros) µs, shortest up→down gap \(gap)")
     }
 }

@@ -260,6 +260,36 @@ struct FieldDaemonTests {
         #expect(daemon.log.contains("touch device EP0430M09: stuck-cancels began"))
     }
 
+    @Test("a blip and a bounce are dropped whole by the real daemon and counted; the taps around them pass")
+    func blipAndBounce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try self.daemon(
+            directory, keys: "filters: {minContactMs: 20, debounceMs: 60, debounceMM: 3}",
+            frames: [
+                (0.0, [.down(0, 100, 100)]), (0.010, [.up(0)]),  // a 10 ms blip
+                (0.5, [.down(0, 200, 200)]), (0.6, [.up(0)]),  // a tap…
+                (0.63, [.down(0, 201, 200)]), (0.7, [.up(0)]),  // …and its bounce 30 ms later, 1 unit away
+                (1.0, [.down(0, 300, 300)]), (1.1, [.up(0)]),
+            ])
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.send(ClientRequest(.subscribe(views: ["main"], subtree: true), seq: 1))
+        _ = try client.readReply()
+        let touches = try events(client, count: 4).compactMap(\.touches).flatMap(\.touches)
+        #expect(touches.map(\.phase) == [.began, .ended, .began, .ended])
+        #expect(touches.filter { $0.phase == .began }.map(\.screenPoint) == [Point(200, 200), Point(300, 300)])
+        try daemon.waitForLog("replay finished")
+        let (reply, _) = try request(client, ClientRequest(.status, seq: 2))
+        guard case .status(let status) = reply, case .array(let devices) = status.counters["fieldDevices"],
+            case .object(let device) = devices.first
+        else {
+            Issue.record("no fieldDevices in status")
+            return
+        }
+        #expect(device["blips-dropped"] == .integer(1) && device["bounces"] == .integer(1))
+    }
+
     /// The daemon's threads' voluntary context switches: each is a wake-up.
     static func wakeUps(_ pid: Int32) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
