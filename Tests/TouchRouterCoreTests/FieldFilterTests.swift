@@ -125,6 +125,14 @@ struct FieldFilterTests {
         #expect(stage.deviceCounters.first?[.bounce] == 2)
     }
 
+    @Test func aDownReusingTheSlotOfADeliveredTouchEndsItEvenWhenTheNewOneIsDropped() {
+        var stage = S.stage(FieldSettings(dropsStuckPoints: true))
+        _ = stage.process(S.frame(0, S.down(0, 100, 100)), nowMicros: 0)
+        let output = stage.process(S.frame(1000, S.down(0, 0, 0, corner: true)), nowMicros: 1000)
+        #expect(S.contacts(output) == [ContactEvent(kind: .cancel, slot: 0, cancelReason: .slotReused)])
+        #expect(S.contacts(stage.process(S.frame(2000, S.up(0)), nowMicros: 2000)).isEmpty)
+    }
+
     /// The rule: a filter never drops an up whose down was delivered, whatever comes in between.
     @Test(arguments: 0..<UInt64(40))
     func noDeliveredDownLosesItsEnd(seed: UInt64) {
@@ -157,7 +165,10 @@ struct FieldFilterTests {
             let slot = Int32.random(in: 0...2, using: &random)
             let point = Point(Double.random(in: 0...200, using: &random), Double.random(in: 0...200, using: &random))
             let contact: ContactEvent
-            if down.contains(slot) {
+            if down.contains(slot), Int.random(in: 0..<12, using: &random) == 0 {
+                // The kernel reusing a slot without an up in between.
+                contact = S.down(slot, point.x, point.y, corner: Bool.random(using: &random))
+            } else if down.contains(slot) {
                 let lifts = Bool.random(using: &random)
                 contact = lifts ? S.up(slot) : S.move(slot, point.x, point.y)
                 if lifts { down.remove(slot) }

@@ -71,7 +71,7 @@ enum FieldRecording {
 struct FieldDaemonTests {
     func daemon(
         _ directory: TemporaryDirectory, keys: String, frames: [(Double, [FieldRecording.Change])],
-        waitFor: Int = 1
+        waitFor: Int = 1, extraArguments: [String] = []
     ) throws -> DaemonProcess {
         try directory.write("field.json5", FieldRecording.config(keys))
         try FieldRecording.write(frames, to: directory.file("field.events"))
@@ -80,7 +80,7 @@ struct FieldDaemonTests {
             arguments: [
                 "--config", directory.file("field.json5"), "--replay", directory.file("field.events"),
                 "--replay-device", FieldRecording.description, "--speed", "0", "--replay-wait-for", "\(waitFor)",
-            ])
+            ] + extraArguments)
     }
 
     /// Reads messages until `count` of them are `idle`/`active` or `touches` (skipping replies).
@@ -197,6 +197,60 @@ struct FieldDaemonTests {
         let changes = offChanges + onChanges
         #expect(changes.map(\.isActive) == [false, true] && changes.allSatisfy { $0.reason == .admin })
         #expect(daemon.log.contains("set screen main off"))
+    }
+
+    /// The attack: a client that is not an admin tries to blank the screen (so that the next
+    /// touch, on the emergency stop, is swallowed). Refused, and nothing changes.
+    @Test(
+        "setScreenState from a client that is not an admin is refused and changes nothing",
+        .enabled(
+            if: getuid() == 0 && AccessListTests.haveSetpriv,
+            "needs root, setpriv and /usr/bin/python3 to run a client as nobody"))
+    func setScreenStateNeedsAnAdmin() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write(
+            "nobody.py",
+            """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            s.sendall(b'{"type":"setScreenState","screen":"main","state":"off","seq":1}\\n')
+            print(s.makefile(encoding="utf-8").readline().strip(), flush=True)
+            """)
+        let daemon = try self.daemon(
+            directory, keys: "wake: {swallow: true}", frames: [(0, [.down(0, 1, 1)])], waitFor: 2,
+            extraArguments: ["--socket-mode", "0666"])
+        defer { daemon.stop() }
+        let watcher = try LineClient(socketPath: daemon.socketPath)
+        try watcher.send(ClientRequest(.subscribe(views: ["main"], subtree: false), seq: 1))
+        _ = try watcher.readReply()
+        let outsider = Process()
+        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        outsider.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
+            directory.file("nobody.py"), daemon.socketPath,
+        ]
+        let output = Pipe()
+        outsider.standardOutput = output
+        try outsider.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        outsider.waitUntilExit()
+        guard case .success(.error(let refused)) = DaemonMessageDecoder.decode(line: Array(text.utf8.dropLast()))
+        else {
+            Issue.record("unexpected reply: \(text)")
+            return
+        }
+        #expect(refused.code == .permissionDenied && refused.seq == 1)
+        // No idle reached the subscriber: its next message is the reply to its own request.
+        let (reply, changes) = try request(watcher, ClientRequest(.status, seq: 2))
+        #expect(changes.isEmpty)
+        guard case .status = reply else {
+            Issue.record("no status reply")
+            return
+        }
+        #expect(!daemon.log.contains("set screen main off"))
     }
 
     @Test("touchrouterctl screen NAME off|on")

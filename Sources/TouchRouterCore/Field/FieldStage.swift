@@ -239,7 +239,10 @@ public struct FieldStage: Sendable {
         let record = contacts.remove(at: index)
         switch record.disposition {
         case .passing:
-            if contact.kind != .down { kept.append(contact) }
+            // A down reusing the slot ends the delivered touch here, whatever becomes of the new one.
+            kept.append(
+                contact.kind == .down
+                    ? ContactEvent(kind: .cancel, slot: contact.slot, cancelReason: .slotReused) : contact)
         case .held:
             if contact.kind == .up { count(.blip, on: record.device, at: now) }
         case .swallowed, .ignored:
