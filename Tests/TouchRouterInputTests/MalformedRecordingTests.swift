@@ -71,15 +71,16 @@ struct MalformedRecordingTests {
         (16, "    - [  0,      0,   3,  57]", 16, "5 numbers"),
         (16, "    - [  0,      0,   3,  57,  x]", 16, "integer"),
         (16, "    - [  0, 1000000,   3,  57,  7]", 16, "microseconds"),
-        (16, "    - [  0,      0,   3,  57,  7", 16, "malformed"),
-        (16, "      - [  0,      0,   3,  57,  7]", 16, "indentation"),
+        (16, "    - [  0,      0,   3,  57,  7", 16, "flow sequence"),
+        (16, "      - [  0,      0,   3,  57,  7]", 16, "expected key"),
         (10, "      53: [0, 799, 0, 0]", 10, "5 numbers"),
         (10, "      53: [0, 799, 0, 0, 0, 0]", 10, "5 numbers"),
         (10, "      99: [0, 799, 0, 0, 0]", 10, "ABS code"),
         (10, "      53: [800, 799, 0, 0, 0]", 10, "minimum"),
-        (7, "    name \"Panel\"", 7, "key: value"),
-        (7, "    name: \"Panel", 7, "unterminated"),
-        (7, "    name: \"Pa\\qnel\"", 7, "malformed"),
+        // YAML reads `name "Panel"` as a plain scalar running on to line 8, whose `:` is the error.
+        (7, "    name \"Panel\"", 8, "mapping values"),
+        (7, "    name: \"Panel", 7, "end of stream"),
+        (7, "    name: \"Pa\\qnel\"", 7, "escape"),
         (7, "\tname: \"Panel\"", 7, "tab"),
         (12, "    properties: 1", 12, "list"),
         (12, "    properties: [1]\n    id: [24, 0, 0]", 13, "4 numbers"),
@@ -95,7 +96,7 @@ struct MalformedRecordingTests {
             19,
             "slot"
         ),
-        (4, "devices: []", 5, "indentation"),
+        (4, "devices: []", 5, "expected key"),
     ])
     func libinputRecord(lineNumber: Int, replacement: String, errorLine: Int, word: String) {
         var lines = Self.validYAML.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -109,6 +110,33 @@ struct MalformedRecordingTests {
         } catch {
             #expect(error.file == "bad.yml")
             #expect(error.line == errorLine, "\(error)")
+            #expect(error.message.contains(word), "\(error)")
+        }
+    }
+
+    /// What libyaml reads but a recording must not hold, and libyaml's own errors at their lines: the
+    /// whole text, the line the error must name, a word the message must contain.
+    @Test(arguments: [
+        ("version: 1\ndevices: &d\n- node: x\nother: *d\n", 4, "alias"),
+        ("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n", 2, "alias"),
+        (
+            "version: 1\ndevices: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100), 2,
+            "nested"
+        ),
+        ("version: 1\n---\nversion: 1\n", 2, "second YAML document"),
+        ("version: 1\n? [a]\n: 1\n", 2, "key must be a scalar"),
+        ("version: 1\ndevices:\u{1}\n", 2, "control characters"),
+        ("version: 1\n\tdevices: []\n", 2, "column 1"),
+        ("# nothing here\n", 1, "empty"),
+        ("", 1, "empty"),
+    ])
+    func libinputRecordYAML(text: String, line: Int, word: String) {
+        do {
+            _ = try LibinputRecordReader.parse(text, file: "bad.yml")
+            Issue.record("parsed without error: \(text.debugDescription)")
+        } catch {
+            #expect(error.file == "bad.yml")
+            #expect(error.line == line, "\(error)")
             #expect(error.message.contains(word), "\(error)")
         }
     }
