@@ -44,6 +44,16 @@ public struct Config: Hashable, Sendable {
         }
     }
 
+    /// The millimetres per layout unit of a device reporting `deviceSize` (nil: none) on the named
+    /// screen: the device's size, else the screen's `physicalSize`, else the fallback density.
+    public func physicalScale(forScreen name: String, deviceSize: PhysicalSize?) -> PhysicalScale {
+        guard let screen = layout.screen(named: name) else { return .fallback }
+        let input = input(forScreen: name)
+        return PhysicalScale.resolve(
+            deviceSize: deviceSize, rotationDegrees: input?.rotationDegrees ?? 0,
+            configuredSize: input?.physicalSize, screenWidth: screen.width, screenHeight: screen.height)
+    }
+
     /// Parses and validates a JSON5 config. Pure: `fileName` is used only in messages.
     /// Throws every problem found at once; a file is accepted whole or not at all.
     public static func parse(

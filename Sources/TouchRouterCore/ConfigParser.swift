@@ -31,7 +31,9 @@ struct ConfigParser {
 
     static let topKeys = ["screens", "unmatchedDevices"]
     static let reservedTopKeys = ["socket", "access"]
-    static let screenKeys = ["name", "width", "height", "root", "devices", "rotation", "calibration"]
+    static let screenKeys = [
+        "name", "width", "height", "root", "devices", "rotation", "calibration", "physicalSize",
+    ]
     static let viewKeys = [
         "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
         "multipleTouch", "exclusiveTouch", "access",
@@ -412,6 +414,7 @@ struct ConfigParser {
                         + Self.summary(calibrationNode.value))
             }
         }
+        input.physicalSize = object["physicalSize"].flatMap { physicalSize($0, subject) }
         return (Screen(name: name, width: width, height: height, root: root), input)
     }
 

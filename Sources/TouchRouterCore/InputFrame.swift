@@ -29,12 +29,20 @@ public struct InputFrame: Hashable, Sendable {
     /// libinput's event time in microseconds (kernel CLOCK_MONOTONIC), kept end to end.
     public var timestampMicros: UInt64
     public var contacts: [ContactEvent]
+    /// Millimetres per layout unit of this device on this screen (resolved by the input layer,
+    /// `PhysicalScale.resolve`): what thresholds in mm are measured with.
+    public var physicalScale: PhysicalScale
 
-    public init(device: InputDevice, screen: String, timestampMicros: UInt64, contacts: [ContactEvent]) {
+    /// A frame; `physicalScale` defaults to `PhysicalScale.fallback`.
+    public init(
+        device: InputDevice, screen: String, timestampMicros: UInt64, contacts: [ContactEvent],
+        physicalScale: PhysicalScale = .fallback
+    ) {
         self.device = device
         self.screen = screen
         self.timestampMicros = timestampMicros
         self.contacts = contacts
+        self.physicalScale = physicalScale
     }
 }
 
