@@ -27,14 +27,8 @@ struct MalformedRecordingTests {
         ("A: 35 0 99 0 0 0", 0, "name"),
     ])
     func evemu(text: String, line: Int, word: String) {
-        do {
+        expectError(file: "bad.events", line: line, word: word, text.debugDescription) { () throws(RecordingError) in
             _ = try EvemuReader.parse(text, file: "bad.events")
-            Issue.record("parsed without error: \(text.debugDescription)")
-        } catch {
-            #expect(error.file == "bad.events")
-            #expect(error.line == line, "\(error)")
-            #expect(error.message.contains(word), "\(error)")
-            #expect(error.description.hasPrefix(line > 0 ? "bad.events:\(line): " : "bad.events: "))
         }
     }
 
@@ -102,15 +96,9 @@ struct MalformedRecordingTests {
         var lines = Self.validYAML.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines[lineNumber - 1] = replacement
         let text = lines.joined(separator: "\n")
-        do {
+        let input = "line \(lineNumber) replaced by \(replacement.debugDescription)"
+        expectError(file: "bad.yml", line: errorLine, word: word, input) { () throws(RecordingError) in
             _ = try LibinputRecordReader.parse(text, file: "bad.yml")
-            Issue.record(
-                "parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)"
-            )
-        } catch {
-            #expect(error.file == "bad.yml")
-            #expect(error.line == errorLine, "\(error)")
-            #expect(error.message.contains(word), "\(error)")
         }
     }
 
@@ -131,13 +119,27 @@ struct MalformedRecordingTests {
         ("", 1, "empty"),
     ])
     func libinputRecordYAML(text: String, line: Int, word: String) {
-        do {
+        expectError(file: "bad.yml", line: line, word: word, text.debugDescription) { () throws(RecordingError) in
             _ = try LibinputRecordReader.parse(text, file: "bad.yml")
-            Issue.record("parsed without error: \(text.debugDescription)")
+        }
+    }
+
+    /// `parse` fails with a RecordingError naming `file` and `line` (0: the file as a whole), whose
+    /// message contains `word` and whose description starts `file:line: `; `input` says what was read.
+    func expectError(
+        file: String, line: Int, word: String, _ input: String,
+        _ parse: () throws(RecordingError) -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        do {
+            try parse()
+            Issue.record("parsed without error: \(input)", sourceLocation: sourceLocation)
         } catch {
-            #expect(error.file == "bad.yml")
-            #expect(error.line == line, "\(error)")
-            #expect(error.message.contains(word), "\(error)")
+            #expect(error.file == file, sourceLocation: sourceLocation)
+            #expect(error.line == line, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains(word), "\(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.description.hasPrefix(line > 0 ? "\(file):\(line): " : "\(file): "),
+                sourceLocation: sourceLocation)
         }
     }
 
