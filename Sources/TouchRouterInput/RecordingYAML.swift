@@ -30,11 +30,16 @@ enum RecordingYAML {
         var scalar: String? { if case .scalar(let text) = value { text } else { nil } }
     }
 
-    /// A collection being read, with its line.
-    private enum Open {
-        case sequence([Node], line: Int)
-        /// `pendingKey`: a key read whose value has not come yet.
-        case mapping(Mapping, keys: Set<String>, pendingKey: String?, line: Int)
+    /// A collection being read, with its line: a sequence's items, or a mapping's entries, its keys
+    /// so far and a key whose value has not come yet. Changed in place on the stack, so a list of
+    /// any length is built in linear time.
+    private struct Open {
+        var line: Int
+        var isMapping: Bool
+        var items: [Node] = []
+        var mapping = Mapping()
+        var keys: Set<String> = []
+        var pendingKey: String?
     }
 
     /// The document's root; every error names `file` and a line.
@@ -84,39 +89,34 @@ enum RecordingYAML {
                 let isNull = scalar.length == 0 && scalar.style == YAML_PLAIN_SCALAR_STYLE
                 finished = Node(value: isNull ? .null : .scalar(text), line: line)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
-                if case .mapping(_, _, nil, _) = stack.last { throw fail("a mapping key must be a scalar") }
-                guard stack.count < maximumDepth else { throw fail("nested deeper than \(maximumDepth) levels") }
-                stack.append(
-                    event.type == YAML_SEQUENCE_START_EVENT
-                        ? .sequence([], line: line) : .mapping(Mapping(), keys: [], pendingKey: nil, line: line))
-            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-                switch stack.removeLast() {
-                case .sequence(let items, let start): finished = Node(value: .sequence(items), line: start)
-                case .mapping(let mapping, _, _, let start): finished = Node(value: .mapping(mapping), line: start)
+                if let open = stack.last, open.isMapping, open.pendingKey == nil {
+                    throw fail("a mapping key must be a scalar")
                 }
+                guard stack.count < maximumDepth else { throw fail("nested deeper than \(maximumDepth) levels") }
+                stack.append(Open(line: line, isMapping: event.type == YAML_MAPPING_START_EVENT))
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                let open = stack.removeLast()
+                finished = Node(value: open.isMapping ? .mapping(open.mapping) : .sequence(open.items), line: open.line)
             default:
                 break
             }
             guard let node = finished else { continue }
-            guard let open = stack.popLast() else {
+            guard !stack.isEmpty else {
                 root = node
                 continue
             }
-            switch open {
-            case .sequence(var items, let start):
-                items.append(node)
-                stack.append(.sequence(items, line: start))
-            case .mapping(var mapping, var keys, let pendingKey, let start):
-                if let key = pendingKey {
-                    mapping.entries.append((key, node))
-                    stack.append(.mapping(mapping, keys: keys, pendingKey: nil, line: start))
-                } else {
-                    let key = node.scalar ?? ""
-                    guard keys.insert(key).inserted else {
-                        throw RecordingError(file: file, line: node.line, message: "duplicate key '\(Excerpt.of(key))'")
-                    }
-                    stack.append(.mapping(mapping, keys: keys, pendingKey: key, line: start))
+            let top = stack.count - 1
+            if !stack[top].isMapping {
+                stack[top].items.append(node)
+            } else if let key = stack[top].pendingKey {
+                stack[top].mapping.entries.append((key, node))
+                stack[top].pendingKey = nil
+            } else {
+                let key = node.scalar ?? ""
+                guard stack[top].keys.insert(key).inserted else {
+                    throw RecordingError(file: file, line: node.line, message: "duplicate key '\(Excerpt.of(key))'")
                 }
+                stack[top].pendingKey = key
             }
         }
     }
