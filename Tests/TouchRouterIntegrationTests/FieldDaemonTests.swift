@@ -204,7 +204,7 @@ struct FieldDaemonTests {
     @Test(
         "setScreenState from a client that is not an admin is refused and changes nothing",
         .enabled(
-            if: getuid() == 0 && AccessListTests.haveSetpriv,
+            if: OtherUserClient.isAvailable,
             "needs root, setpriv and /usr/bin/python3 to run a client as nobody"))
     func setScreenStateNeedsAnAdmin() throws {
         let directory = try TemporaryDirectory()
@@ -226,17 +226,7 @@ struct FieldDaemonTests {
         let watcher = try LineClient(socketPath: daemon.socketPath)
         try watcher.send(ClientRequest(.subscribe(views: ["main"], subtree: false), seq: 1))
         _ = try watcher.readReply()
-        let outsider = Process()
-        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
-            directory.file("nobody.py"), daemon.socketPath,
-        ]
-        let output = Pipe()
-        outsider.standardOutput = output
-        try outsider.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        outsider.waitUntilExit()
+        let text = try OtherUserClient.run(script: directory.file("nobody.py"), arguments: [daemon.socketPath])
         guard case .success(.error(let refused)) = DaemonMessageDecoder.decode(line: Array(text.utf8.dropLast()))
         else {
             Issue.record("unexpected reply: \(text)")
