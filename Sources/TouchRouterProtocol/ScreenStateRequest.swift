@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// The `state` field of `setScreenState` and its `screenState` reply (docs/protocol.md).
 enum ScreenStateRequest {

@@ -1,5 +1,6 @@
 /// What the field stage hands on besides frames: screens going idle or active, and the start of a
 /// filter's burst (for one log line per burst), plus its per-device counters.
+import TouchRouterModel
 
 /// A screen's state as the field stage owns it.
 public enum ScreenActivity: String, Hashable, Sendable {

@@ -1,5 +1,6 @@
 /// A screen's field-kit settings (docs/field.md): when it goes idle, whether the waking touch is
 /// swallowed, and which ghost and bounce filters its devices' contacts go through.
+import TouchRouterModel
 
 /// What the config's `idle`, `wake` and `filters` keys of one screen say. All off by default: a
 /// screen without them is passed through untouched (`isInert`).

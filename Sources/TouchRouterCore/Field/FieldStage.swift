@@ -1,5 +1,6 @@
 /// The field stage: between input and the tracker, it owns each screen's idle/active state,
 /// swallows the waking touch and filters ghost, bouncing and stuck contacts (docs/field.md).
+import TouchRouterModel
 
 /// A pure function of (state, event, time): `process` takes an input event and the time it is
 /// handled, `advance` only the time (a timer went off), `setScreenState` an external blanker's
