@@ -315,10 +315,11 @@ public struct FieldStage: Sendable {
         }
     }
 
-    /// Fires every deadline up to `now`, earliest first (each changes what it was about, so each
-    /// fires once: at most one per screen and per contact).
+    /// Fires every deadline up to `now`, earliest first. Each changes what it was about, so a
+    /// screen's fires once and a contact's at most twice (a held began released, then stuck): the
+    /// loop is bounded by that count even if a rule were wrong.
     private mutating func fireDeadlines(upTo now: UInt64) {
-        while true {
+        for _ in 0...(screens.count + 2 * contacts.count) {
             var earliest: (due: UInt64, screen: Int?, contact: Int?)?
             for (index, screen) in screens.enumerated() {
                 if let due = screen.idleDeadline, due <= now, due < (earliest?.due ?? .max) {
