@@ -12,6 +12,9 @@ public struct Config: Hashable, Sendable {
     /// The access lists views declare (`access`), by view id; views without one are open to every
     /// client that can connect (subject to their ancestors' lists).
     public var viewAccess: [String: AccessList] = [:]
+    /// Each screen's `idle`, `wake` and `filters` (docs/field.md), by screen name; a screen
+    /// without them is absent (everything off).
+    public var fieldSettings: [String: FieldSettings] = [:]
 
     /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
     public init(

@@ -56,6 +56,8 @@ struct ConfigParser {
     var firstViewByID: [String: Int32] = [:]
     /// View id → its declared access list.
     var accessByViewID: [String: AccessList] = [:]
+    /// Screen name → its `idle`, `wake` and `filters` (ConfigField.swift).
+    var fieldByScreen: [String: FieldSettings] = [:]
 
     init(fileName: String, limits: ConfigLimits) {
         self.fileName = fileName
@@ -204,6 +206,7 @@ struct ConfigParser {
         guard pending.isEmpty else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
+        config.fieldSettings = fieldByScreen
         return config
     }
 

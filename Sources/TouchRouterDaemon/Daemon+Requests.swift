@@ -100,6 +100,8 @@ extension Daemon {
             // Answered when the reload is done (`handleReloadOutcome`).
             requestReload(trigger: "reload request from \(client.label)", replyTo: (client.id, seq))
             return nil
+        case .setScreenState(let screen, let off):
+            return setScreenState(screen, off: off, seq: seq, from: client)
         }
     }
 
@@ -157,6 +159,7 @@ extension Daemon {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
             counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
             for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+            counters["fieldDevices"] = fieldCounters()
         }
         return counters
     }

@@ -246,13 +246,19 @@ public enum DaemonMessage: Hashable, Sendable {
     case status(StatusReply)
     /// The reply to `reload`: the generation now in effect.
     case reloaded(generation: UInt64, seq: Int64?)
+    /// `idle` / `active`: a screen went idle (or off) or became active, to every client subscribed
+    /// to a view of that screen (docs/field.md).
+    case screenState(ScreenStateChange)
+    /// `screenState`: the reply to `setScreenState`, the state now in effect.
+    case screenStateSet(screen: String, off: Bool, seq: Int64?)
     case error(ProtocolError)
 
     /// The `seq` of the request this message answers; nil for unsolicited messages.
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .layoutChanged: nil
+        case .touches, .layoutChanged, .screenState: nil
+        case .screenStateSet(_, _, let seq): seq
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
@@ -277,6 +283,8 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reloaded: "reloaded"
+        case .screenState(let change): change.isActive ? "active" : "idle"
+        case .screenStateSet: "screenState"
         case .error: "error"
         }
     }
