@@ -148,6 +148,12 @@ public final class TouchRouterClient: Sendable {
         return generation
     }
 
+    /// Tells the daemon the screen is off or on (an external blanker; admin only, docs/field.md).
+    public func setScreenState(_ screen: String, off: Bool) async throws(ClientError) {
+        let reply = try await connection.request(.setScreenState(screen: screen, off: off))
+        guard case .screenStateSet = reply else { throw ClientError.unexpectedReply(reply) }
+    }
+
     /// Sends any request and returns its reply (an `error` reply is thrown as `.daemon`).
     public func request(_ message: RequestMessage) async throws(ClientError) -> DaemonMessage {
         try await connection.request(message)
@@ -185,6 +191,8 @@ public enum ClientEvent: Hashable, Sendable {
     case gesture(GestureMessage)
     /// The layout changed (a reload); subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
+    /// A screen with a subscribed view went idle (or off) or became active (docs/field.md).
+    case screenState(ScreenStateChange)
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
     /// daemon closes the connection.
     case error(ProtocolError)
@@ -355,6 +363,7 @@ private final class Connection: Sendable {
         case .touches(let touches): events.yield(.touches(touches))
         case .gesture(let gesture): events.yield(.gesture(gesture))
         case .layoutChanged(let generation): events.yield(.layoutChanged(generation: generation))
+        case .screenState(let change): events.yield(.screenState(change))
         case .error(let error):
             state.withLock { $0.finalError = error }
             events.yield(.error(error))

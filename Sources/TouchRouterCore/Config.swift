@@ -15,6 +15,9 @@ public struct Config: Hashable, Sendable {
     /// The gestures views declare (`gestures`), by view id; empty when no view has any, and then
     /// nothing about routing changes (docs/gestures.md).
     public var viewGestures: [String: [GestureSpec]] = [:]
+    /// Each screen's `idle`, `wake` and `filters` (docs/field.md), by screen name; a screen
+    /// without them is absent (everything off).
+    public var fieldSettings: [String: FieldSettings] = [:]
 
     /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
     public init(

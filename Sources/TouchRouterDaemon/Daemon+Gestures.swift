@@ -6,6 +6,18 @@ import TouchRouterProtocol
 import TouchRouterSystem
 
 extension Daemon {
+    /// The tracker's output for one input event, through recognition when any view has gestures.
+    func recognise(_ batches: [ViewTouches], of event: InputEvent) {
+        guard !gestures.isEmpty else { return deliver(batches) }
+        switch event {
+        case .frame(let frame):
+            inputClockOffsetMicros = Int64(bitPattern: frame.timestampMicros &- monotonicMicros())
+            deliverTracked(batches, scale: frame.physicalScale, timestampMicros: frame.timestampMicros)
+        case .deviceRemoved(_, let timestampMicros):
+            deliverTracked(batches, scale: .fallback, timestampMicros: timestampMicros)
+        }
+    }
+
     /// A tracker output (a frame's, a reload's, a shutdown's) through recognition, then to clients.
     /// Without gestures in the config it is exactly `deliver(_:)` of the tracker's messages.
     /// Cost: `GestureStage.process` (one lookup per message, recognisers × touches on gesture views).

@@ -100,6 +100,9 @@ extension Daemon {
             deliver(output.gestures)
             armHousekeepingTimer()
         }
+        // Screens keep their idle state by name; new filter settings apply from now on.
+        field.replaceSettings(config: config)
+        armHousekeepingTimer()
         layoutGeneration += 1
         if prepared.subscriptions.version == subscriptions.version {
             subscriptions = prepared.subscriptions

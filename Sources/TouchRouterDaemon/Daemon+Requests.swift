@@ -103,6 +103,8 @@ extension Daemon {
             // Answered when the reload is done (`handleReloadOutcome`).
             requestReload(trigger: "reload request from \(client.label)", replyTo: (client.id, seq))
             return nil
+        case .setScreenState(let screen, let off):
+            return setScreenState(screen, off: off, seq: seq, from: client)
         }
     }
 
@@ -162,6 +164,7 @@ extension Daemon {
             counters["gestureViewsActive"] = .integer(Int64(gestures.activeViewCount))
             counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
             for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+            counters["fieldDevices"] = fieldCounters()
         }
         return counters
     }

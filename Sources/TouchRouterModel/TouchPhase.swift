@@ -23,4 +23,7 @@ public enum CancelReason: String, Hashable, Sendable, CaseIterable {
     /// A gesture recogniser of the view recognised, and took the touch (`cancelsTouches`,
     /// docs/gestures.md); the finger may still be down, but its raw touches stop here.
     case gesture
+    /// The contact had not moved for the screen's `filters.maxStationarySeconds`: a release that
+    /// never came (docs/field.md). The slot is ignored until the kernel really lifts it.
+    case stuck
 }

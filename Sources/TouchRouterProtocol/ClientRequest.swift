@@ -23,6 +23,9 @@ public enum RequestMessage: Hashable, Sendable {
     case status
     /// `reload`: re-read the config (admin only).
     case reload
+    /// `setScreenState`: an external blanker says the screen is `off` or `on` (admin only;
+    /// docs/field.md).
+    case setScreenState(screen: String, off: Bool)
 
     /// The wire `type` of this request.
     public var typeName: String {
@@ -35,6 +38,7 @@ public enum RequestMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reload: "reload"
+        case .setScreenState: "setScreenState"
         }
     }
 }
@@ -152,6 +156,8 @@ public enum RequestDecoder {
         case "layout": message = .layout
         case "status": message = .status
         case "reload": message = .reload
+        case "setScreenState":
+            message = .setScreenState(screen: try fields.string("screen"), off: try ScreenStateRequest.isOff(fields))
         default:
             throw ProtocolError(
                 code: .unknownType, message: "unknown request type \"\(Excerpt.of(type))\"", seq: seq)
@@ -191,6 +197,9 @@ extension ClientRequest {
                 object.field("point", point: screenPoint)
             case .layout, .status, .reload:
                 break
+            case .setScreenState(let screen, let off):
+                object.field("screen", string: screen)
+                object.field("state", string: off ? "off" : "on")
             }
             if let seq { object.field("seq", integer: seq) }
         }

@@ -45,6 +45,11 @@ public struct Welcome: Hashable, Sendable {
 
 /// One touch of a decoded `touches` message (RoutedTouch as the wire carries it: the device by
 /// name only).
+///
+/// The one place that stays a copy of `RoutedTouch`, on purpose: a client cannot rebuild what the
+/// wire leaves out (device ids are the daemon's own), and it must keep a reason a newer daemon
+/// sends as text. `init(_: RoutedTouch)` and `ViewTouches(wire:)` are the only bridges, and the
+/// bytes come from one encoder (`TouchesEncoder`) either way.
 public struct WireTouch: Hashable, Sendable {
     public var id: UInt64
     public var phase: TouchPhase
@@ -92,7 +97,8 @@ public struct WireTouch: Hashable, Sendable {
     public var cancelReason: CancelReason? { reason.flatMap(CancelReason.init(rawValue:)) }
 }
 
-/// A decoded `touches` message: one view's touches in one input frame.
+/// A decoded `touches` message: one view's touches in one input frame (`ViewTouches` as the wire
+/// carries it; see `WireTouch`).
 public struct TouchesMessage: Hashable, Sendable {
     /// `view`.
     public var viewID: String
@@ -242,13 +248,19 @@ public enum DaemonMessage: Hashable, Sendable {
     case status(StatusReply)
     /// The reply to `reload`: the generation now in effect.
     case reloaded(generation: UInt64, seq: Int64?)
+    /// `idle` / `active`: a screen went idle (or off) or became active, to every client subscribed
+    /// to a view of that screen (docs/field.md).
+    case screenState(ScreenStateChange)
+    /// `screenState`: the reply to `setScreenState`, the state now in effect.
+    case screenStateSet(screen: String, off: Bool, seq: Int64?)
     case error(ProtocolError)
 
     /// The `seq` of the request this message answers; nil for unsolicited messages.
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .gesture, .layoutChanged: nil
+        case .touches, .gesture, .layoutChanged, .screenState: nil
+        case .screenStateSet(_, _, let seq): seq
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
@@ -274,6 +286,8 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reloaded: "reloaded"
+        case .screenState(let change): change.isActive ? "active" : "idle"
+        case .screenStateSet: "screenState"
         case .error: "error"
         }
     }

@@ -55,6 +55,13 @@ extension DaemonMessage {
                 JSONValue.object(reply.counters).append(to: &object.buffer)
             case .reloaded(let generation, _):
                 object.field("generation", unsigned: generation)
+            case .screenState(let change):
+                object.field("screen", string: change.screen)
+                object.field("time", unsigned: change.timestampMicros)
+                object.field("reason", string: change.reason.rawValue)
+            case .screenStateSet(let screen, let off, _):
+                object.field("screen", string: screen)
+                object.field("state", string: off ? "off" : "on")
             case .error(let error):
                 object.field("code", string: error.code.rawValue)
                 object.field("message", string: error.message)
@@ -168,6 +175,18 @@ public enum DaemonMessageDecoder {
             return .status(StatusReply(counters: try fields.objectField("counters"), seq: seq))
         case "reloaded":
             return .reloaded(generation: try unsigned(fields, "generation"), seq: seq)
+        case "idle", "active":
+            let reasonText = try fields.string("reason")
+            guard let reason = ScreenChangeReason(rawValue: reasonText) else {
+                throw fields.fail("field \"reason\" is not a screen change reason")
+            }
+            return .screenState(
+                ScreenStateChange(
+                    screen: try fields.string("screen"), isActive: type == "active", reason: reason,
+                    timestampMicros: try unsigned(fields, "time")))
+        case "screenState":
+            return .screenStateSet(
+                screen: try fields.string("screen"), off: try ScreenStateRequest.isOff(fields), seq: seq)
         case "error":
             let codeText = try fields.string("code")
             let message = try fields.string("message")

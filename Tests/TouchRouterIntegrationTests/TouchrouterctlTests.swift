@@ -273,6 +273,7 @@ struct HelpTests {
                   render                Draw a screen's layout, touch regions and touches as SVG.
                   monitor               Show the touches the running daemon routes, live.
                   status                Show the running daemon's state and counters.
+                  screen                Tell the running daemon a screen is off or on (admin).
                   layout                Show the layout the running daemon uses.
                   inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
                   input-events          (diagnostic) Print live touch frames from libinput, one line each.
