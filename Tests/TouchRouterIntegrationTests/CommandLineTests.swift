@@ -121,6 +121,7 @@ struct CommandLineTests {
                 BENCHMARKS:
                   hittest               hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time
                   tracker               tracker cost per frame, 10 concurrent touches (moving, down, up); [FRAMES [PAIRS]]
+                  gestures              tracker + gesture recognition per frame vs the tracker alone, 10 touches; [FRAMES [PAIRS]]
                   encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
                   latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
                   reload                the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved
@@ -154,7 +155,10 @@ struct CommandLineTests {
     @Test(
         "touchrouter-bench: a bad command line exits 2 with the reason on stderr, running nothing",
         arguments: [
-            (["nosuch"], "unknown benchmark \"nosuch\" (have: hittest, tracker, encode, latency, reload, config)"),
+            (
+                ["nosuch"],
+                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, reload, config)"
+            ),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),
             (["encode", "1", "2"], "touchrouter-bench encode: unexpected argument '2'"),
