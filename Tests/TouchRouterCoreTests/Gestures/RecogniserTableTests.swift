@@ -197,4 +197,21 @@ struct RecogniserTableTests {
         #expect(run.summary == (began ? ["rotate began"] : []))
         if began { #expect(abs(run.events[0].rotation! - radians) < 1e-9) }
     }
+
+    @Test("a rotation across the half turn keeps counting (175° to 185° is +10°, not -350°)")
+    func rotateAcrossHalfTurn() {
+        var run = GestureHarness(.rotate)
+        func point(_ degrees: Double) -> (Double, Double) {
+            (1000 + 200 * cos(degrees * .pi / 180), 1000 + 200 * sin(degrees * .pi / 180))
+        }
+        run.down(0, 0, 1000, 1000)
+        let start = point(170)
+        run.down(1, 1, start.0, start.1)
+        for (step, degrees) in [175.0, 185, 190].enumerated() {
+            let next = point(degrees)
+            run.move(10 + Double(step) * 10, 1, next.0, next.1)
+        }
+        #expect(run.summary.first == "rotate began")
+        #expect(abs(run.events.last!.rotation! - 20 * .pi / 180) < 1e-9)
+    }
 }
