@@ -178,6 +178,8 @@ public enum ClientEvent: Hashable, Sendable {
     case touches(TouchesMessage)
     /// The layout changed (a reload); subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
+    /// A run-time change (`setView`, `mount`, `unmount`) changed these views.
+    case viewsChanged(generation: UInt64, views: [String])
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
     /// daemon closes the connection.
     case error(ProtocolError)
@@ -347,6 +349,7 @@ private final class Connection: Sendable {
         switch message {
         case .touches(let touches): events.yield(.touches(touches))
         case .layoutChanged(let generation): events.yield(.layoutChanged(generation: generation))
+        case .viewsChanged(let generation, let views): events.yield(.viewsChanged(generation: generation, views: views))
         case .error(let error):
             state.withLock { $0.finalError = error }
             events.yield(.error(error))

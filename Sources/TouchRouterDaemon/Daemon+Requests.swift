@@ -100,6 +100,8 @@ extension Daemon {
             // Answered when the reload is done (`handleReloadOutcome`).
             requestReload(trigger: "reload request from \(client.label)", replyTo: (client.id, seq))
             return nil
+        case .setView, .mount, .unmount:
+            return handleRuntimeRequest(request, seq: seq, from: client)
         }
     }
 

@@ -23,6 +23,13 @@ public enum RequestMessage: Hashable, Sendable {
     case status
     /// `reload`: re-read the config (admin only).
     case reload
+    /// `setView`: change fields of views (owners only), all or none: field objects by view id,
+    /// checked by Core as config.
+    case setView(views: [String: JSONValue])
+    /// `mount`: replace a mount point's children with a subtree (its owners only).
+    case mount(view: String, children: JSONValue)
+    /// `unmount`: remove what is mounted at a mount point.
+    case unmount(view: String)
 
     /// The wire `type` of this request.
     public var typeName: String {
@@ -35,6 +42,9 @@ public enum RequestMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reload: "reload"
+        case .setView: "setView"
+        case .mount: "mount"
+        case .unmount: "unmount"
         }
     }
 }
@@ -131,6 +141,18 @@ public enum RequestDecoder {
         case "layout": message = .layout
         case "status": message = .status
         case "reload": message = .reload
+        case "setView":
+            let views = try fields.objectField("views")
+            for (viewID, value) in views {
+                guard case .object = value else {
+                    throw fields.fail("field \"views.\(Excerpt.of(viewID))\" must be an object of fields to change")
+                }
+            }
+            message = .setView(views: views)
+        case "mount":
+            guard fields.has("children") else { throw fields.fail("missing field \"children\"") }
+            message = .mount(view: try fields.string("view"), children: fields.object["children"]!)
+        case "unmount": message = .unmount(view: try fields.string("view"))
         default:
             throw ProtocolError(
                 code: .unknownType, message: "unknown request type \"\(Excerpt.of(type))\"", seq: seq)
@@ -167,6 +189,15 @@ extension ClientRequest {
                 object.field("point", point: screenPoint)
             case .layout, .status, .reload:
                 break
+            case .setView(let views):
+                object.key("views")
+                JSONValue.object(views).append(to: &object.buffer)
+            case .mount(let view, let children):
+                object.field("view", string: view)
+                object.key("children")
+                children.append(to: &object.buffer)
+            case .unmount(let view):
+                object.field("view", string: view)
             }
             if let seq { object.field("seq", integer: seq) }
         }

@@ -231,6 +231,9 @@ public enum DaemonMessage: Hashable, Sendable {
     case touches(TouchesMessage)
     /// A reload changed the layout; subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
+    /// A run-time change (`setView`, `mount`, `unmount`, a client's mounts going with it) changed
+    /// these views; on the wire a `layoutChanged` with `views`.
+    case viewsChanged(generation: UInt64, views: [String])
     case subscribed(Subscribed)
     case unsubscribed(Unsubscribed)
     case hitTestResult(HitTestReply)
@@ -240,13 +243,19 @@ public enum DaemonMessage: Hashable, Sendable {
     case status(StatusReply)
     /// The reply to `reload`: the generation now in effect.
     case reloaded(generation: UInt64, seq: Int64?)
+    /// The reply to `setView`: the changes are live at this generation.
+    case viewsSet(LayoutChangeReply)
+    /// The reply to `mount`.
+    case mounted(LayoutChangeReply)
+    /// The reply to `unmount`.
+    case unmounted(LayoutChangeReply)
     case error(ProtocolError)
 
     /// The `seq` of the request this message answers; nil for unsolicited messages.
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .layoutChanged: nil
+        case .touches, .layoutChanged, .viewsChanged: nil
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
@@ -254,6 +263,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layout(let message): message.seq
         case .status(let message): message.seq
         case .reloaded(_, let seq): seq
+        case .viewsSet(let reply), .mounted(let reply), .unmounted(let reply): reply.seq
         case .error(let error): error.seq
         }
     }
@@ -263,7 +273,7 @@ public enum DaemonMessage: Hashable, Sendable {
         switch self {
         case .welcome: "welcome"
         case .touches: "touches"
-        case .layoutChanged: "layoutChanged"
+        case .layoutChanged, .viewsChanged: "layoutChanged"
         case .subscribed: "subscribed"
         case .unsubscribed: "unsubscribed"
         case .hitTestResult: "hitTestResult"
@@ -271,6 +281,9 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reloaded: "reloaded"
+        case .viewsSet: "viewsSet"
+        case .mounted: "mounted"
+        case .unmounted: "unmounted"
         case .error: "error"
         }
     }

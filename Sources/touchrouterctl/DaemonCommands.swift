@@ -141,6 +141,13 @@ enum MonitorCommand: Command {
                     } else {
                         LineOutput.print("layout changed: generation \(generation)")
                     }
+                case .viewsChanged(let generation, let views):
+                    if json {
+                        let line = DaemonMessage.viewsChanged(generation: generation, views: views).encodedLine()
+                        LineOutput.print(String(decoding: line.dropLast(), as: UTF8.self))
+                    } else {
+                        LineOutput.print("layout changed: generation \(generation): \(views.joined(separator: ", "))")
+                    }
                 case .error(let error):
                     StandardError.print("touchrouterctl monitor: daemon: \(error)")
                 }

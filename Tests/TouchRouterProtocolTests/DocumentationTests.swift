@@ -9,7 +9,8 @@ import TouchRouterCore
 @Suite("Protocol documentation")
 struct DocumentationTests {
     static let requestTypes: Set<String> = [
-        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload",
+        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload", "setView", "mount",
+        "unmount",
     ]
 
     static func documentedLines() throws -> [String] {
