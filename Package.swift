@@ -27,10 +27,13 @@ let package = Package(
         // The declarative command-line parser, usage and --help of every executable. Pure, no I/O.
         .target(name: "TouchRouterCommandLine"),
 
-        // Pure logic: geometry, layout model, config, hit-testing, touch tracking. No I/O.
-        .target(name: "TouchRouterCore"),
-        // Wire messages and line framing. No I/O.
-        .target(name: "TouchRouterProtocol", dependencies: ["TouchRouterCore"]),
+        // The model the engine and the wire share: geometry, the layout tree, touch phases and cancel
+        // reasons, routed touches, hit results and explanations, the JSON reader. Pure, no I/O.
+        .target(name: "TouchRouterModel"),
+        // The engine: config, hit-testing, screen mapping, touch tracking. Pure, no I/O.
+        .target(name: "TouchRouterCore", dependencies: ["TouchRouterModel"]),
+        // Wire messages and line framing over the model only (a client never links the engine). No I/O.
+        .target(name: "TouchRouterProtocol", dependencies: ["TouchRouterModel"]),
         // libinput reader, recording readers and replay, uinput injector.
         .target(
             name: "TouchRouterInput",
@@ -43,7 +46,8 @@ let package = Package(
                 "TouchRouterCommandLine",
             ]),
         // The Swift client library.
-        .target(name: "TouchRouterClient", dependencies: ["TouchRouterProtocol", "TouchRouterSystem"]),
+        .target(
+            name: "TouchRouterClient", dependencies: ["TouchRouterModel", "TouchRouterProtocol", "TouchRouterSystem"]),
         // SVG pictures of a layout and its touches (touchrouterctl render). Pure, off the daemon.
         .target(name: "TouchRouterRender", dependencies: ["TouchRouterCore"]),
 
@@ -59,8 +63,10 @@ let package = Package(
             name: "touchrouter-bench",
             dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterSystem", "TouchRouterCommandLine"]),
 
-        .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore"]),
-        .testTarget(name: "TouchRouterProtocolTests", dependencies: ["TouchRouterProtocol"]),
+        .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterModel"]),
+        .testTarget(
+            name: "TouchRouterProtocolTests",
+            dependencies: ["TouchRouterProtocol", "TouchRouterModel", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterCommandLineTests", dependencies: ["TouchRouterCommandLine"]),
         .testTarget(name: "TouchRouterRenderTests", dependencies: ["TouchRouterRender", "TouchRouterCore"]),
         .testTarget(

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TouchRouterCore
+import TouchRouterModel
 import TouchRouterProtocol
 import TouchRouterSystem
 

@@ -45,9 +45,9 @@ public enum HelpText {
         return lines.joined(separator: "\n")
     }
 
-    /// `  NAME                  help`: names padded to 22 columns, or followed by two spaces if longer.
+    /// `  NAME                  help`: names padded to 22 columns with at least two spaces, else followed by two.
     public static func row(_ name: String, _ help: String) -> String {
-        let padded = name.count < 22 ? name + String(repeating: " ", count: 22 - name.count) : name + "  "
+        let padded = name.count <= 20 ? name + String(repeating: " ", count: 22 - name.count) : name + "  "
         return "  \(padded)\(help)"
     }
 }

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// A view's access list (`access` in the config): the users and groups whose clients may subscribe
 /// to the view and hit-test into it. It applies to the view's whole subtree; a descendant's own
 /// list narrows it further (a client must pass every list from the root down).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TouchRouterModel
 
 /// A validated config file: the layout (every screen's view tree) and each screen's input settings.
 public struct Config: Hashable, Sendable {
@@ -44,6 +45,16 @@ public struct Config: Hashable, Sendable {
         case .firstScreen: return layout.screens.first?.name
         case .ignore: return nil
         }
+    }
+
+    /// The millimetres per layout unit of a device reporting `deviceSize` (nil: none) on the named
+    /// screen: the device's size, else the screen's `physicalSize`, else the fallback density.
+    public func physicalScale(forScreen name: String, deviceSize: PhysicalSize?) -> PhysicalScale {
+        guard let screen = layout.screen(named: name) else { return .fallback }
+        let input = input(forScreen: name)
+        return PhysicalScale.resolve(
+            deviceSize: deviceSize, rotationDegrees: input?.rotationDegrees ?? 0,
+            configuredSize: input?.physicalSize, screenWidth: screen.width, screenHeight: screen.height)
     }
 
     /// Parses and validates a JSON5 config. Pure: `fileName` is used only in messages.

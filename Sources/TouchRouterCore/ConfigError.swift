@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// Config errors: one typed error per problem, all of a file's problems thrown together.
 
 /// What kind of problem a config error reports. The raw value is stable and machine-readable.

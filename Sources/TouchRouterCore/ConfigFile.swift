@@ -1,6 +1,7 @@
 /// Reading the config file: the only file I/O the config code does, written so that nothing at the
 /// config path can block the caller (a FIFO, a device node, a socket) or read without bound.
 import FoundationEssentials
+import TouchRouterModel
 
 #if canImport(Glibc)
     import Glibc

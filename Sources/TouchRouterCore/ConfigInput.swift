@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The input half of a config: which devices drive which screen, and how their coordinates turn.
 
 /// Picks input devices by name, udev properties and device node. Every key given must match; a
@@ -152,16 +154,20 @@ public struct ScreenInputConfig: Hashable, Sendable {
     /// A libinput calibration matrix (6 finite numbers, row-major `[a, b, c, d, e, f]`), or nil to
     /// keep the device's udev LIBINPUT_CALIBRATION_MATRIX.
     public var calibration: [Double]?
+    /// The screen's size on the glass (`physicalSize`), in the layout's orientation; used for a
+    /// device that reports no size of its own (`PhysicalScale.resolve`).
+    public var physicalSize: PhysicalSize?
 
     /// Settings for the named screen; the defaults are the config's defaults.
     public init(
         screenName: String, devices: [DeviceMatcher] = [], rotationDegrees: Int = 0,
-        calibration: [Double]? = nil
+        calibration: [Double]? = nil, physicalSize: PhysicalSize? = nil
     ) {
         self.screenName = screenName
         self.devices = devices
         self.rotationDegrees = rotationDegrees
         self.calibration = calibration
+        self.physicalSize = physicalSize
     }
 
     /// Whether any of this screen's matchers matches the device.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TouchRouterModel
 
 /// Turns a config file's bytes into a `Config`, collecting every problem on the way: `JSONReader`
 /// reads the JSON5 in one pass (values with positions), then this walks the tree against the schema.
@@ -30,7 +31,9 @@ struct ConfigParser {
 
     static let topKeys = ["screens", "unmatchedDevices"]
     static let reservedTopKeys = ["socket", "access"]
-    static let screenKeys = ["name", "width", "height", "root", "devices", "rotation", "calibration"]
+    static let screenKeys = [
+        "name", "width", "height", "root", "devices", "rotation", "calibration", "physicalSize",
+    ]
     static let viewKeys = [
         "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
         "multipleTouch", "exclusiveTouch", "access", "owner", "mount", "resetOnDisconnect",
@@ -418,6 +421,7 @@ struct ConfigParser {
                         + Self.summary(calibrationNode.value))
             }
         }
+        input.physicalSize = object["physicalSize"].flatMap { physicalSize($0, subject) }
         return (Screen(name: name, width: width, height: height, root: root), input)
     }
 

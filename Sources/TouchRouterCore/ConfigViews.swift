@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The view half of the config walk: views, their frames, shapes, margins, transforms and access lists.
 extension ConfigParser {
     /// A view's members by key, found in one pass over the object (the first of a duplicate wins).

@@ -1,23 +1,6 @@
+import TouchRouterModel
+
 /// Hit-testing: which view is under a screen point, by UIKit's rules.
-
-/// What a hit-test found: the hit view, the point in its own space, and the way down to it.
-public struct HitResult: Hashable, Sendable {
-    /// View ids from the screen's root to the hit view (the last element).
-    public var path: [String]
-    /// Child indices from the root to the hit view (empty when the root itself was hit).
-    public var indexPath: [Int]
-    /// The point in the hit view's own coordinates (UIKit's location(in:)).
-    public var localPoint: Point
-
-    public init(path: [String], indexPath: [Int], localPoint: Point) {
-        self.path = path
-        self.indexPath = indexPath
-        self.localPoint = localPoint
-    }
-
-    /// The hit view's id.
-    public var viewID: String { path[path.count - 1] }
-}
 
 /// Why hit-testing leaves a view and its whole subtree out without looking at the point (rule 1).
 public enum HitTestIgnoreReason: String, Hashable, Sendable, CaseIterable {
@@ -49,6 +32,10 @@ extension View {
         if !interactive { return .notInteractive }
         return nil
     }
+
+    /// Hit-testing skips the view and its whole subtree (hidden, alpha < 0.01 or not interactive).
+    @inline(__always)
+    public var ignoresTouches: Bool { ignoreReason != nil }
 }
 
 /// Sees every view the plain recursion visits, in order. The plain hit-test uses a recorder that

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The accelerated hit-test engine: the same answers as `PlainHitTest`, fast on large layouts.
 ///
 /// The layout is flattened once into arrays (pre-order) and every container with many children

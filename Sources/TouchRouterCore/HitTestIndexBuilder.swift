@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// Building a `HitTestIndex`: flattening the view tree and gridding wide containers.
 
 /// Flattens a view tree into a `HitTestIndexStorage`.

@@ -1,16 +1,6 @@
+import TouchRouterModel
+
 /// What the input stage hands to the tracker: frames of contacts, as libinput groups them.
-
-/// A touch device as the router knows it. `id` is unique for the daemon's lifetime: a device that
-/// is unplugged and comes back gets a new one.
-public struct InputDevice: Hashable, Sendable {
-    public var id: UInt32
-    public var name: String
-
-    public init(id: UInt32, name: String) {
-        self.id = id
-        self.name = name
-    }
-}
 
 /// One contact change within a frame (libinput's TOUCH_DOWN / MOTION / UP / CANCEL).
 public struct ContactEvent: Hashable, Sendable {
@@ -39,12 +29,20 @@ public struct InputFrame: Hashable, Sendable {
     /// libinput's event time in microseconds (kernel CLOCK_MONOTONIC), kept end to end.
     public var timestampMicros: UInt64
     public var contacts: [ContactEvent]
+    /// Millimetres per layout unit of this device on this screen (resolved by the input layer,
+    /// `PhysicalScale.resolve`): what thresholds in mm are measured with.
+    public var physicalScale: PhysicalScale
 
-    public init(device: InputDevice, screen: String, timestampMicros: UInt64, contacts: [ContactEvent]) {
+    /// A frame; `physicalScale` defaults to `PhysicalScale.fallback`.
+    public init(
+        device: InputDevice, screen: String, timestampMicros: UInt64, contacts: [ContactEvent],
+        physicalScale: PhysicalScale = .fallback
+    ) {
         self.device = device
         self.screen = screen
         self.timestampMicros = timestampMicros
         self.contacts = contacts
+        self.physicalScale = physicalScale
     }
 }
 

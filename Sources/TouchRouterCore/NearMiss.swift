@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// "Did you mean" suggestions: the closest known word within a small edit distance.
 public enum NearMiss {
     /// The candidate closest to `word` (case-insensitive edit distance), if it is close enough to be a

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// How a touch panel's coordinates become points in a screen's layout space.
 ///
 /// Convention (the one place it is defined; docs/input.md repeats it):

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// A small deterministic random generator (SplitMix64), so property tests, fuzzers and benchmarks
 /// can print their seed and be replayed exactly.
 public struct SeededRandom: RandomNumberGenerator, Sendable {

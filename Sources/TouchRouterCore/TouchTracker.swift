@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// Touch tracking: binds each touch to a view at touch-down and turns input frames into per-view
 /// messages with UIKit's phases, responder chain, multipleTouch and exclusiveTouch.
 /// Pure and deterministic: no I/O, no clock; time comes only from the input. docs/tracking.md

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The tracker's per-screen tables, built once per layout: the screen's `HitTestIndex`, whose
 /// pre-order table of every view (hidden ones too: a touch bound to a view that a reload or a
 /// run-time change hid keeps being delivered to it) is also what tracking reads. A bound touch is two

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The tracker's settings, its counters, and how it asks "who is subscribed".
 
 /// Settings of a `TouchTracker`. Every threshold is a named constant with its default documented.

@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// The tracker's reusable output storage: per-view messages built in place, so a steady stream of
 /// frames allocates nothing once the buffers have grown.
 

@@ -147,6 +147,10 @@ extension Daemon {
                     counters["frameStampToWrittenP99Micros"] = .integer(Int64(p99))
                 }
                 stampToWritten?.reset()
+                if replay != nil, options.replaySpeed != 0 {
+                    counters["replayLongestLatenessMicros"] = .integer(Int64(replayLongestLatenessMicros))
+                    replayLongestLatenessMicros = 0
+                }
             }
             counters["coalescedMessages"] = .integer(
                 Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))

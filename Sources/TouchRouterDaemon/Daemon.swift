@@ -70,6 +70,9 @@ public final class Daemon {
     /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`): per replayed frame, µs from its stamp until its
     /// writes are done. Nil, and never touched, otherwise.
     var stampToWritten: MicrosHistogram?
+    /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`, finite `--speed`): the longest a replayed frame
+    /// waited past its due time since the last admin `status` (µs): how late the loop got to it.
+    var replayLongestLatenessMicros: UInt64 = 0
     /// Clients given their first bytes by the frame being delivered (storage reused).
     var clientsToFlush: [ClientConnection] = []
     /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
@@ -152,7 +155,8 @@ public final class Daemon {
         if let path = options.replayPath {
             let frames = try ReplaySource.frames(
                 path: path, devicePath: options.replayDevicePath, config: config,
-                logKernelBug: { logger.warning("replay: \($0)") })
+                logKernelBug: { logger.warning("replay: \($0)") },
+                logScale: { logger.info("replay: \(Excerpt.of(path)): \($0)") })
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
             replayDevice = frames.first?.device
             replayScreen = frames.first?.screen
@@ -244,7 +248,22 @@ public final class Daemon {
             }
             watchdogTimer = watchdog
         }
+        if let priority = options.realtimePriority { makeLoopRealtime(priority: priority) }
         try loop.run()
+    }
+
+    /// The loop's thread at SCHED_FIFO `priority`, last before it runs (threads made from now on,
+    /// like the reload worker's, inherit the policy and drop it themselves). A daemon that may not
+    /// have it keeps routing at the normal policy and says why once.
+    func makeLoopRealtime(priority: Int32) {
+        do throws(SystemError) {
+            try ThreadScheduling.makeRealtime(priority: priority)
+            logger.notice("routing at SCHED_FIFO priority \(priority)")
+        } catch {
+            logger.warning(
+                "--realtime-priority \(priority): \(error); routing at the normal policy "
+                    + "(grant it with LimitRTPRIO=\(priority) and RestrictRealtime=no in the unit)")
+        }
     }
 
     /// The one teardown path: clients closed, then every resource released in the reverse order
@@ -392,6 +411,9 @@ public final class Daemon {
     func playDueFrames() {
         guard var clock = replay else { return }
         let now = monotonicMicros()
+        if loop.measuresTurns, clock.speed != 0, let due = clock.nextDueMicros, due <= now {
+            replayLongestLatenessMicros = max(replayLongestLatenessMicros, now - due)
+        }
         while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
             if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }

@@ -47,6 +47,9 @@ public struct DaemonOptions: Equatable, Sendable {
     public var maxClients = 64
     /// Bytes a client may have queued before coalescing, then disconnection (`--client-queue-bytes`).
     public var clientQueueBytes = 256 * 1024
+    /// Run the routing loop's thread at SCHED_FIFO with this priority (`--realtime-priority`),
+    /// so a busy machine cannot hold a frame back; nil keeps the normal policy.
+    public var realtimePriority: Int32?
 
     /// `--speed` range: 0, or a factor in `minimumSpeed...maximumSpeed` (a slower factor would
     /// schedule frames centuries away; a faster one is what 0 is for).
@@ -54,6 +57,8 @@ public struct DaemonOptions: Equatable, Sendable {
     public static let maximumSpeed = 1000.0
     /// `--max-clients` and `--replay-wait-for` at most this (one epoll loop, one fd each).
     public static let maximumClients = 65_536
+    /// `--realtime-priority` range: SCHED_FIFO's 1–99.
+    public static let realtimePriorities: ClosedRange<Int32> = 1...99
     /// `--client-queue-bytes` at most 1 GiB.
     public static let maximumClientQueueBytes = 1 << 30
 
@@ -97,6 +102,9 @@ public struct DaemonOptions: Equatable, Sendable {
                 help: "Per-client outbound queue bound, 4096 to 1073741824 (default 262144)."),
             OptionSpec(
                 .logLevel, valueName: "LEVEL", help: "error, warning, notice, info (default) or debug."),
+            OptionSpec(
+                .realtimePriority, valueName: "N",
+                help: "Route at SCHED_FIFO priority 1 to 99 (needs LimitRTPRIO= or CAP_SYS_NICE)."),
         ],
         discussion: """
             --seat and --device are alternatives. --speed, --loop, --replay-wait, --replay-wait-for,
@@ -167,6 +175,7 @@ public struct DaemonOptions: Equatable, Sendable {
         options.maxClients = try number(.maxClients, in: 1...Self.maximumClients) ?? options.maxClients
         options.clientQueueBytes =
             try number(.clientQueueBytes, in: 4096...Self.maximumClientQueueBytes) ?? options.clientQueueBytes
+        options.realtimePriority = try number(.realtimePriority, in: Self.realtimePriorities)
         if let text = parsed.value(.logLevel) {
             guard let level = LogLevel(name: text) else {
                 throw UsageError("--log-level \(Excerpt.of(text)): expected error, warning, notice, info or debug")
@@ -219,4 +228,5 @@ extension OptionKey {
     static let maxClients = OptionKey("max-clients")
     static let clientQueueBytes = OptionKey("client-queue-bytes")
     static let logLevel = OptionKey("log-level")
+    static let realtimePriority = OptionKey("realtime-priority")
 }

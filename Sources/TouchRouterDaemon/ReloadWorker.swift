@@ -65,9 +65,10 @@ final class ReloadWorker: Sendable {
         subscriptions: SubscriptionTable
     ) {
         queue.async { [self] in
-            // The routing loop comes first: on a busy machine a long build must not take its core
-            // (on Linux, PRIO_PROCESS with who 0 renices the calling thread only).
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            // The routing loop comes first: on a busy machine a long build must not take its core.
+            // A thread inherits its creator's policy, so under `--realtime-priority` this one would
+            // be SCHED_FIFO beside the loop: it drops to a normal thread at nice 10 first.
+            ThreadScheduling.makeBackground(nice: 10)
             var runtime = current
             var file = ReloadOutcome.notRead
             if let path {

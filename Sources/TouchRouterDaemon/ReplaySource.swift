@@ -7,9 +7,11 @@ import TouchRouterSystem
 enum ReplaySource {
     /// Reads `path` (libinput record YAML, or evemu `.events` with its `.desc` beside it or at
     /// `devicePath`) and decodes it into frames. Contacts still down at the end are cancelled in
-    /// a last frame, so the recording can loop.
+    /// a last frame, so the recording can loop. `logScale` hears the device's millimetres per unit
+    /// once (`PhysicalScale`'s description names the fallback when it is used).
     static func frames(
-        path: String, devicePath: String?, config: Config, logKernelBug: (String) -> Void = { _ in }
+        path: String, devicePath: String?, config: Config, logKernelBug: (String) -> Void = { _ in },
+        logScale: (PhysicalScale) -> Void = { _ in }
     ) throws -> [InputFrame] {
         let recording =
             try devicePath.map { try Recording.loadEvemu(descriptionPath: $0, eventsPath: path) }
@@ -25,8 +27,11 @@ enum ReplaySource {
         let mapping = try ScreenMapping(
             screenWidth: screen.width, screenHeight: screen.height, rotation: input?.rotationDegrees ?? 0,
             calibration: input?.calibration)
+        let scale = config.physicalScale(forScreen: screenName, deviceSize: recording.device.physicalSize)
+        logScale(scale)
         return MultitouchDecoder.decode(
-            recording, inputDevice: device, screen: screenName, mapping: mapping, logKernelBug: logKernelBug)
+            recording, inputDevice: device, screen: screenName, mapping: mapping, physicalScale: scale,
+            logKernelBug: logKernelBug)
     }
 }
 

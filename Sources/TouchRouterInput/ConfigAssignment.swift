@@ -4,7 +4,8 @@ extension Config {
     /// The screen a live device drives under this config, with the matrix that maps it there:
     /// the screen's `devices` matchers (else `unmatchedDevices`), its rotation composed after its
     /// `calibration` — or after the device's udev LIBINPUT_CALIBRATION_MATRIX (`defaultCalibration`)
-    /// when the config gives none. Nil: the device is ignored.
+    /// when the config gives none — and its millimetres per unit (`physicalScale(forScreen:deviceSize:)`).
+    /// Nil: the device is ignored.
     public func screenAssignment(
         for device: LiveDeviceDescription, defaultCalibration: [Float]
     ) -> ScreenAssignment? {
@@ -25,7 +26,8 @@ extension Config {
             matrix = ScreenMapping.libinputMatrix(rotation: rotation, calibration: udevCalibration)
         }
         return ScreenAssignment(
-            screen: screen.name, width: screen.width, height: screen.height, calibrationMatrix: matrix)
+            screen: screen.name, width: screen.width, height: screen.height, calibrationMatrix: matrix,
+            physicalScale: physicalScale(forScreen: screen.name, deviceSize: device.physicalSize))
     }
 
     /// A `DeviceAssigner` for `LibinputReader` that follows this config.

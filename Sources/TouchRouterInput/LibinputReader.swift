@@ -182,6 +182,9 @@ public final class LibinputReader {
                 unassignedTouchDevices[pointer] = state.description  // keeps the reference
                 continue
             }
+            if assignment.physicalScale != state.assignment.physicalScale {
+                log(.info, "touch device \(describe(state)): now \(assignment.physicalScale)")
+            }
             devices[pointer]?.assignment = assignment
             apply(assignment, to: pointer, state.device)
         }
@@ -264,7 +267,7 @@ public final class LibinputReader {
     {
         InputFrame(
             device: state.device, screen: state.assignment.screen, timestampMicros: timestampMicros,
-            contacts: contacts)
+            contacts: contacts, physicalScale: state.assignment.physicalScale)
     }
 
     // MARK: - Devices
@@ -306,7 +309,10 @@ public final class LibinputReader {
             accumulator: TouchFrameAccumulator(capacity: framesCapacity))
         devices[pointer] = state
         apply(assignment, to: pointer, device)
-        log(.info, "touch device \(describe(state)) added, drives screen \(assignment.screen)")
+        log(
+            .info,
+            "touch device \(describe(state)) added, drives screen \(assignment.screen), "
+                + "\(assignment.physicalScale)")
     }
 
     private func deviceRemoved(_ pointer: OpaquePointer, into output: inout [InputEvent]) {
@@ -363,8 +369,15 @@ public final class LibinputReader {
             udev_device_unref(udevDevice)
         }
         let hasTouch = libinput_device_has_capability(pointer, LIBINPUT_DEVICE_CAP_TOUCH) != 0
+        // Nonzero when the kernel gives no resolution: libinput's mm (get_x) are invented then.
+        var widthMM = 0.0
+        var heightMM = 0.0
+        let physicalSize =
+            libinput_device_get_size(pointer, &widthMM, &heightMM) == 0
+            ? PhysicalSize(widthMM: widthMM, heightMM: heightMM) : nil
         return LiveDeviceDescription(
-            name: name, sysname: sysname, node: node, udevProperties: properties, hasTouch: hasTouch)
+            name: name, sysname: sysname, node: node, udevProperties: properties, hasTouch: hasTouch,
+            physicalSize: physicalSize)
     }
 
     private func describe(_ state: DeviceState) -> String {

@@ -1,3 +1,5 @@
+import TouchRouterCore
+
 /// What the live reader knows about a device when it appears, and what the caller decides for it.
 
 /// A device as udev and libinput describe it when it is added: the facts a config matcher
@@ -13,21 +15,26 @@ public struct LiveDeviceDescription: Hashable, Sendable {
     public var udevProperties: [String: String]
     /// Whether libinput sees touch capability (LIBINPUT_DEVICE_CAP_TOUCH).
     public var hasTouch: Bool
+    /// The panel's size as libinput reports it (`libinput_device_get_size`, native axes); nil when
+    /// the device gives no axis resolution.
+    public var physicalSize: PhysicalSize?
 
     /// Creates a description (the reader builds these; tests may too).
     public init(
-        name: String, sysname: String, node: String?, udevProperties: [String: String], hasTouch: Bool
+        name: String, sysname: String, node: String?, udevProperties: [String: String], hasTouch: Bool,
+        physicalSize: PhysicalSize? = nil
     ) {
         self.name = name
         self.sysname = sysname
         self.node = node
         self.udevProperties = udevProperties
         self.hasTouch = hasTouch
+        self.physicalSize = physicalSize
     }
 }
 
-/// Where a touch device's contacts go: the screen it drives, that screen's size in layout units
-/// and the libinput calibration matrix that maps the device onto it.
+/// Where a touch device's contacts go: the screen it drives, that screen's size in layout units,
+/// the libinput calibration matrix that maps the device onto it and its millimetres per unit.
 public struct ScreenAssignment: Hashable, Sendable {
     /// The screen's name in the layout.
     public var screen: String
@@ -38,13 +45,19 @@ public struct ScreenAssignment: Hashable, Sendable {
     /// The 6-number libinput calibration matrix (rotation and calibration composed) to set on the
     /// device; nil keeps the device's default (the udev LIBINPUT_CALIBRATION_MATRIX property).
     public var calibrationMatrix: [Float]?
+    /// Millimetres per layout unit of the device on the screen; every frame carries it.
+    public var physicalScale: PhysicalScale
 
     /// Creates an assignment.
-    public init(screen: String, width: Double, height: Double, calibrationMatrix: [Float]? = nil) {
+    public init(
+        screen: String, width: Double, height: Double, calibrationMatrix: [Float]? = nil,
+        physicalScale: PhysicalScale = .fallback
+    ) {
         self.screen = screen
         self.width = width
         self.height = height
         self.calibrationMatrix = calibrationMatrix
+        self.physicalScale = physicalScale
     }
 }
 

@@ -87,6 +87,7 @@ public struct MultitouchDecoder: Sendable {
     private let hysteresisMargin: (x: Int32, y: Int32)?
     private let xAxis: AxisRange
     private let yAxis: AxisRange
+    private let physicalScale: PhysicalScale
     private var slots: [Slot]
     private var currentSlot = 0
     private var pendingMultitouch = false
@@ -103,10 +104,15 @@ public struct MultitouchDecoder: Sendable {
     /// Contact events produced without a TOUCH_FRAME yet (libinput then carries them into the next frame).
     private var unframed: [ContactEvent] = []
 
-    /// A decoder for `device`'s events, producing frames for `inputDevice` on `screen` through `mapping`.
-    /// A device without position axes gets a one-unit range, so every position maps to the origin.
-    public init(device: RecordedDevice, inputDevice: InputDevice, screen: String, mapping: ScreenMapping) {
+    /// A decoder for `device`'s events, producing frames for `inputDevice` on `screen` through `mapping`,
+    /// each carrying `physicalScale`. A device without position axes gets a one-unit range, so every
+    /// position maps to the origin.
+    public init(
+        device: RecordedDevice, inputDevice: InputDevice, screen: String, mapping: ScreenMapping,
+        physicalScale: PhysicalScale = .fallback
+    ) {
         self.device = device
+        self.physicalScale = physicalScale
         self.inputDevice = inputDevice
         self.screen = screen
         self.mapping = mapping
@@ -192,10 +198,12 @@ public struct MultitouchDecoder: Sendable {
     /// are cancelled in a final frame (at the last event's time), so the frames can be looped.
     public static func decode(
         _ recording: Recording, inputDevice: InputDevice, screen: String, mapping: ScreenMapping,
-        cancelRemainingAtEnd: Bool = true, logKernelBug: (String) -> Void = { _ in }
+        physicalScale: PhysicalScale = .fallback, cancelRemainingAtEnd: Bool = true,
+        logKernelBug: (String) -> Void = { _ in }
     ) -> [InputFrame] {
         var decoder = MultitouchDecoder(
-            device: recording.device, inputDevice: inputDevice, screen: screen, mapping: mapping)
+            device: recording.device, inputDevice: inputDevice, screen: screen, mapping: mapping,
+            physicalScale: physicalScale)
         var frames: [InputFrame] = []
         for event in recording.events {
             if let frame = decoder.feed(event) { frames.append(frame) }
@@ -615,6 +623,7 @@ public struct MultitouchDecoder: Sendable {
     private func frame(_ contacts: [ContactEvent], timestampMicros: UInt64) -> InputFrame? {
         guard !contacts.isEmpty else { return nil }
         return InputFrame(
-            device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts)
+            device: inputDevice, screen: screen, timestampMicros: timestampMicros, contacts: contacts,
+            physicalScale: physicalScale)
     }
 }

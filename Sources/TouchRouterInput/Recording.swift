@@ -123,6 +123,13 @@ public struct RecordedDevice: Hashable, Sendable {
         codes[type]?.contains(code) == true || (type == EvdevCode.evAbs && absinfo[code] != nil)
     }
 
+    /// The panel's size as libinput computes it (`libinput_device_get_size`: ABS_X and ABS_Y, range
+    /// over resolution); nil when either axis is missing or has resolution 0 (many touchscreens).
+    public var physicalSize: PhysicalSize? {
+        guard let x = absinfo[EvdevCode.absX], let y = absinfo[EvdevCode.absY] else { return nil }
+        return PhysicalSize.ofAxes(x: x.range, xResolution: x.resolution, y: y.range, yResolution: y.resolution)
+    }
+
     /// The x axis libinput uses for positions: ABS_MT_POSITION_X on multitouch devices (protocol A
     /// or B), else ABS_X.
     public var xAxis: AbsInfo? {

@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// One client's bounded queue of outbound bytes, with the coalescing that lets a slow reader fall
 /// behind without losing a touch's start or end. Pure: the daemon owns the socket and tells the

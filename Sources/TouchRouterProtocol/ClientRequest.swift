@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// Client → daemon requests: their types, decoding a received line (daemon side) and encoding one
 /// (client side).

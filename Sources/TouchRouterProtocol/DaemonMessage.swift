@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// Daemon → client messages: their types, encoding (daemon side) and decoding (client side).
 /// `touches` lines are written by `TouchesEncoder` straight from `ViewTouches`; `TouchesMessage`

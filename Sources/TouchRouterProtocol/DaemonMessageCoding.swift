@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// Writing daemon → client lines (daemon side) and reading them back (client side).
 

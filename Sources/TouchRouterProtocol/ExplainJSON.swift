@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// The `explanation` reply's fields (docs/protocol.md, "explain"): the hit-test walk of one point
 /// as `HitTestExplanation` records it, written into an object that already has its `type`.

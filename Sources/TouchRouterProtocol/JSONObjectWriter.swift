@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// Writes one JSON object field by field (replies and requests: not the hot path, but still
 /// straight to bytes, in a fixed field order so lines read well in `socat`).

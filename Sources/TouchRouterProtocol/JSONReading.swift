@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// Reading inbound JSON (requests on the daemon side, daemon lines in the client) with Core's
 /// `JSONReader` in strict mode, into `JSONValue`, with every failure turned into a `ProtocolError`.

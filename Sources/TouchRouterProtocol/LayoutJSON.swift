@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// The compact JSON form of a layout in the `layout` reply:
 /// `"screens":[{"name":…,"width":…,"height":…,"root":VIEW}]` where VIEW is

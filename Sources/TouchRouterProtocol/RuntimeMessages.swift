@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// The run-time layout requests' wire parts (`setView`, `mount`, `unmount`) and their replies.
 /// Views and subtrees travel as JSON and are checked by Core exactly as a config file is.
@@ -37,48 +37,6 @@ public struct ProtocolFailure: Hashable, Sendable {
         self.view = view
         self.field = field
         self.message = message
-    }
-
-    /// A Core failure in wire form.
-    public init(_ failure: RuntimeFailure) {
-        let code: String =
-            switch failure.code {
-            case .config(let configCode): configCode.rawValue
-            case .unknownView: "unknownView"
-            case .permissionDenied: "permissionDenied"
-            case .notMountPoint: "notMountPoint"
-            case .mountTooLarge: "mountTooLarge"
-            case .tooManyMountedViews: "tooManyMountedViews"
-            }
-        self.init(code: code, view: failure.viewPath, field: failure.field, message: failure.message)
-    }
-}
-
-extension ProtocolError {
-    /// The one error for a refused run-time request: every failure listed, under the code of the
-    /// gravest (permission, unknown view, not a mount point, a limit, then invalid values).
-    public static func refused(_ failures: RuntimeFailures, unknownViews: [String], seq: Int64?) -> ProtocolError {
-        let codes = failures.failures.map(\.code)
-        let code: ErrorCode =
-            if codes.contains(.permissionDenied) {
-                .permissionDenied
-            } else if codes.contains(.unknownView) {
-                .unknownViews
-            } else if codes.contains(.notMountPoint) {
-                .notMountPoint
-            } else if codes.contains(.mountTooLarge) {
-                .mountTooLarge
-            } else if codes.contains(.tooManyMountedViews) {
-                .tooManyMountedViews
-            } else {
-                .invalidLayout
-            }
-        let first = failures.failures.first.map(\.description) ?? "refused"
-        let more = failures.failures.count > 1 ? " (and \(failures.failures.count - 1) more)" : ""
-        var error = ProtocolError(
-            code: code, message: first + more, seq: seq, views: code == .unknownViews ? unknownViews : [])
-        error.failures = failures.failures.prefix(100).map(ProtocolFailure.init)
-        return error
     }
 }
 

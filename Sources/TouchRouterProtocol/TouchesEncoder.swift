@@ -1,4 +1,4 @@
-import TouchRouterCore
+import TouchRouterModel
 
 /// The hot path: a `touches` line written byte by byte from the tracker's `ViewTouches`.
 

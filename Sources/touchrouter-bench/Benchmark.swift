@@ -35,6 +35,7 @@ extension OptionKey {
     static let view = OptionKey("view")
     static let views = OptionKey("views")
     static let saves = OptionKey("saves")
+    static let realtimePriority = OptionKey("realtime-priority")
 }
 
 extension ArgumentKey {

@@ -5,7 +5,8 @@ import TouchRouterCommandLine
     import Glibc
 #endif
 
-/// `touchrouter-bench reload [--views 10000,100000] [--saves 5] [--clients 4] [--seconds S]`.
+/// `touchrouter-bench reload [--views 10000,100000] [--saves 5] [--clients 4] [--seconds S] [--speed X]
+/// [--realtime-priority N]`.
 let reloadBenchmark = Benchmark(
     spec: CommandSpec(
         name: "reload",
@@ -16,6 +17,12 @@ let reloadBenchmark = Benchmark(
             OptionSpec(.saves, valueName: "N", help: "Saves per layout size (default 5)."),
             OptionSpec(.clients, valueName: "N", help: "Clients subscribed to everything (default 4)."),
             OptionSpec(.seconds, valueName: "S", help: "Seconds of the no-save reference (default 2)."),
+            OptionSpec(
+                .speed, valueName: "X",
+                help: "Replay speed; 0 = one frame per loop turn (default), 15.9 = 1 kHz frames."),
+            OptionSpec(
+                .realtimePriority, valueName: "N",
+                help: "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO)."),
         ]),
     run: { arguments in ReloadBenchmark.main(arguments) })
 
@@ -33,6 +40,8 @@ enum ReloadBenchmark {
         var saves = 5
         var clients = 4
         var seconds = 2.0
+        var speed = "0"
+        var realtimePriority: String?
         var recording =
             DaemonLatencyBenchmark.packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
     }
@@ -45,12 +54,18 @@ enum ReloadBenchmark {
         if let value = arguments.value(.saves) { settings.saves = Int(value) ?? settings.saves }
         if let value = arguments.value(.clients) { settings.clients = Int(value) ?? settings.clients }
         if let value = arguments.value(.seconds) { settings.seconds = Double(value) ?? settings.seconds }
-        print("reload: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed 0 --replay-restamp")
+        if let value = arguments.value(.speed), Double(value) != nil { settings.speed = value }
+        settings.realtimePriority = arguments.value(.realtimePriority)
+        print(
+            "reload: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed \(settings.speed) --replay-restamp"
+                + (settings.realtimePriority.map { " --realtime-priority \($0)" } ?? ""))
         print("  gap = time between consecutive routed frames, from the frames' own CLOCK_MONOTONIC stamps")
         print("  reference: \(settings.seconds) s with no save; then \(settings.saves) saves, each waited for")
+        print("  late = the longest a replayed frame waited past its due time (finite --speed; the gaps then")
+        print("         include the recording's own pauses, e.g. 250 ms / speed between loop passes)")
         print("  load average at start: \(DaemonLatencyBenchmark.loadAverage())")
         print(
-            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon    longest turn ref (wall / CPU)  saving (wall / CPU)"
+            "views    file      start→ready  save→changed p50  max       gap p99 ref  max ref   gap p99 saving  max saving  RssAnon    longest turn ref (wall / CPU)  saving (wall / CPU)  late ref    late saving"
         )
         for count in settings.viewCounts { run(views: count, settings) }
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
@@ -85,11 +100,12 @@ enum ReloadBenchmark {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
-        process.arguments = [
-            "--config", config, "--replay", settings.recording, "--speed", "0", "--loop",
-            "--replay-wait-for", "\(settings.clients)", "--replay-restamp", "--socket", socketPath,
-            "--log-level", "warning",
-        ]
+        process.arguments =
+            [
+                "--config", config, "--replay", settings.recording, "--speed", settings.speed, "--loop",
+                "--replay-wait-for", "\(settings.clients)", "--replay-restamp", "--socket", socketPath,
+                "--log-level", "warning",
+            ] + (settings.realtimePriority.map { ["--realtime-priority", $0] } ?? [])
         process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
@@ -175,7 +191,14 @@ enum ReloadBenchmark {
                 + column(formatNanoseconds(percentile(saving, 0.99)), 16)
                 + column(formatNanoseconds(saving.max() ?? .nan), 12)
                 + column("\(rssAnon / 1024) MB", 9)
-                + column(turn(referenceTurn), 28) + column(turn(savingTurn), 24))
+                + column(turn(referenceTurn), 28) + column(turn(savingTurn), 24)
+                + column(lateness(referenceTurn), 12) + column(lateness(savingTurn), 12))
+    }
+
+    /// The longest a replayed frame waited past its due time (finite `--speed` only), from `status`.
+    static func lateness(_ counters: [String: Int]) -> String {
+        guard let micros = counters["replayLongestLatenessMicros"] else { return "-" }
+        return formatNanoseconds(Double(micros) * 1000)
     }
 
     /// "wall / CPU" of the loop's longest turn from a `status` reply's counters.

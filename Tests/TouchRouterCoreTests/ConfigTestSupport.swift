@@ -80,3 +80,24 @@ func wideLayout(views count: Int) -> String {
     let children = (1..<max(count, 1)).map { "{id:\"c\($0)\",frame:[0,0,1,1]}" }.joined(separator: ",")
     return "{screens:[{name:\"s\",width:10,height:10,root:{id:\"r\",children:[\(children)]}}]}"
 }
+
+/// Checks that a bad config gives exactly its one expected error, at its place, with its words.
+func expectRejected(_ badCase: BadConfigCase) throws {
+    let errors = configErrors(badCase.text)
+    let error = try #require(errors.first { $0.code == badCase.code }, "got \(errors.map(\.description))")
+    #expect(error.file == "test.json5")
+    #expect(error.viewPath == badCase.viewPath)
+    if let screenName = badCase.screenName {
+        #expect(error.screenName == screenName)
+    }
+    if let marker = badCase.marker {
+        let expected = try #require(position(of: marker, in: badCase.text))
+        #expect(error.line == expected.line, "\(error)")
+        #expect(error.column == expected.column, "\(error)")
+    }
+    if !badCase.messageContains.isEmpty {
+        #expect(error.message.contains(badCase.messageContains), "\(error.message)")
+    }
+    // A case exercises exactly one rule.
+    #expect(errors.count == 1, "\(errors.map(\.description))")
+}

@@ -243,23 +243,7 @@ struct ConfigValidationTests {
 
     @Test("a bad config is rejected with the expected error and location", arguments: badCases)
     func badConfig(_ badCase: BadConfigCase) throws {
-        let errors = configErrors(badCase.text)
-        let error = try #require(errors.first { $0.code == badCase.code }, "got \(errors.map(\.description))")
-        #expect(error.file == "test.json5")
-        #expect(error.viewPath == badCase.viewPath)
-        if let screenName = badCase.screenName {
-            #expect(error.screenName == screenName)
-        }
-        if let marker = badCase.marker {
-            let expected = try #require(position(of: marker, in: badCase.text))
-            #expect(error.line == expected.line, "\(error)")
-            #expect(error.column == expected.column, "\(error)")
-        }
-        if !badCase.messageContains.isEmpty {
-            #expect(error.message.contains(badCase.messageContains), "\(error.message)")
-        }
-        // A case exercises exactly one rule.
-        #expect(errors.count == 1, "\(errors.map(\.description))")
+        try expectRejected(badCase)
     }
 
     @Test("every error in a file is reported, in file order, one per line")

@@ -556,6 +556,8 @@ struct AttackTests {
             (["--client-queue-bytes", "99999999999999999999"], "--client-queue-bytes"),
             (["--replay-wait-for", "70000"], "--replay-wait-for"),
             (["--socket", ""], "--socket needs a non-empty path"),
+            (["--realtime-priority", "0"], "--realtime-priority 0: expected a number from 1 to 99"),
+            (["--realtime-priority", "100"], "--realtime-priority 100: expected a number from 1 to 99"),
         ])
     func numericRanges(extra: [String], message: String) throws {
         let process = Process()

@@ -76,7 +76,7 @@ struct CommandLineTests {
             result.stdout == """
                 OVERVIEW: Route touch panel input to the programs that own each screen region.
 
-                USAGE: touchrouterd --config FILE [--socket PATH] [--socket-mode OCTAL] [--socket-group GROUP] [--seat NAME] [--device NODE ...] [--replay RECORDING] [--speed X] [--loop] [--replay-wait] [--replay-wait-for N] [--replay-device DESC] [--exit-after-replay] [--max-clients N] [--client-queue-bytes N] [--log-level LEVEL]
+                USAGE: touchrouterd --config FILE [--socket PATH] [--socket-mode OCTAL] [--socket-group GROUP] [--seat NAME] [--device NODE ...] [--replay RECORDING] [--speed X] [--loop] [--replay-wait] [--replay-wait-for N] [--replay-device DESC] [--exit-after-replay] [--max-clients N] [--client-queue-bytes N] [--log-level LEVEL] [--realtime-priority N]
 
                 OPTIONS:
                   --config FILE         Layout config (JSON5); reloaded on SIGHUP and when the file changes.
@@ -95,6 +95,7 @@ struct CommandLineTests {
                   --max-clients N       Refuse connections beyond N, 1 to 65536 (default 64).
                   --client-queue-bytes N  Per-client outbound queue bound, 4096 to 1073741824 (default 262144).
                   --log-level LEVEL     error, warning, notice, info (default) or debug.
+                  --realtime-priority N  Route at SCHED_FIFO priority 1 to 99 (needs LimitRTPRIO= or CAP_SYS_NICE).
                   -h, --help            Show this help.
 
                 --seat and --device are alternatives. --speed, --loop, --replay-wait, --replay-wait-for,

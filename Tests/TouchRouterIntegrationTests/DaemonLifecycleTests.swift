@@ -235,6 +235,84 @@ struct DaemonLifecycleTests {
         }
         #expect(announced == 2)
     }
+
+    /// The scheduling policy (`SCHED_OTHER` 0, `SCHED_FIFO` 1) and nice value of each of a
+    /// process's threads, from `/proc/PID/task/TID/stat` (fields 41 and 19).
+    static func threadScheduling(pid: Int32) -> [(tid: Int32, policy: Int, nice: Int)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { name in
+            guard let tid = Int32(name),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // Fields from the third on, after the parenthesised command name.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 38, let nice = Int(fields[19 - 3]), let policy = Int(fields[41 - 3]) else {
+                return nil
+            }
+            return (tid, policy, nice)
+        }
+    }
+
+    @Test(
+        "--realtime-priority: the loop's thread runs SCHED_FIFO, the reload worker drops to normal at nice 10",
+        .enabled(if: getuid() == 0, "SCHED_FIFO needs root (CAP_SYS_NICE) here"))
+    func realtimeLoop() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("layout.json5")
+        try FileManager.default.copyItem(atPath: Scenario.layoutPath, toPath: config)
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: config) + ["--realtime-priority", "3"])
+        defer { daemon.stop() }
+        try daemon.waitForLog("routing at SCHED_FIFO priority 3")
+        let pid = daemon.process.processIdentifier
+        let main = Self.threadScheduling(pid: pid).first { $0.tid == pid }
+        #expect(main?.policy == Int(SCHED_FIFO), "\(Self.threadScheduling(pid: pid))")
+
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("realtime")
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+            .replacingOccurrences(of: "right-edge", with: "right-corner")
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        var announced: UInt64?
+        while announced == nil, let message = try client.readMessage() {
+            if case .layoutChanged(let generation) = message { announced = generation }
+        }
+        #expect(announced == 2)
+        // The thread that built the reload is still there (Dispatch keeps idle workers a while).
+        let threads = Self.threadScheduling(pid: pid)
+        #expect(
+            threads.contains { $0.tid != pid && $0.policy == Int(SCHED_OTHER) && $0.nice == 10 },
+            "no reload worker at SCHED_OTHER, nice 10: \(threads)")
+    }
+
+    @Test("--realtime-priority without the right to it: one warning, and the daemon routes as usual")
+    func realtimeRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // No RLIMIT_RTPRIO, and (for root) no CAP_SYS_NICE after exec.
+        let launcher =
+            getuid() == 0
+            ? [
+                "/usr/bin/prlimit", "--rtprio=0", "/usr/bin/setpriv", "--bounding-set=-sys_nice",
+                "--inh-caps=-sys_nice",
+            ]
+            : ["/usr/bin/prlimit", "--rtprio=0"]
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--realtime-priority", "3"], launcher: launcher)
+        defer { daemon.stop() }
+        try daemon.waitForLog("--realtime-priority 3: sched_setscheduler(SCHED_FIFO): Operation not permitted")
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("normal")
+        try client.send(#"{"type":"subscribe","views":["left"],"seq":1}"#)
+        var touches = 0
+        while let message = try client.readMessage() {
+            if case .touches = message { touches += 1 }
+            if touches > 0 { break }
+        }
+        #expect(touches > 0)
+    }
 }
 
 extension DaemonLifecycleTests {
@@ -242,9 +320,9 @@ extension DaemonLifecycleTests {
     func loopTurnCounters() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        for measured in [false, true] {
+        for (measured, speed) in [(false, "0"), (true, "0"), (false, "1"), (true, "1")] {
             let daemon = try DaemonProcess(
-                directory: directory, arguments: Scenario.arguments(),
+                directory: directory, arguments: Scenario.arguments(speed: speed),
                 environment: measured ? ["TOUCHROUTERD_MEASURE_LOOP": "1"] : [:])
             defer { daemon.stop() }
             let client = try LineClient(socketPath: daemon.socketPath)
@@ -257,6 +335,17 @@ extension DaemonLifecycleTests {
                 }
                 let wall = status.counters["loopLongestTurnMicros"]
                 let cpu = status.counters["loopLongestTurnCPUMicros"]
+                // How late replayed frames ran: only at a finite speed (at 0 every frame is due).
+                let lateness = status.counters["replayLongestLatenessMicros"]
+                if measured && speed != "0" {
+                    guard case .integer(let micros) = lateness else {
+                        Issue.record("no replay lateness at --speed \(speed): \(status.counters)")
+                        return
+                    }
+                    #expect(micros >= 0)
+                } else {
+                    #expect(lateness == nil, "measured \(measured), --speed \(speed)")
+                }
                 if measured {
                     guard case .integer(let wallMicros) = wall, case .integer(let cpuMicros) = cpu else {
                         Issue.record("no loop turn counters: \(status.counters)")

@@ -60,6 +60,13 @@ sed 's/touchMargin: 16,/touchMargin: 17,/' "$t/good.json5" > "$cfg.tmp" && mv "$
 if wait_for 30 grep -q "layout changed: generation" "$t/monitor.out"; then
     pass "5 saved layout reloaded: the client got '$(grep "layout changed" "$t/monitor.out" | tail -1)'"
 else fail "5 saved layout: no layoutChanged at the client; monitor: $(tail -2 "$t/monitor.out" | paste -sd'|')"; fi
+# The thread that built that reload reniced itself (+10) under the unit's syscall filter
+# (setpriority is given back after ~@resources): field 19 of each thread's stat is its nice value.
+nices=$(for s in /proc/"$(mainpid)"/task/*/stat; do sed 's/.*) //' "$s" | awk '{print $17}'; done | sort -u | paste -sd,)
+case ",$nices," in
+*,10,*) pass "5 reload worker at nice 10 under the syscall filter (threads' nice values: $nices)" ;;
+*) fail "5 reload worker not reniced under the unit: threads' nice values $nices" ;;
+esac
 cp "$t/good.json5" "$cfg"
 
 # 6. Watchdog: SIGSTOP -> killed and restarted; SIGKILL -> restarted; the socket stays bound.

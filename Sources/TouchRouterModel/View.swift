@@ -181,10 +181,6 @@ public struct View: Hashable, Sendable {
     /// The view's bounds in its own space: origin zero, the frame's size.
     public var bounds: Rect { Rect(x: 0, y: 0, width: frame.width, height: frame.height) }
 
-    /// Hit-testing skips the view and its whole subtree (hidden, alpha < 0.01 or not interactive).
-    @inline(__always)
-    public var ignoresTouches: Bool { ignoreReason != nil }
-
     /// Converts a point from the parent's space into this view's own space (frame origin, then
     /// the transform about the centre). Hit-testing and tracking both go through this one function,
     /// so every engine computes bit-identical local points.
