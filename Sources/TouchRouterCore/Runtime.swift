@@ -123,12 +123,13 @@ public struct RuntimeLimits: Hashable, Sendable {
     public var viewsMountedPerClient: Int
 
     /// Limits; the defaults are the daemon's (`standard`).
-    public init(viewsPerMount: Int = 5_000, viewsMountedPerClient: Int = 20_000) {
+    public init(viewsPerMount: Int = 1_500, viewsMountedPerClient: Int = 10_000) {
         self.viewsPerMount = viewsPerMount
         self.viewsMountedPerClient = viewsMountedPerClient
     }
 
-    /// 5,000 views per mount, 20,000 per client.
+    /// 1,500 views per mount (a mount line of that many small views fits the 64 KiB line limit),
+    /// 10,000 per client.
     public static let standard = RuntimeLimits()
 }
 
