@@ -57,7 +57,15 @@ extension Daemon {
         guard let build = reloadWorker.take(), let job = reloadInFlight else { return }
         reloadInFlight = nil
         let failure = isStopping ? "the daemon is stopping" : applyReload(build, trigger: job.trigger)
-        if !isStopping { answerRuntime(job.runtime, build.answers) }
+        if !isStopping {
+            // A run-time change's reply comes before its layoutChanged: a client that reads one line
+            // per request gets its reply first (a reload's layoutChanged went out in applyReload).
+            answerRuntime(job.runtime, build.answers)
+            if let broadcast = pendingLayoutChanged {
+                pendingLayoutChanged = nil
+                broadcastLine(broadcast)
+            }
+        }
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply =
@@ -134,15 +142,19 @@ extension Daemon {
         } else {
             logger.notice("reload (\(trigger)): \(summary)")
         }
-        let changed: [UInt8]
         if case .changed = build.file {
-            changed = line(.layoutChanged(generation: layoutGeneration))
+            broadcastLine(line(.layoutChanged(generation: layoutGeneration)))
         } else {
-            changed = line(.viewsChanged(generation: layoutGeneration, views: Self.changedViews(build.answers)))
-        }
-        for client in Array(clients.values) where client.closing == nil {
-            if client.outbox.enqueue(line: changed) == .overflow { cutOff(client) } else { flush(client) }
+            pendingLayoutChanged = line(
+                .viewsChanged(generation: layoutGeneration, views: Self.changedViews(build.answers)))
         }
         return failure
+    }
+
+    /// Queues `bytes` to every client. Cost: one line per client.
+    func broadcastLine(_ bytes: [UInt8]) {
+        for client in Array(clients.values) where client.closing == nil {
+            if client.outbox.enqueue(line: bytes) == .overflow { cutOff(client) } else { flush(client) }
+        }
     }
 }

@@ -39,6 +39,8 @@ public final class Daemon {
     /// The reload being built, and the one queued behind it.
     var reloadInFlight: ReloadJob?
     var reloadQueued: ReloadJob?
+    /// The `layoutChanged` of a run-time build, sent after the requests' replies.
+    var pendingLayoutChanged: [UInt8]?
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 

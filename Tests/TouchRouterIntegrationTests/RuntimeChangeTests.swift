@@ -279,4 +279,57 @@ struct RuntimeChangeTests {
         let (status, _) = try Self.exchange(client, #"{"type":"status","seq":999}"#)
         guard case .status = status else { throw HarnessError("no status after the flood") }
     }
+
+    @Test(
+        "python-client.py and touchrouterctl set/mount/unmount change the running layout; the mount goes with its client"
+    )
+    func tools() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory, speed: "1", waitFor: 1)
+        defer { daemon.stop() }
+        try directory.write("popup.json", #"[{"id":"popup","frame":[0,0,1280,768]}]"#)
+        let script = Paths.packageRoot.appendingPathComponent("examples/python-client.py").path
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", script, "--socket", daemon.socketPath, "--set", "pad", "alpha=0.5", "--mount", "layer",
+            directory.file("popup.json"), "popup",
+        ]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        let reader = output.fileHandleForReading
+        var text = ""
+        while !text.contains("popup touch") {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text.hasPrefix("viewsSet 2  \nmounted 3  \nsubscribed: ['popup']\n"), "\(text)")
+        #expect(text.contains("popup touch"))
+        // SIGKILL: a child of the test runner may inherit its blocked SIGTERM.
+        kill(python.processIdentifier, SIGKILL)
+        python.waitUntilExit()
+        let ctl = Paths.product("touchrouterctl")
+        let client = try LineClient(socketPath: daemon.socketPath)
+        // The python client's mount went with it.
+        try daemon.waitForLog("layout generation 4")
+        #expect(try Self.layoutView(client, "popup") == "")
+        let set = try ExamplesTests().outputLines(ctl, ["set", "pad", "hidden=true", "--socket", daemon.socketPath])
+        #expect(set == ["set pad: layout generation 5"])
+        let refused = Process()
+        refused.executableURL = URL(fileURLWithPath: ctl)
+        refused.arguments = ["set", "pad", "alpha=3", "--socket", daemon.socketPath]
+        let errors = Pipe()
+        refused.standardError = errors
+        try refused.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus == 1)
+        #expect(errorText.contains("alphaOutOfRange: view \"panel/app/pad\": alpha: alpha must be in 0…1, found 3"))
+        let unmount = try ExamplesTests().outputLines(
+            ctl, ["unmount", "layer", "--json", "--socket", daemon.socketPath])
+        #expect(unmount == [#"{"type":"unmounted","generation":5,"views":[],"seq":1}"#])
+    }
 }
