@@ -161,7 +161,7 @@ public struct RuntimeLayout: Sendable {
         if views.isEmpty {
             failures.append(RuntimeFailure(code: .config(.invalidValue), viewPath: nil, message: "no view to change"))
         }
-        guard failures.isEmpty else { return .failure(RuntimeFailures(failures)) }
+        guard failures.isEmpty else { return .failure(RuntimeFailures(failures)) }  // nothing applied
         for (viewID, change) in changes { state.set(change, of: viewID, by: client.id) }
         rebuild()
         return .success(changes.map(\.0))

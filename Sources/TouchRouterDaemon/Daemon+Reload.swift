@@ -54,18 +54,24 @@ extension Daemon {
     /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
     /// start the queued reload if any.
     func handleReloadOutcome() {
-        guard let build = reloadWorker.take(), let job = reloadInFlight else { return }
+        guard let build = reloadWorker.take(), var job = reloadInFlight else { return }
         reloadInFlight = nil
-        let failure = isStopping ? "the daemon is stopping" : applyReload(build, trigger: job.trigger)
+        // The requests' JSON (a mount's thousand views) is freed on the worker, not here: the
+        // only references left are these two, handed over (consumed) below.
+        let trigger = job.trigger
+        let work = job.runtime
+        job.runtime = []
+        let failure = isStopping ? "the daemon is stopping" : applyReload(build, trigger: trigger)
         if !isStopping {
             // A run-time change's reply comes before its layoutChanged: a client that reads one line
             // per request gets its reply first (a reload's layoutChanged went out in applyReload).
-            answerRuntime(job.runtime, build.answers)
+            answerRuntime(work, build.answers)
             if let broadcast = pendingLayoutChanged {
                 pendingLayoutChanged = nil
                 broadcastLine(broadcast)
             }
         }
+        if !work.isEmpty { reloadWorker.retire(consume work) }
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply =
@@ -105,7 +111,11 @@ extension Daemon {
         case .notRead, .changed:
             break
         }
+        // The old state's tables (its view index, a replaced mount's views) are freed on the worker.
+        var oldRuntime = Optional(runtime)
         runtime = build.runtime
+        reloadWorker.retire(oldRuntime.take()!)
+        lastBuildCPUMicros = build.cpuMicros
         guard let prepared = build.ready else { return failure }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
         defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }

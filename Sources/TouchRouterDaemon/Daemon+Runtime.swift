@@ -1,7 +1,8 @@
 /// Run-time layout changes (`setView`, `mount`, `unmount`, and a departing client's undo).
 ///
 /// Where the work happens: the loop only decodes a request (bounded by the 64 KiB line limit),
-/// takes its change tokens and queues it; checking it against the layout, rebuilding the layout,
+/// takes its change tokens and queues it; turning its JSON into Core's nodes, checking it against
+/// the layout, rebuilding the layout,
 /// the hit-test index, access lists and subscriptions all grow with the layout, so they run on the
 /// layout worker in the same queue as reloads (`ReloadWorker`). The loop swaps the result in as
 /// it swaps a reload in: O(live touches) plus one line per client. Requests are applied in the
@@ -17,7 +18,8 @@ import TouchRouterSystem
 /// One run-time request (or a departed client's undo) for the worker, with who asked.
 struct RuntimeWork: Sendable {
     enum Kind: Sendable {
-        case request(RuntimeRequest, type: String)
+        /// The request as decoded; turned into Core's `RuntimeRequest` on the worker.
+        case request(RequestMessage)
         case clientLeft
     }
 
@@ -29,7 +31,15 @@ struct RuntimeWork: Sendable {
     /// Applies it to `runtime` (on the worker: owner names are resolved here, as for `access`).
     func run(on runtime: inout RuntimeLayout, limits: RuntimeLimits) -> Result<[String], RuntimeFailures> {
         switch kind {
-        case .request(let request, _):
+        case .request(let message):
+            let request: RuntimeRequest
+            switch message {
+            case .setView(let views):
+                request = .setView(views.sorted { $0.key < $1.key }.map { ($0.key, $0.value.node) })
+            case .mount(let viewID, let children): request = .mount(viewID: viewID, children: children.node)
+            case .unmount(let viewID): request = .unmount(viewID: viewID)
+            default: return .success([])
+            }
             let credentials = self.credentials
             let client = RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
             return runtime.apply(request, by: client, limits: limits)
@@ -68,23 +78,14 @@ extension Daemon {
 
     /// `setView`, `mount`, `unmount`: checked against the change budget, then queued for the
     /// worker; the reply comes when the change is live (`answerRuntime`), and the client's later
-    /// requests wait for it. Cost on the loop: the request's JSON turned into Core's nodes, linear
-    /// in the line (at most the 64 KiB line limit).
+    /// requests wait for it. Cost on the loop: O(views named) for the change tokens; the request
+    /// was decoded already (linear in its line, at most the 64 KiB line limit).
     func handleRuntimeRequest(_ request: RequestMessage, seq: Int64?, from client: ClientConnection) -> [UInt8]? {
-        let runtimeRequest: RuntimeRequest
         let changes: Int
         switch request {
-        case .setView(let views):
-            runtimeRequest = .setView(views.sorted { $0.key < $1.key }.map { ($0.key, $0.value.node) })
-            changes = max(views.count, 1)
-        case .mount(let viewID, let children):
-            runtimeRequest = .mount(viewID: viewID, children: children.node)
-            changes = 1
-        case .unmount(let viewID):
-            runtimeRequest = .unmount(viewID: viewID)
-            changes = 1
-        default:
-            return nil
+        case .setView(let views): changes = max(views.count, 1)
+        case .mount, .unmount: changes = 1
+        default: return nil
         }
         let now = monotonicMicros()
         for _ in 0..<changes where !client.changeBudget.take(atMicros: now) {
@@ -103,7 +104,7 @@ extension Daemon {
         client.awaitsLayoutReply = true
         queueLayoutWork(
             RuntimeWork(
-                kind: .request(runtimeRequest, type: request.typeName), clientID: client.id,
+                kind: .request(request), clientID: client.id,
                 credentials: client.credentials, seq: seq))
         return nil
     }
@@ -132,7 +133,8 @@ extension Daemon {
     /// Cost: one line per request of the build.
     func answerRuntime(_ work: [RuntimeWork], _ answers: [Result<[String], RuntimeFailures>]) {
         for (item, answer) in zip(work, answers) {
-            guard case .request(let request, let type) = item.kind else { continue }
+            guard case .request(let request) = item.kind else { continue }
+            let type = request.typeName
             guard let client = clients[item.clientID], client.closing == nil else { continue }
             let reply: [UInt8]
             switch answer {
@@ -144,7 +146,7 @@ extension Daemon {
             case .failure(let failures):
                 var unknown: [String] = []
                 if case .setView(let views) = request {
-                    unknown = views.map(\.viewID).filter { !runtime.contains($0) }
+                    unknown = views.keys.sorted().filter { !runtime.contains($0) }
                 } else if case .mount(let viewID, _) = request, !runtime.contains(viewID) {
                     unknown = [viewID]
                 } else if case .unmount(let viewID) = request, !runtime.contains(viewID) {

@@ -41,6 +41,8 @@ public final class Daemon {
     var reloadQueued: ReloadJob?
     /// The `layoutChanged` of a run-time build, sent after the requests' replies.
     var pendingLayoutChanged: [UInt8]?
+    /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
+    var lastBuildCPUMicros: UInt64 = 0
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 

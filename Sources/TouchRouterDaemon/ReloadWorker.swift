@@ -41,6 +41,9 @@ struct LayoutBuild: Sendable {
     var runtime: RuntimeLayout
     var answers: [Result<[String], RuntimeFailures>]
     var ready: PreparedReload?
+    /// The worker thread's CPU time for the build, µs (what the build cost, without the time the
+    /// machine gave other threads).
+    var cpuMicros: UInt64 = 0
 }
 
 /// One worker thread (a serial dispatch queue) that builds one reload at a time and signals the
@@ -69,6 +72,7 @@ final class ReloadWorker: Sendable {
             // A thread inherits its creator's policy, so under `--realtime-priority` this one would
             // be SCHED_FIFO beside the loop: it drops to a normal thread at nice 10 first.
             ThreadScheduling.makeBackground(nice: 10)
+            let cpuStart = threadCPUMicros()
             var runtime = current
             var file = ReloadOutcome.notRead
             if let path {
@@ -93,7 +97,8 @@ final class ReloadWorker: Sendable {
                     config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
                     subscriptions: subscriptions.relayouted(config.layout), viewCount: config.layout.viewCount)
             }
-            let result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
+            var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
+            result.cpuMicros = threadCPUMicros() - cpuStart
             outcome.withLock { $0 = result }
             var one: UInt64 = 1
             _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }

@@ -163,23 +163,9 @@ enum ReloadBenchmark {
         process.waitUntilExit()
         for probe in probes { probe.finished.wait() }
 
-        // The routed frames' stamps (µs), as the first probe saw them, in arrival order.
-        let probe = probes[0]
-        var frames: [(arrival: UInt64, time: UInt64)] = []
-        for (index, arrival) in probe.arrivalNanos.enumerated() {
-            let time = UInt64(Int64(arrival) - probe.latencyNanos[index]) / 1000
-            if frames.last?.time != time { frames.append((arrival, time)) }
-        }
-        func gaps(from start: UInt64, to end: UInt64) -> [Double] {
-            var result: [Double] = []
-            for index in frames.indices.dropFirst() where frames[index].arrival >= start && frames[index].arrival < end
-            {
-                result.append(Double(frames[index].time - frames[index - 1].time) * 1000)
-            }
-            return result
-        }
-        let reference = gaps(from: referenceStart, to: referenceEnd)
-        let saving = gaps(from: referenceEnd, to: savingEnd)
+        // The routed frames' gaps, as the first probe saw them.
+        let reference = probes[0].frameGaps(from: referenceStart, to: referenceEnd)
+        let saving = probes[0].frameGaps(from: referenceEnd, to: savingEnd)
         let fileBytes = files[0].utf8.count
         print(
             column("\(count)", 7) + column(String(format: "%.1f MB", Double(fileBytes) / 1e6), 10)
