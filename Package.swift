@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // libmtdev: protocol-A multitouch → slots, as libinput decodes such devices (replay only).
         .systemLibrary(name: "CMtdev", pkgConfig: "mtdev", providers: [.apt(["libmtdev-dev"])]),
+        // libyaml: the YAML parser `libinput record` files are read with (replay and tests).
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // glibc's epoll, signalfd and timerfd headers, which the Glibc module leaves out.
         .systemLibrary(name: "CLinuxEvents"),
 
@@ -37,7 +39,9 @@ let package = Package(
         // libinput reader, recording readers and replay, uinput injector.
         .target(
             name: "TouchRouterInput",
-            dependencies: ["TouchRouterCore", "TouchRouterSystem", "CLibinput", "CUdev", "CEvdev", "CMtdev"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterSystem", "CLibinput", "CUdev", "CEvdev", "CMtdev", "CYAML",
+            ]),
         // The daemon's glue: epoll loop, sockets, clients, reload, signals, systemd, logging.
         .target(
             name: "TouchRouterDaemon",

@@ -20,13 +20,21 @@ if [ ! -x "$sysroot/lib/systemd/systemd" ]; then
     echo "vm-systemd: building the guest root in $sysroot (debootstrap, once)"
     mkdir -p "$(dirname "$sysroot")"
     debootstrap --variant=minbase \
-        --include=systemd,systemd-sysv,udev,libinput10,libevdev2,libudev1,kmod,socat,evemu-tools,dbus \
+        --include=systemd,systemd-sysv,udev,libinput10,libevdev2,libudev1,libyaml-0-2,kmod,socat,evemu-tools,dbus \
         bookworm "$sysroot" http://deb.debian.org/debian > "$sysroot.log" 2>&1
 fi
 
 work=$(mktemp -d /tmp/touchrouter-vmsd.XXXXXX)
 root="$work/root"
 cp -a "$sysroot" "$root"
+# A root cached before a library joined the package's Depends gets it here (dpkg -i in the guest has
+# no network): libyaml-0-2 (recordings are read with libyaml).
+for pkg in libyaml-0-2; do
+    if ! grep -qx "Package: $pkg" "$root/var/lib/dpkg/status"; then
+        (cd "$work" && apt-get download "$pkg" > /dev/null 2>&1)
+        dpkg --root="$root" -i "$work"/"$pkg"_*.deb > "$work/dpkg-$pkg.log" 2>&1
+    fi
+done
 # Kernel modules the guest needs after the initrd: input (evdev, uinput), nothing else.
 mkdir -p "$root/lib/modules/$kver/kernel/drivers"
 cp -a "/lib/modules/$kver/kernel/drivers/input" "$root/lib/modules/$kver/kernel/drivers/"

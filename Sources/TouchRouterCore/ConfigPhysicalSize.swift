@@ -1,3 +1,5 @@
+import TouchRouterModel
+
 /// A screen's `physicalSize: [widthMM, heightMM]` (docs/configuration.md, "Screen").
 extension ConfigParser {
     /// Reads `physicalSize`: an array of exactly two finite numbers, each > 0 (millimetres, in the

@@ -37,28 +37,28 @@ public enum LibinputBackend: Hashable, Sendable {
 /// readable. Nothing here polls or blocks.
 public final class LibinputReader {
     /// Device ids are unique for the process lifetime, across readers.
-    private static let deviceIDCounter = Atomic<UInt32>(0)
+    static let deviceIDCounter = Atomic<UInt32>(0)
 
-    private struct DeviceState {
+    struct DeviceState {
         var device: InputDevice
         var description: LiveDeviceDescription
         var assignment: ScreenAssignment
         var accumulator: TouchFrameAccumulator
     }
 
-    private let context: OpaquePointer
+    let context: OpaquePointer
     private let udev: OpaquePointer?
     private let callbacks: Unmanaged<ReaderCallbacks>
     private let interface: UnsafeMutablePointer<libinput_interface>
-    private let assigner: DeviceAssigner
-    private let log: InputLogHandler
-    private let framesCapacity: Int
+    let assigner: DeviceAssigner
+    let log: InputLogHandler
+    let framesCapacity: Int
     /// The touch devices in use, keyed by libinput's device (which we hold a reference on).
-    private var devices: [OpaquePointer: DeviceState] = [:]
+    var devices: [OpaquePointer: DeviceState] = [:]
     /// Non-touch or unassigned devices seen, so each is logged once.
-    private var ignoredDevices: Set<OpaquePointer> = []
+    var ignoredDevices: Set<OpaquePointer> = []
     /// Touch devices no screen takes now, referenced so that a config reload can take them.
-    private var unassignedTouchDevices: [OpaquePointer: LiveDeviceDescription] = [:]
+    var unassignedTouchDevices: [OpaquePointer: LiveDeviceDescription] = [:]
 
     /// Opens libinput on `backend`. `assigner` picks each touch device's screen (nil: ignore it);
     /// `log` receives the reader's and libinput's own messages at `logLevel` and above.
@@ -268,186 +268,5 @@ public final class LibinputReader {
         InputFrame(
             device: state.device, screen: state.assignment.screen, timestampMicros: timestampMicros,
             contacts: contacts, physicalScale: state.assignment.physicalScale)
-    }
-
-    // MARK: - Devices
-
-    private func deviceAdded(_ pointer: OpaquePointer) {
-        let description = describeDevice(pointer)
-        guard description.hasTouch else {
-            if ignoredDevices.insert(pointer).inserted {
-                log(
-                    .info,
-                    "ignoring \(description.name) (\(description.node ?? description.sysname)): not a touch device"
-                )
-            }
-            return
-        }
-        guard let assignment = assigner(description, defaultMatrix(pointer)) else {
-            if unassignedTouchDevices[pointer] == nil {
-                libinput_device_ref(pointer)
-                unassignedTouchDevices[pointer] = description
-                log(
-                    .info,
-                    "ignoring touch device \(description.name) (\(description.node ?? description.sysname)): "
-                        + "it matches no screen")
-            }
-            return
-        }
-        libinput_device_ref(pointer)
-        take(pointer, description, assignment)
-    }
-
-    /// Starts using a touch device (whose reference the caller holds) on its assigned screen.
-    private func take(
-        _ pointer: OpaquePointer, _ description: LiveDeviceDescription, _ assignment: ScreenAssignment
-    ) {
-        let id = Self.deviceIDCounter.add(1, ordering: .relaxed).newValue
-        let device = InputDevice(id: id, name: description.name)
-        let state = DeviceState(
-            device: device, description: description, assignment: assignment,
-            accumulator: TouchFrameAccumulator(capacity: framesCapacity))
-        devices[pointer] = state
-        apply(assignment, to: pointer, device)
-        log(
-            .info,
-            "touch device \(describe(state)) added, drives screen \(assignment.screen), "
-                + "\(assignment.physicalScale)")
-    }
-
-    private func deviceRemoved(_ pointer: OpaquePointer, into output: inout [InputEvent]) {
-        ignoredDevices.remove(pointer)
-        if unassignedTouchDevices.removeValue(forKey: pointer) != nil { libinput_device_unref(pointer) }
-        guard let state = devices.removeValue(forKey: pointer) else { return }
-        libinput_device_unref(pointer)
-        log(.info, "touch device \(describe(state)) removed")
-        output.append(.deviceRemoved(state.device, timestampMicros: monotonicMicros()))
-    }
-
-    private func apply(_ assignment: ScreenAssignment, to pointer: OpaquePointer, _ device: InputDevice) {
-        guard libinput_device_config_calibration_has_matrix(pointer) != 0 else {
-            if assignment.calibrationMatrix != nil {
-                log(
-                    .warning,
-                    "device \(device.id) \(device.name) has no calibration support; rotation/calibration ignored"
-                )
-            }
-            return
-        }
-        var matrix = assignment.calibrationMatrix ?? defaultMatrix(pointer)
-        guard matrix.count == 6 else {
-            log(.error, "device \(device.id): calibration matrix needs 6 numbers, got \(matrix.count)")
-            return
-        }
-        let status = libinput_device_config_calibration_set_matrix(pointer, &matrix)
-        if status != LIBINPUT_CONFIG_STATUS_SUCCESS {
-            log(.error, "device \(device.id) \(device.name): calibration matrix \(matrix) rejected")
-        }
-    }
-
-    private func defaultMatrix(_ pointer: OpaquePointer) -> [Float] {
-        var matrix = [Float](repeating: 0, count: 6)
-        _ = libinput_device_config_calibration_get_default_matrix(pointer, &matrix)
-        return matrix
-    }
-
-    private func describeDevice(_ pointer: OpaquePointer) -> LiveDeviceDescription {
-        let name = String(cString: libinput_device_get_name(pointer))
-        let sysname = String(cString: libinput_device_get_sysname(pointer))
-        var node: String?
-        var properties: [String: String] = [:]
-        if let udevDevice = libinput_device_get_udev_device(pointer) {
-            if let devnode = udev_device_get_devnode(udevDevice) { node = String(cString: devnode) }
-            var entry = udev_device_get_properties_list_entry(udevDevice)
-            while let current = entry {
-                if let key = udev_list_entry_get_name(current) {
-                    properties[String(cString: key)] =
-                        udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
-                }
-                entry = udev_list_entry_get_next(current)
-            }
-            udev_device_unref(udevDevice)
-        }
-        let hasTouch = libinput_device_has_capability(pointer, LIBINPUT_DEVICE_CAP_TOUCH) != 0
-        // Nonzero when the kernel gives no resolution: libinput's mm (get_x) are invented then.
-        var widthMM = 0.0
-        var heightMM = 0.0
-        let physicalSize =
-            libinput_device_get_size(pointer, &widthMM, &heightMM) == 0
-            ? PhysicalSize(widthMM: widthMM, heightMM: heightMM) : nil
-        return LiveDeviceDescription(
-            name: name, sysname: sysname, node: node, udevProperties: properties, hasTouch: hasTouch,
-            physicalSize: physicalSize)
-    }
-
-    private func describe(_ state: DeviceState) -> String {
-        "\(state.device.id) \"\(state.device.name)\" (\(state.description.node ?? state.description.sysname))"
-    }
-
-}
-
-/// What libinput's C callbacks reach through their user-data pointer.
-private final class ReaderCallbacks {
-    let log: InputLogHandler
-    init(log: @escaping InputLogHandler) { self.log = log }
-}
-
-/// Opens a device node for libinput, close-on-exec and non-blocking; failures are logged with the
-/// path and errno and returned as a negative errno, as libinput expects.
-private func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData: UnsafeMutableRawPointer?)
-    -> Int32
-{
-    guard let path else { return -EINVAL }
-    let fd = open(path, flags | O_CLOEXEC | O_NONBLOCK)
-    if fd < 0 {
-        let savedErrno = errno
-        if let userData {
-            let callbacks = Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue()
-            callbacks.log(
-                .error,
-                "cannot open \(String(cString: path)): \(String(cString: strerror(savedErrno))) "
-                    + "(errno \(savedErrno))")
-        }
-        return -savedErrno
-    }
-    return fd
-}
-
-private func closeRestricted(fd: Int32, userData: UnsafeMutableRawPointer?) {
-    close(fd)
-}
-
-/// Formats libinput's printf-style message and hands it to the reader's log with its priority.
-private func libinputLogHandler(
-    context: OpaquePointer?, priority: libinput_log_priority, format: UnsafePointer<CChar>?,
-    arguments: CVaListPointer?
-) {
-    guard let context, let format, let arguments, let userData = libinput_get_user_data(context) else {
-        return
-    }
-    var buffer = [CChar](repeating: 0, count: 1024)
-    _ = vsnprintf(&buffer, buffer.count, format, arguments)
-    let length = buffer.firstIndex(of: 0) ?? buffer.count
-    var message = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    while message.last == "\n" { message.removeLast() }
-    let callbacks = Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue()
-    callbacks.log(LogLevel(libinputPriority: priority), "libinput: \(message)")
-}
-
-extension LogLevel {
-    init(libinputPriority: libinput_log_priority) {
-        switch libinputPriority {
-        case LIBINPUT_LOG_PRIORITY_DEBUG: self = .debug
-        case LIBINPUT_LOG_PRIORITY_INFO: self = .info
-        default: self = .error
-        }
-    }
-
-    var libinputPriority: libinput_log_priority {
-        switch self {
-        case .debug: LIBINPUT_LOG_PRIORITY_DEBUG
-        case .info: LIBINPUT_LOG_PRIORITY_INFO
-        case .notice, .warning, .error: LIBINPUT_LOG_PRIORITY_ERROR
-        }
     }
 }

@@ -1,26 +1,18 @@
 import CEvdev
 import Glibc
+import TouchRouterSystem
 
-/// A failed libevdev/uinput call: its name and the errno it returned.
-public struct InjectorError: Error, Equatable, CustomStringConvertible {
-    public var call: String
-    public var errno: Int32
-    public var description: String {
-        "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
-            + (errno == EACCES || errno == ENOENT
-                ? " — is the uinput module loaded and /dev/uinput writable?" : "")
-    }
-}
-
-/// A virtual input device created through libevdev's uinput API. The kernel removes it when
+/// A virtual input device created through libevdev's uinput API. Failures are `SystemError`s naming
+/// the libevdev call and the errno it returned (EACCES or ENOENT from
+/// `libevdev_uinput_create_from_device`: /dev/uinput is missing or not writable, `uinputHint`). The kernel removes it when
 /// `destroy()` is called or the object goes away (and when the process exits, as the fd closes).
 public final class UinputInjector {
     private var evdev: OpaquePointer?
     private var uinput: OpaquePointer?
 
     /// Creates the device described by `spec` (needs write access to /dev/uinput).
-    public init(spec: VirtualDeviceSpec) throws(InjectorError) {
-        guard let evdev = libevdev_new() else { throw InjectorError(call: "libevdev_new", errno: ENOMEM) }
+    public init(spec: VirtualDeviceSpec) throws(SystemError) {
+        guard let evdev = libevdev_new() else { throw SystemError(call: "libevdev_new", errno: ENOMEM) }
         self.evdev = evdev
         libevdev_set_name(evdev, spec.name)
         libevdev_set_id_bustype(evdev, Int32(spec.bustype))
@@ -43,12 +35,20 @@ public final class UinputInjector {
         guard result == 0, let uinput else {
             libevdev_free(evdev)
             self.evdev = nil
-            throw InjectorError(call: "libevdev_uinput_create_from_device", errno: -result)
+            throw SystemError(call: "libevdev_uinput_create_from_device", errno: -result)
         }
         self.uinput = uinput
     }
 
     deinit { destroy() }
+
+    /// What to do about `error` when it says /dev/uinput is missing or not writable; nil otherwise.
+    public static func uinputHint(for error: SystemError) -> String? {
+        guard error.call.hasPrefix("libevdev_uinput"), error.errno == EACCES || error.errno == ENOENT else {
+            return nil
+        }
+        return "is the uinput module loaded (modprobe uinput) and /dev/uinput writable?"
+    }
 
     /// The device node the kernel gave the device (e.g. /dev/input/event7), when known.
     public var deviceNode: String? {
@@ -63,23 +63,23 @@ public final class UinputInjector {
     }
 
     /// Writes one event into the kernel now (the kernel stamps it with the current time).
-    public func write(type: UInt16, code: UInt16, value: Int32) throws(InjectorError) {
-        guard let uinput else { throw InjectorError(call: "libevdev_uinput_write_event", errno: ENODEV) }
+    public func write(type: UInt16, code: UInt16, value: Int32) throws(SystemError) {
+        guard let uinput else { throw SystemError(call: "libevdev_uinput_write_event", errno: ENODEV) }
         let result = libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value)
-        guard result == 0 else { throw InjectorError(call: "libevdev_uinput_write_event", errno: -result) }
+        guard result == 0 else { throw SystemError(call: "libevdev_uinput_write_event", errno: -result) }
     }
 
     /// Plays `events` with their timing divided by `speed` (0: as fast as possible). Returns false
     /// when a stop signal ended playback early (see `StopSignals`).
     @discardableResult
     public func play(_ events: [EvdevEvent], speed: Double = 1, stop: StopSignals? = nil)
-        throws(InjectorError) -> Bool
+        throws(SystemError) -> Bool
     {
-        let startMicros = StopSignals.monotonicMicros()
+        let startMicros = monotonicMicros()
         for event in events {
             if speed > 0 {
                 let dueMicros = startMicros + UInt64(Double(event.timestampMicros) / speed)
-                let nowMicros = StopSignals.monotonicMicros()
+                let nowMicros = monotonicMicros()
                 if dueMicros > nowMicros {
                     if let stop {
                         if !stop.sleep(micros: dueMicros - nowMicros) { return false }
@@ -142,11 +142,4 @@ public struct StopSignals {
 
     /// Whether a stop signal is pending (consumes it).
     public func pending() -> Bool { !sleep(micros: 0) }
-
-    /// CLOCK_MONOTONIC now, in microseconds.
-    public static func monotonicMicros() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-    }
 }

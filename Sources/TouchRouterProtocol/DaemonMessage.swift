@@ -45,6 +45,11 @@ public struct Welcome: Hashable, Sendable {
 
 /// One touch of a decoded `touches` message (RoutedTouch as the wire carries it: the device by
 /// name only).
+///
+/// The one place that stays a copy of `RoutedTouch`, on purpose: a client cannot rebuild what the
+/// wire leaves out (device ids are the daemon's own), and it must keep a reason a newer daemon
+/// sends as text. `init(_: RoutedTouch)` and `ViewTouches(wire:)` are the only bridges, and the
+/// bytes come from one encoder (`TouchesEncoder`) either way.
 public struct WireTouch: Hashable, Sendable {
     public var id: UInt64
     public var phase: TouchPhase
@@ -92,7 +97,8 @@ public struct WireTouch: Hashable, Sendable {
     public var cancelReason: CancelReason? { reason.flatMap(CancelReason.init(rawValue:)) }
 }
 
-/// A decoded `touches` message: one view's touches in one input frame.
+/// A decoded `touches` message: one view's touches in one input frame (`ViewTouches` as the wire
+/// carries it; see `WireTouch`).
 public struct TouchesMessage: Hashable, Sendable {
     /// `view`.
     public var viewID: String

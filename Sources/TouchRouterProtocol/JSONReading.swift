@@ -38,9 +38,9 @@ enum JSONReading {
 
     /// The request's `seq`, if the object has a usable one (an integer in `ClientRequest.seqRange`).
     private static func seq(in object: JSONObject) -> Int64? {
-        guard let node = object["seq"], case .number(let number, let integer) = node.value else { return nil }
-        let value = integer ?? (number.isFinite && number.rounded() == number ? Int64(exactly: number) : nil)
-        guard let value, ClientRequest.seqRange.contains(value) else { return nil }
+        guard let node = object["seq"], case .number = node.value, let value = value(node).integerValue,
+            ClientRequest.seqRange.contains(value)
+        else { return nil }
         return value
     }
 

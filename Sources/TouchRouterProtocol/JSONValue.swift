@@ -1,5 +1,9 @@
 /// A JSON value: what inbound lines are parsed into, and the free-form values of the `status`
 /// reply's counters.
+///
+/// Not the reader's `JSONParsedValue`, on purpose: that one is a parse tree (members in file order,
+/// every node with its line:column, numbers as read) for config errors that point into a file; this
+/// one is a value to look fields up in and to write. `JSONReading.value(_:)` is the one bridge.
 public enum JSONValue: Hashable, Sendable {
     /// `null`.
     case null

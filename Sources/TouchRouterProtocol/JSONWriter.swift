@@ -122,6 +122,16 @@ public enum JSONWriter {
         buffer.append(UInt8(ascii: "]"))
     }
 
+    /// Appends text that needs no escaping as it is, without quotes: an enum's raw value such as a
+    /// touch phase (`TouchPhase`'s and `CancelReason`'s raw values are the wire's words, lowercase
+    /// letters and `-`; TouchesEncoderTests checks that). Raw values this short are small strings:
+    /// no allocation.
+    @inlinable
+    public static func appendUnescaped(_ text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+    }
+
     /// Appends a literal ASCII fragment such as `{"type":"touches","view":` (given as a
     /// `StaticString` so it is never copied into a `String`).
     @inlinable

@@ -39,7 +39,7 @@ public enum TouchesEncoder {
         JSONWriter.appendRaw(#"{"id":"#, to: &buffer)
         JSONWriter.appendInteger(touch.id, to: &buffer)
         JSONWriter.appendRaw(#","phase":""#, to: &buffer)
-        appendPhase(touch.phase, to: &buffer)
+        JSONWriter.appendUnescaped(touch.phase.rawValue, to: &buffer)
         JSONWriter.appendRaw(#"","location":"#, to: &buffer)
         JSONWriter.appendPoint(x: touch.localPoint.x, y: touch.localPoint.y, to: &buffer)
         JSONWriter.appendRaw(#","screenLocation":"#, to: &buffer)
@@ -54,30 +54,9 @@ public enum TouchesEncoder {
         JSONWriter.appendString(touch.device.name, to: &buffer)
         if touch.phase == .cancelled {
             JSONWriter.appendRaw(#","reason":""#, to: &buffer)
-            appendReason(touch.cancelReason ?? .inputCancelled, to: &buffer)
+            JSONWriter.appendUnescaped((touch.cancelReason ?? .inputCancelled).rawValue, to: &buffer)
             buffer.append(UInt8(ascii: "\""))
         }
         buffer.append(UInt8(ascii: "}"))
-    }
-
-    @inline(__always)
-    static func appendPhase(_ phase: TouchPhase, to buffer: inout [UInt8]) {
-        switch phase {
-        case .began: JSONWriter.appendRaw("began", to: &buffer)
-        case .moved: JSONWriter.appendRaw("moved", to: &buffer)
-        case .stationary: JSONWriter.appendRaw("stationary", to: &buffer)
-        case .ended: JSONWriter.appendRaw("ended", to: &buffer)
-        case .cancelled: JSONWriter.appendRaw("cancelled", to: &buffer)
-        }
-    }
-
-    static func appendReason(_ reason: CancelReason, to buffer: inout [UInt8]) {
-        switch reason {
-        case .inputCancelled: JSONWriter.appendRaw("input-cancelled", to: &buffer)
-        case .deviceRemoved: JSONWriter.appendRaw("device-removed", to: &buffer)
-        case .viewRemoved: JSONWriter.appendRaw("view-removed", to: &buffer)
-        case .slotReused: JSONWriter.appendRaw("slot-reused", to: &buffer)
-        case .shutdown: JSONWriter.appendRaw("shutdown", to: &buffer)
-        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput
+import TouchRouterSystem
 
 /// `touchrouterctl inject`: creates a virtual touchscreen through uinput and plays a recording or
 /// scripted gestures into the kernel, so the real kernel → udev → libinput → daemon path runs.
@@ -68,6 +69,10 @@ enum InjectCommand: Command {
             StandardError.print(
                 "touchrouterctl inject: \(error.message)\nSee 'touchrouterctl inject --help'.")
             return .usage
+        } catch let error as SystemError {
+            let hint = UinputInjector.uinputHint(for: error).map { " — \($0)" } ?? ""
+            StandardError.print("touchrouterctl inject: \(error)\(hint)")
+            return .failure
         } catch {
             StandardError.print("touchrouterctl inject: \(error)")
             return .failure

@@ -11,20 +11,12 @@ import TouchRouterCore
     static let treesPerBlock = 60
     static let pointsPerTree = 300
 
-    static var replaySeed: UInt64? {
-        ProcessInfo.processInfo.environment["TOUCHROUTER_EXPLAIN_SEED"].flatMap { UInt64($0) }
-    }
-
     @Test("the explanation agrees with hit-test on random layouts", arguments: blocks)
     func agreesWithHitTest(block: Int) {
-        if let seed = Self.replaySeed {
-            if block == 0 { checkTree(seed: seed, pointCount: 5_000) }
-            return
-        }
-        for tree in 0..<Self.treesPerBlock {
-            let seed = 0xE7A1_0000 + UInt64(block * Self.treesPerBlock + tree)
-            if !checkTree(seed: seed, pointCount: Self.pointsPerTree) { return }
-        }
+        SeededTrees.run(
+            block: block, treesPerBlock: Self.treesPerBlock, seedBase: 0xE7A1_0000, points: Self.pointsPerTree,
+            replay: "TOUCHROUTER_EXPLAIN_SEED", replayPoints: 5_000
+        ) { checkTree(seed: $0, pointCount: $1) }
     }
 
     /// Checks one tree; false (with the seed recorded) on the first problem.

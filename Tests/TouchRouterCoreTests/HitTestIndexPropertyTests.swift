@@ -11,21 +11,13 @@ import TouchRouterCore
     static let treesPerBlock = 150
     static let pointsPerTree = 1_000
 
-    /// The seed given in the environment, if any: then only that tree runs (with more points).
-    static var replaySeed: UInt64? {
-        ProcessInfo.processInfo.environment["TOUCHROUTER_HITTEST_SEED"].flatMap { UInt64($0) }
-    }
-
+    /// With TOUCHROUTER_HITTEST_SEED set, only that tree runs (with more points).
     @Test("index agrees with the plain recursion on random trees", arguments: blocks)
     func indexAgreesWithPlainRecursion(block: Int) {
-        if let seed = Self.replaySeed {
-            if block == 0 { checkTree(seed: seed, pointCount: 20_000) }
-            return
-        }
-        for tree in 0..<Self.treesPerBlock {
-            let seed = 0x5EED_0000 + UInt64(block * Self.treesPerBlock + tree)
-            if !checkTree(seed: seed, pointCount: Self.pointsPerTree) { return }
-        }
+        SeededTrees.run(
+            block: block, treesPerBlock: Self.treesPerBlock, seedBase: 0x5EED_0000, points: Self.pointsPerTree,
+            replay: "TOUCHROUTER_HITTEST_SEED", replayPoints: 20_000
+        ) { checkTree(seed: $0, pointCount: $1) }
     }
 
     /// Checks one tree; false (with the seed recorded) on the first disagreement.

@@ -27,14 +27,8 @@ struct MalformedRecordingTests {
         ("A: 35 0 99 0 0 0", 0, "name"),
     ])
     func evemu(text: String, line: Int, word: String) {
-        do {
+        expectError(file: "bad.events", line: line, word: word, text.debugDescription) { () throws(RecordingError) in
             _ = try EvemuReader.parse(text, file: "bad.events")
-            Issue.record("parsed without error: \(text.debugDescription)")
-        } catch {
-            #expect(error.file == "bad.events")
-            #expect(error.line == line, "\(error)")
-            #expect(error.message.contains(word), "\(error)")
-            #expect(error.description.hasPrefix(line > 0 ? "bad.events:\(line): " : "bad.events: "))
         }
     }
 
@@ -71,15 +65,16 @@ struct MalformedRecordingTests {
         (16, "    - [  0,      0,   3,  57]", 16, "5 numbers"),
         (16, "    - [  0,      0,   3,  57,  x]", 16, "integer"),
         (16, "    - [  0, 1000000,   3,  57,  7]", 16, "microseconds"),
-        (16, "    - [  0,      0,   3,  57,  7", 16, "malformed"),
-        (16, "      - [  0,      0,   3,  57,  7]", 16, "indentation"),
+        (16, "    - [  0,      0,   3,  57,  7", 16, "flow sequence"),
+        (16, "      - [  0,      0,   3,  57,  7]", 16, "expected key"),
         (10, "      53: [0, 799, 0, 0]", 10, "5 numbers"),
         (10, "      53: [0, 799, 0, 0, 0, 0]", 10, "5 numbers"),
         (10, "      99: [0, 799, 0, 0, 0]", 10, "ABS code"),
         (10, "      53: [800, 799, 0, 0, 0]", 10, "minimum"),
-        (7, "    name \"Panel\"", 7, "key: value"),
-        (7, "    name: \"Panel", 7, "unterminated"),
-        (7, "    name: \"Pa\\qnel\"", 7, "malformed"),
+        // YAML reads `name "Panel"` as a plain scalar running on to line 8, whose `:` is the error.
+        (7, "    name \"Panel\"", 8, "mapping values"),
+        (7, "    name: \"Panel", 7, "end of stream"),
+        (7, "    name: \"Pa\\qnel\"", 7, "escape"),
         (7, "\tname: \"Panel\"", 7, "tab"),
         (12, "    properties: 1", 12, "list"),
         (12, "    properties: [1]\n    id: [24, 0, 0]", 13, "4 numbers"),
@@ -95,21 +90,56 @@ struct MalformedRecordingTests {
             19,
             "slot"
         ),
-        (4, "devices: []", 5, "indentation"),
+        (4, "devices: []", 5, "expected key"),
     ])
     func libinputRecord(lineNumber: Int, replacement: String, errorLine: Int, word: String) {
         var lines = Self.validYAML.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines[lineNumber - 1] = replacement
         let text = lines.joined(separator: "\n")
-        do {
+        let input = "line \(lineNumber) replaced by \(replacement.debugDescription)"
+        expectError(file: "bad.yml", line: errorLine, word: word, input) { () throws(RecordingError) in
             _ = try LibinputRecordReader.parse(text, file: "bad.yml")
-            Issue.record(
-                "parsed without error after replacing line \(lineNumber) with \(replacement.debugDescription)"
-            )
+        }
+    }
+
+    /// What libyaml reads but a recording must not hold, and libyaml's own errors at their lines: the
+    /// whole text, the line the error must name, a word the message must contain.
+    @Test(arguments: [
+        ("version: 1\ndevices: &d\n- node: x\nother: *d\n", 4, "alias"),
+        ("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n", 2, "alias"),
+        (
+            "version: 1\ndevices: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100), 2,
+            "nested"
+        ),
+        ("version: 1\n---\nversion: 1\n", 2, "second YAML document"),
+        ("version: 1\n? [a]\n: 1\n", 2, "key must be a scalar"),
+        ("version: 1\ndevices:\u{1}\n", 2, "control characters"),
+        ("version: 1\n\tdevices: []\n", 2, "column 1"),
+        ("# nothing here\n", 1, "empty"),
+        ("", 1, "empty"),
+    ])
+    func libinputRecordYAML(text: String, line: Int, word: String) {
+        expectError(file: "bad.yml", line: line, word: word, text.debugDescription) { () throws(RecordingError) in
+            _ = try LibinputRecordReader.parse(text, file: "bad.yml")
+        }
+    }
+
+    /// `parse` fails with a RecordingError naming `file` and `line` (0: the file as a whole), whose
+    /// message contains `word` and whose description starts `file:line: `; `input` says what was read.
+    func expectError(
+        file: String, line: Int, word: String, _ input: String,
+        _ parse: () throws(RecordingError) -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        do {
+            try parse()
+            Issue.record("parsed without error: \(input)", sourceLocation: sourceLocation)
         } catch {
-            #expect(error.file == "bad.yml")
-            #expect(error.line == errorLine, "\(error)")
-            #expect(error.message.contains(word), "\(error)")
+            #expect(error.file == file, sourceLocation: sourceLocation)
+            #expect(error.line == line, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains(word), "\(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.description.hasPrefix(line > 0 ? "\(file):\(line): " : "\(file): "),
+                sourceLocation: sourceLocation)
         }
     }
 

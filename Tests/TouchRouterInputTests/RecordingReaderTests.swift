@@ -135,6 +135,18 @@ struct RecordingReaderTests {
                     pointMillimetres: nil),
             ])
     }
+
+    /// A long recording (one `evdev:` list of 60,000 events, as a minute of a busy panel writes)
+    /// reads whole, every event in order: the tree is built in place, in linear time.
+    @Test func longRecordingReadsWhole() throws {
+        var text = "version: 1\ndevices:\n- evdev:\n    name: Long\n  events:\n  - evdev:\n"
+        for index in 0..<60_000 {
+            text += "    - [\(index / 1000), \(index % 1000 * 1000), 3, 53, \(index % 800)]\n"
+        }
+        let recording = try #require(try LibinputRecordReader.parse(text, file: "long.yml").first)
+        #expect(recording.events.count == 60_000)
+        #expect(recording.events.last == EvdevEvent(timestampMicros: 59_999_000, type: 3, code: 53, value: 799))
+    }
 }
 
 @Suite("Recording files")

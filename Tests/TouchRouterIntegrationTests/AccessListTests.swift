@@ -43,17 +43,10 @@ struct AccessListTests {
             print(line.strip(), flush=True)
         """
 
-    /// The system's Python (a per-user one, e.g. under /root, is not reachable for nobody).
-    static let python = "/usr/bin/python3"
-    static var haveSetpriv: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-            && FileManager.default.isExecutableFile(atPath: python)
-    }
-
     @Test(
         "an outsider is refused the restricted views and never receives their touches",
         .enabled(
-            if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
+            if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3 to run a client as nobody"),
         arguments: [
             ("subtree", ["--regid=65534", "--clear-groups"]),
             ("plain", ["--regid=65534", "--clear-groups"]),
@@ -83,17 +76,9 @@ struct AccessListTests {
         try leftEdge.send(ClientRequest(.subscribe(views: ["left-edge"], subtree: false), seq: 1))
         guard case .subscribed = try leftEdge.readReply() else { throw HarnessError("left-edge: refused") }
 
-        let outsider = Process()
-        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments =
-            [
-                "--reuid=65534"
-            ] + groups + [Self.python, directory.file("nobody.py"), daemon.socketPath, subscription]
-        let output = Pipe()
-        outsider.standardOutput = output
-        try outsider.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        outsider.waitUntilExit()
+        let text = try OtherUserClient.run(
+            script: directory.file("nobody.py"), arguments: [daemon.socketPath, subscription],
+            credentials: ["--reuid=65534"] + groups)
         let messages = try text.split(separator: "\n").map { line in
             switch DaemonMessageDecoder.decode(line: Array(line.utf8)) {
             case .success(let message): return message
@@ -171,7 +156,7 @@ struct AccessListTests {
     @Test(
         "a group held only as a later supplementary group admits; a nested list must be passed too",
         .enabled(
-            if: getuid() == 0 && haveSetpriv, "needs root, setpriv and /usr/bin/python3 to run clients as others"),
+            if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3 to run clients as others"),
         arguments: [
             ("staff", ["--reuid=65534", "--regid=65534", "--groups=4243,4242"], "subscribed -"),
             ("staff", ["--reuid=65534", "--regid=65534", "--groups=4243,4244"], "error permission-denied"),
@@ -201,14 +186,8 @@ struct AccessListTests {
             directory: directory,
             arguments: Scenario.arguments(config: directory.file("staff.json5")) + ["--socket-mode", "0666"])
         defer { daemon.stop() }
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        client.arguments = credentials + [Self.python, directory.file("staff.py"), daemon.socketPath, view]
-        let output = Pipe()
-        client.standardOutput = output
-        try client.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        client.waitUntilExit()
+        let text = try OtherUserClient.run(
+            script: directory.file("staff.py"), arguments: [daemon.socketPath, view], credentials: credentials)
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == expected, "\(daemon.log)")
     }
 }

@@ -457,7 +457,7 @@ struct AttackTests {
 
     @Test(
         "an outsider's layout leaves out the views it may not see; a refused request counts once",
-        .enabled(if: getuid() == 0 && AccessListTests.haveSetpriv, "needs root, setpriv and /usr/bin/python3"))
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"))
     func outsiderLayoutAndDenialCount() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -468,17 +468,7 @@ struct AttackTests {
             directory: directory,
             arguments: Scenario.arguments(config: directory.file("access.json5")) + ["--socket-mode", "0666"])
         defer { daemon.stop() }
-        let outsider = Process()
-        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
-            directory.file("outsider.py"), daemon.socketPath,
-        ]
-        let output = Pipe()
-        outsider.standardOutput = output
-        try outsider.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        outsider.waitUntilExit()
+        let text = try OtherUserClient.run(script: directory.file("outsider.py"), arguments: [daemon.socketPath])
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(text)")
         guard lines.count == 3 else { return }

@@ -105,7 +105,7 @@ struct ExplainCommandTests {
     @Test(
         "explain over the socket: admin sees all and the clients, an outsider only what is open to it",
         .enabled(
-            if: getuid() == 0 && AccessListTests.haveSetpriv,
+            if: OtherUserClient.isAvailable,
             "needs root, setpriv and /usr/bin/python3 to run a client as nobody"))
     func accessLists() throws {
         let directory = try TemporaryDirectory()
@@ -144,17 +144,7 @@ struct ExplainCommandTests {
         #expect(
             adminReply.explanation.steps.contains { $0.viewID == "left" } && adminReply.redactedSteps == 0)
 
-        let outsider = Process()
-        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
-            directory.file("nobody.py"), daemon.socketPath,
-        ]
-        let output = Pipe()
-        outsider.standardOutput = output
-        try outsider.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        outsider.waitUntilExit()
+        let text = try OtherUserClient.run(script: directory.file("nobody.py"), arguments: [daemon.socketPath])
         let lines = text.split(separator: "\n").map { DaemonMessageDecoder.decode(line: Array($0.utf8)) }
         guard lines.count == 2, case .success(.error(let refused)) = lines[0],
             case .success(.explanation(let open)) = lines[1]

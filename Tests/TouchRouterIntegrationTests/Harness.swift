@@ -233,3 +233,32 @@ extension DaemonMessage {
         return nil
     }
 }
+
+/// A Python client run as another user through `setpriv` (the tests run as root), for access
+/// lists: the daemon sees that user's credentials on the socket.
+enum OtherUserClient {
+    /// The system's Python (a per-user one, e.g. under /root, is not reachable for nobody).
+    static let python = "/usr/bin/python3"
+    /// `setpriv` arguments for `nobody` in `nogroup` with no supplementary groups.
+    static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    /// Root, setpriv and the system's Python are there.
+    static var isAvailable: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+            && FileManager.default.isExecutableFile(atPath: python)
+    }
+
+    /// Runs `script` with `arguments` under `credentials` (setpriv's options) and returns what it
+    /// printed once it has exited. The script must be readable by that user.
+    static func run(script: String, arguments: [String], credentials: [String] = nobody) throws -> String {
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        client.arguments = credentials + [python, script] + arguments
+        let output = Pipe()
+        client.standardOutput = output
+        try client.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        return text
+    }
+}

@@ -32,7 +32,7 @@ struct InputCommandsTests {
     func injectWithoutUinput() throws {
         let result = try TouchrouterctlProcess.run(["inject", "--gesture", "tap 10 10"])
         #expect(result.exitCode == 1)
-        #expect(result.stderr.hasPrefix("touchrouterctl inject: libevdev_uinput_create_from_device failed: "))
+        #expect(result.stderr.hasPrefix("touchrouterctl inject: libevdev_uinput_create_from_device: "))
         #expect(result.stderr.contains("modprobe uinput") || result.stderr.contains("uinput module"))
     }
 

@@ -71,7 +71,7 @@ struct RuntimeChangeTests {
 
     @Test(
         "an owner may change its views; another uid is refused, may change only its own, and its changes reset",
-        .enabled(if: getuid() == 0 && AccessListTests.haveSetpriv, "needs root, setpriv and /usr/bin/python3"))
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"))
     func ownerAndOutsider() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -85,19 +85,8 @@ struct RuntimeChangeTests {
             #"{"type":"setView","views":{"guest":{"alpha":0.5}},"seq":4}"#,
             #"{"type":"setView","views":{"panel":{"alpha":0.5}},"seq":5}"#,
         ]
-        let outsider = Process()
-        outsider.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        outsider.arguments =
-            [
-                "--reuid=65534", "--regid=65534", "--clear-groups", AccessListTests.python,
-                directory.file("outsider.py"),
-                daemon.socketPath,
-            ] + requests
-        let output = Pipe()
-        outsider.standardOutput = output
-        try outsider.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        outsider.waitUntilExit()
+        let text = try OtherUserClient.run(
+            script: directory.file("outsider.py"), arguments: [daemon.socketPath] + requests)
         #expect(
             text.split(separator: "\n") == [
                 "error permission-denied", "error permission-denied", "error permission-denied", "viewsSet -",

@@ -157,4 +157,22 @@ struct TouchesEncoderTests {
         TouchesEncoder.appendLine(second, to: &buffer)
         #expect(buffer == TouchesEncoder.encodedLine(first) + TouchesEncoder.encodedLine(second))
     }
+
+    /// The encoder writes phases and reasons by their raw values, unescaped and unquoted by
+    /// `appendUnescaped`: they must stay words JSON can carry as they are.
+    @Test("every phase and cancel reason is a word that needs no escaping, written as its raw value")
+    func phaseAndReasonWords() {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz-".utf8)
+        let words = TouchPhase.allCases.map(\.rawValue) + CancelReason.allCases.map(\.rawValue)
+        for word in words { #expect(!word.isEmpty && word.utf8.allSatisfy(allowed.contains), "\(word)") }
+        for reason in CancelReason.allCases {
+            let touch = RoutedTouch(
+                id: 1, phase: .cancelled, localPoint: Point(0, 0), screenPoint: Point(0, 0),
+                previousLocalPoint: Point(0, 0), timestampMicros: 0, tapCount: 0, device: Self.device,
+                cancelReason: reason)
+            var buffer: [UInt8] = []
+            TouchesEncoder.appendTouch(touch, to: &buffer)
+            #expect(String(decoding: buffer, as: UTF8.self).hasSuffix(#","reason":"\#(reason.rawValue)"}"#))
+        }
+    }
 }

@@ -1,0 +1,149 @@
+import CYAML
+import TouchRouterCore
+
+/// A YAML document read by libyaml's event parser into a tree whose nodes remember their line: what
+/// `LibinputRecordReader` walks. The tree is built with an explicit stack (no recursion), nesting is
+/// capped, aliases are refused (no node is ever shared, so nothing can expand) and a mapping's
+/// keys must be distinct scalars.
+enum RecordingYAML {
+    /// Deeper than any `libinput record` file (6 levels) by far, and shallow enough for a tree walk.
+    static let maximumDepth = 64
+
+    /// A mapping's entries in file order.
+    struct Mapping: Sendable {
+        var entries: [(key: String, node: Node)] = []
+        subscript(key: String) -> Node? { entries.first(where: { $0.key == key })?.node }
+    }
+
+    /// A node's value: a plain scalar with no text (`key:` and nothing after it) is `null`.
+    indirect enum Value: Sendable {
+        case null
+        case scalar(String)
+        case sequence([Node])
+        case mapping(Mapping)
+    }
+
+    /// A value and the 1-based line it starts on.
+    struct Node: Sendable {
+        var value: Value
+        var line: Int
+        var scalar: String? { if case .scalar(let text) = value { text } else { nil } }
+    }
+
+    /// A collection being read, with its line: a sequence's items, or a mapping's entries, its keys
+    /// so far and a key whose value has not come yet. Changed in place on the stack, so a list of
+    /// any length is built in linear time.
+    private struct Open {
+        var line: Int
+        var isMapping: Bool
+        var items: [Node] = []
+        var mapping = Mapping()
+        var keys: Set<String> = []
+        var pendingKey: String?
+    }
+
+    /// The document's root; every error names `file` and a line.
+    static func parse(_ text: String, file: String) throws(RecordingError) -> Node {
+        let bytes = Array(text.utf8)
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(RecordingError) -> Node in try parse(buffer, file: file) }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(RecordingError) -> Node {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else {
+            throw RecordingError(file: file, line: 1, message: "empty file")
+        }
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            throw RecordingError(file: file, line: 0, message: "libyaml could not start (out of memory)")
+        }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_input_string(&parser, start, bytes.count)
+        var stack: [Open] = []
+        var root: Node?
+        var documents = 0
+        while true {
+            var event = yaml_event_t()
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                throw syntaxError(parser, bytes: bytes, file: file)
+            }
+            defer { yaml_event_delete(&event) }
+            let line = Int(event.start_mark.line) + 1
+            func fail(_ message: String) -> RecordingError { RecordingError(file: file, line: line, message: message) }
+            var finished: Node?
+            switch event.type {
+            case YAML_STREAM_END_EVENT:
+                guard let root else { throw RecordingError(file: file, line: 1, message: "empty file") }
+                return root
+            case YAML_DOCUMENT_START_EVENT:
+                documents += 1
+                if documents > 1 { throw fail("a second YAML document (a recording is one document)") }
+            case YAML_ALIAS_EVENT:
+                throw fail("an alias (*name): recordings do not use them")
+            case YAML_SCALAR_EVENT:
+                let scalar = event.data.scalar
+                let text = String(
+                    decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                let isNull = scalar.length == 0 && scalar.style == YAML_PLAIN_SCALAR_STYLE
+                finished = Node(value: isNull ? .null : .scalar(text), line: line)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                if let open = stack.last, open.isMapping, open.pendingKey == nil {
+                    throw fail("a mapping key must be a scalar")
+                }
+                guard stack.count < maximumDepth else { throw fail("nested deeper than \(maximumDepth) levels") }
+                stack.append(Open(line: line, isMapping: event.type == YAML_MAPPING_START_EVENT))
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                let open = stack.removeLast()
+                finished = Node(value: open.isMapping ? .mapping(open.mapping) : .sequence(open.items), line: open.line)
+            default:
+                break
+            }
+            guard let node = finished else { continue }
+            guard !stack.isEmpty else {
+                root = node
+                continue
+            }
+            let top = stack.count - 1
+            if !stack[top].isMapping {
+                stack[top].items.append(node)
+            } else if let key = stack[top].pendingKey {
+                stack[top].mapping.entries.append((key, node))
+                stack[top].pendingKey = nil
+            } else {
+                let key = node.scalar ?? ""
+                guard stack[top].keys.insert(key).inserted else {
+                    throw RecordingError(file: file, line: node.line, message: "duplicate key '\(Excerpt.of(key))'")
+                }
+                stack[top].pendingKey = key
+            }
+        }
+    }
+
+    /// libyaml's error at its line: where the problem is, or, when the text ended inside something
+    /// (a quoted string, a flow list), where that began.
+    private static func syntaxError(
+        _ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>, file: String
+    ) -> RecordingError {
+        let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
+        if parser.error == YAML_READER_ERROR {
+            // The reader reports a byte offset, not a mark.
+            let offset = min(Int(parser.problem_offset), bytes.count)
+            let line = 1 + bytes[..<offset].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            return RecordingError(file: file, line: line, message: "\(problem) at byte \(offset)")
+        }
+        let mark = parser.problem_mark
+        var line = Int(mark.line) + 1
+        var message = "column \(mark.column + 1): \(problem)"
+        if let context = parser.context.map({ String(cString: $0) }) {
+            let contextLine = Int(parser.context_mark.line) + 1
+            message += " (\(context) from line \(contextLine))"
+            if Int(mark.index) >= bytes.count { line = contextLine }
+        }
+        if Int(mark.index) < bytes.count, bytes[Int(mark.index)] == UInt8(ascii: "\t") {
+            message += "; a tab: YAML indents with spaces"
+        }
+        return RecordingError(file: file, line: line, message: message)
+    }
+}
