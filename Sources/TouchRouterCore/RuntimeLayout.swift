@@ -117,12 +117,13 @@ public struct RuntimeLayout: Sendable {
             return RuntimeFailure(code: .unknownView, viewPath: nil, message: "no view \"\(Excerpt.of(viewID))\"")
         }
         let viewPath = Self.joined(path(of: viewID))
-        if ownerLists(of: viewID).isEmpty {
+        let lists = ownerLists(of: viewID)
+        if lists.isEmpty {
             return RuntimeFailure(
                 code: .permissionDenied, viewPath: viewPath,
                 message: "no owner on the view's path: it cannot be changed at run time")
         }
-        if !mayChange(viewID, by: client) {
+        if !lists.allSatisfy(client.admits) {
             return RuntimeFailure(
                 code: .permissionDenied, viewPath: viewPath, message: "an owner list on the view's path excludes you")
         }

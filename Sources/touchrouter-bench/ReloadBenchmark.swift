@@ -117,16 +117,7 @@ enum ReloadBenchmark {
                 process.waitUntilExit()
             }
         }
-        var control: Int32 = -1
-        while control < 0 {
-            control = connectUnix(socketPath)
-            if control < 0 {
-                if !process.isRunning {
-                    DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
-                }
-                usleep(1_000)
-            }
-        }
+        let control = connectWhenListening(socketPath, daemon: process, logPath: logPath)
         let ready = monotonicNanoseconds() - started
         defer { close(control) }
         _ = DaemonLatencyBenchmark.status(control, hello: true)
@@ -214,5 +205,17 @@ enum ReloadBenchmark {
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") })
         else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
+
+/// A connection to the daemon's socket once it listens (polled every ms); fails if it exits first.
+func connectWhenListening(_ socketPath: String, daemon process: Process, logPath: String) -> Int32 {
+    while true {
+        let fd = connectUnix(socketPath)
+        if fd >= 0 { return fd }
+        if !process.isRunning {
+            DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
+        }
+        usleep(1_000)
     }
 }

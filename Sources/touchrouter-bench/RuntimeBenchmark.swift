@@ -79,16 +79,7 @@ enum RuntimeBenchmark {
                 process.waitUntilExit()
             }
         }
-        var control: Int32 = -1
-        while control < 0 {
-            control = connectUnix(socketPath)
-            if control < 0 {
-                if !process.isRunning {
-                    DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
-                }
-                usleep(1_000)
-            }
-        }
+        let control = connectWhenListening(socketPath, daemon: process, logPath: logPath)
         defer { close(control) }
         let reader = ReplyReader(fd: control)
         let statusConnection = connectUnix(socketPath)

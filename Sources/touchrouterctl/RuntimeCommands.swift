@@ -101,57 +101,21 @@ enum RuntimeCommandSupport {
     static func value(json5 text: String) -> JSONValue? {
         let read = JSONReader.read(Array(text.utf8), syntax: .json5)
         guard read.failure == nil, read.problems.isEmpty, let root = read.root else { return nil }
-        return value(root)
+        return JSONValue(root)
     }
 
-    /// Recursion bounded by the reader's nesting cap.
-    private static func value(_ node: JSONNode) -> JSONValue {
-        switch node.value {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .number(let number, let integer): integer.map(JSONValue.integer) ?? .double(number)
-        case .string(let text): .string(text)
-        case .array(let elements): .array(elements.map(value))
-        case .object(let object):
-            .object(Dictionary(object.members.map { ($0.key, value($0.node)) }) { first, _ in first })
-        }
-    }
-
-    /// Connects, sends the change and prints the reply (`--json`: the reply line); a refusal
-    /// prints every failure on stderr. `holdsConnection`: then waits until interrupted, since the
-    /// daemon undoes a client's mounts when it leaves.
+    /// Sends the change and prints the reply (`runOneRequest`).
     static func run(
         _ arguments: ParsedArguments, command: String, holdsConnection: Bool = false,
         request: @escaping @Sendable (TouchRouterClient) async throws -> LayoutChangeReply,
         message: @escaping @Sendable (LayoutChangeReply) -> DaemonMessage
     ) -> ExitCode {
-        let json = arguments.flag(.json)
-        return runBlocking {
-            guard let client = await connectToDaemon(arguments, command: command) else { return .failure }
-            do {
-                let reply = try await request(client)
-                if json {
-                    LineOutput.print(String(decoding: message(reply).encodedLine().dropLast(), as: UTF8.self))
-                } else {
-                    LineOutput.print(
-                        "\(command) \(reply.views.joined(separator: ", ")): layout generation \(reply.generation)"
-                            + (holdsConnection ? " (held until interrupted)" : ""))
-                }
-            } catch {
-                StandardError.print("touchrouterctl \(command): \(error)")
-                if case ClientError.daemon(let protocolError) = error {
-                    for failure in protocolError.failures {
-                        StandardError.print(
-                            "  \(failure.code): " + (failure.view.map { "view \"\($0)\": " } ?? "")
-                                + (failure.field.map { "\($0): " } ?? "") + failure.message)
-                    }
-                }
-                return .failure
-            }
-            if holdsConnection {
-                for await _ in client.events {}
-            }
-            return .success
+        runOneRequest(
+            arguments, command: command, holdsConnection: holdsConnection, request: request, message: message
+        ) { reply in
+            LineOutput.print(
+                "\(command) \(reply.views.joined(separator: ", ")): layout generation \(reply.generation)"
+                    + (holdsConnection ? " (held until interrupted)" : ""))
         }
     }
 }

@@ -243,6 +243,19 @@ struct RuntimeLayoutTests {
         #expect(layout.clientLeft(1000) == [])
     }
 
+    @Test func aFieldAnotherClientSetLaterIsThatClientsAndGoesWithIt() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let first = RuntimeClient(id: 1) { $0.users.contains(.id(1000)) }
+        let second = RuntimeClient(id: 2) { $0.users.contains(.id(1000)) }
+        _ = try layout.apply(Self.setView([("ok", #"{"alpha":0.5,"hidden":true}"#)]), by: first).get()
+        _ = try layout.apply(Self.setView([("ok", #"{"alpha":0.25}"#)]), by: second).get()
+        #expect(Self.view("ok", in: layout)?.alpha == 0.25)
+        // The second client's alpha goes with it (resetOnDisconnect): the config's, not the first's.
+        #expect(layout.clientLeft(2) == ["ok"])
+        #expect(Self.view("ok", in: layout)?.alpha == 1)
+        #expect(Self.view("ok", in: layout)?.hidden == true)
+    }
+
     @Test func theStateOutlivesANewConfigWhileItsViewsExist() throws {
         var layout = RuntimeLayout(base: try Self.config())
         let me = Self.client(1000)
