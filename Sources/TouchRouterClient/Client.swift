@@ -143,6 +143,12 @@ public final class TouchRouterClient: Sendable {
         return generation
     }
 
+    /// Tells the daemon the screen is off or on (an external blanker; admin only, docs/field.md).
+    public func setScreenState(_ screen: String, off: Bool) async throws(ClientError) {
+        let reply = try await connection.request(.setScreenState(screen: screen, off: off))
+        guard case .screenStateSet = reply else { throw ClientError.unexpectedReply(reply) }
+    }
+
     /// Sends any request and returns its reply (an `error` reply is thrown as `.daemon`).
     public func request(_ message: RequestMessage) async throws(ClientError) -> DaemonMessage {
         try await connection.request(message)
@@ -180,6 +186,8 @@ public enum ClientEvent: Hashable, Sendable {
     case layoutChanged(generation: UInt64)
     /// A run-time change (`setView`, `mount`, `unmount`) changed these views.
     case viewsChanged(generation: UInt64, views: [String])
+    /// A screen with a subscribed view went idle (or off) or became active (docs/field.md).
+    case screenState(ScreenStateChange)
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
     /// daemon closes the connection.
     case error(ProtocolError)
@@ -350,6 +358,7 @@ private final class Connection: Sendable {
         case .touches(let touches): events.yield(.touches(touches))
         case .layoutChanged(let generation): events.yield(.layoutChanged(generation: generation))
         case .viewsChanged(let generation, let views): events.yield(.viewsChanged(generation: generation, views: views))
+        case .screenState(let change): events.yield(.screenState(change))
         case .error(let error):
             state.withLock { $0.finalError = error }
             events.yield(.error(error))

@@ -15,6 +15,9 @@ public struct Config: Hashable, Sendable {
     /// Who may change which views at run time (`owner`), the mount points (`mount`) and the views
     /// whose run-time changes are undone when their client leaves (`resetOnDisconnect`).
     public var runtime = RuntimeSettings()
+    /// Each screen's `idle`, `wake` and `filters` (docs/field.md), by screen name; a screen
+    /// without them is absent (everything off).
+    public var fieldSettings: [String: FieldSettings] = [:]
 
     /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
     public init(

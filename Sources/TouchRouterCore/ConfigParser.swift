@@ -62,6 +62,8 @@ struct ConfigParser {
     var ownedEntries: [Bool] = []
     /// Parsing a mounted subtree (a `mount` request), not a file: `owner` and `mount` are refused.
     var parsesMountedSubtree = false
+    /// Screen name → its `idle`, `wake` and `filters` (ConfigField.swift).
+    var fieldByScreen: [String: FieldSettings] = [:]
 
     init(fileName: String, limits: ConfigLimits) {
         self.fileName = fileName
@@ -211,6 +213,7 @@ struct ConfigParser {
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
         config.runtime = runtimeKeys.settings
+        config.fieldSettings = fieldByScreen
         return config
     }
 

@@ -21,7 +21,8 @@ extension ConfigParser {
             report(.missingKey, node.position, Subject(screenName: name), "missing \"name\"")
         }
         let subject = Subject(screenName: Excerpt.of(name))
-        checkKeys(object, allowed: Self.screenKeys, subject)
+        checkKeys(object, allowed: Self.screenKeys + Self.fieldScreenKeys, subject)
+        if let field = fieldSettings(object, subject) { fieldByScreen[name] = field }
 
         var size: [Double] = []
         for key in ["width", "height"] {

@@ -13,11 +13,23 @@ public struct ContactEvent: Hashable, Sendable {
     public var slot: Int32
     /// Position in the screen's layout space; meaningful for down and motion only.
     public var screenPoint: Point
+    /// The raw device position is exactly at the minimum or maximum of its axis on both axes (a
+    /// corner of the sensor): the ghost streams `filters.dropStuckPoints` ignores. Set by input,
+    /// which knows the axis ranges; meaningful for down and motion only.
+    public var atDeviceLimit: Bool
+    /// For a `cancel`: why, when it is not libinput's TOUCH_CANCEL (nil). The field stage cancels
+    /// a stuck contact with `.stuck`.
+    public var cancelReason: CancelReason?
 
-    public init(kind: Kind, slot: Int32, screenPoint: Point = Point(0, 0)) {
+    public init(
+        kind: Kind, slot: Int32, screenPoint: Point = Point(0, 0), atDeviceLimit: Bool = false,
+        cancelReason: CancelReason? = nil
+    ) {
         self.kind = kind
         self.slot = slot
         self.screenPoint = screenPoint
+        self.atDeviceLimit = atDeviceLimit
+        self.cancelReason = cancelReason
     }
 }
 

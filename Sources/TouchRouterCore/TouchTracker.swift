@@ -226,7 +226,8 @@ public struct TouchTracker: Sendable {
             if let index = liveIndex(of: key) {
                 let isUp = contact.kind == .up
                 end(
-                    index, phase: isUp ? .ended : .cancelled, reason: isUp ? nil : .inputCancelled,
+                    index, phase: isUp ? .ended : .cancelled,
+                    reason: isUp ? nil : (contact.cancelReason ?? .inputCancelled),
                     timestampMicros: frame.timestampMicros)
             } else if let dropped = droppedContacts.firstIndex(of: key) {
                 droppedContacts.remove(at: dropped)

@@ -56,6 +56,8 @@ public struct TrackerStatistics: Hashable, Sendable {
     public var cancelledSlotReused: UInt64 = 0
     /// Touches cancelled by `cancelAll(reason: .shutdown, …)`.
     public var cancelledShutdown: UInt64 = 0
+    /// Touches cancelled because the field stage found them stuck (`CancelReason.stuck`).
+    public var cancelledStuck: UInt64 = 0
     /// Touch-downs that hit no view (outside the root, or the root ignores touches).
     public var droppedHitNothing: UInt64 = 0
     /// Touch-downs whose hit view and all its ancestors have no subscriber.
@@ -79,7 +81,7 @@ public struct TrackerStatistics: Hashable, Sendable {
     /// Touches cancelled, for every reason.
     public var touchesCancelled: UInt64 {
         cancelledInputCancelled + cancelledDeviceRemoved + cancelledViewRemoved + cancelledSlotReused
-            + cancelledShutdown
+            + cancelledShutdown + cancelledStuck
     }
 
     /// Every counter by a stable, kebab-case name, in a fixed order: what `status` prints.
@@ -90,6 +92,7 @@ public struct TrackerStatistics: Hashable, Sendable {
             ("cancelled-device-removed", cancelledDeviceRemoved),
             ("cancelled-view-removed", cancelledViewRemoved),
             ("cancelled-slot-reused", cancelledSlotReused), ("cancelled-shutdown", cancelledShutdown),
+            ("cancelled-stuck", cancelledStuck),
             ("dropped-hit-nothing", droppedHitNothing), ("dropped-no-subscriber", droppedNoSubscriber),
             ("dropped-multiple-touch", droppedMultipleTouch),
             ("dropped-exclusive-touch", droppedExclusiveTouch), ("dropped-over-cap", droppedOverCap),
@@ -105,6 +108,7 @@ public struct TrackerStatistics: Hashable, Sendable {
         case .viewRemoved: cancelledViewRemoved += 1
         case .slotReused: cancelledSlotReused += 1
         case .shutdown: cancelledShutdown += 1
+        case .stuck: cancelledStuck += 1
         }
     }
 }

@@ -126,6 +126,9 @@ extension Daemon {
         // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
         deliver(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
         config = prepared.config
+        // Screens keep their idle state by name; new filter settings apply from now on.
+        field.replaceSettings(config: config)
+        armHousekeepingTimer()
         layoutGeneration += 1
         if prepared.subscriptions.version == subscriptions.version {
             subscriptions = prepared.subscriptions

@@ -102,6 +102,8 @@ extension Daemon {
             return nil
         case .setView, .mount, .unmount:
             return handleRuntimeRequest(request, seq: seq, from: client)
+        case .setScreenState(let screen, let off):
+            return setScreenState(screen, off: off, seq: seq, from: client)
         }
     }
 
@@ -162,6 +164,7 @@ extension Daemon {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
             counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
             for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+            counters["fieldDevices"] = fieldCounters()
         }
         return counters
     }

@@ -29,6 +29,8 @@ public final class Daemon {
     let housekeepingTimer: MonotonicTimer
     /// When the next retry is due, if one waits.
     var retryAtMicros: UInt64?
+    /// When the housekeeping timer is set to go off; nil while disarmed.
+    var housekeepingArmedAt: UInt64?
     /// Clients being closed after a final error line: when they are closed at the latest.
     var lingerDeadlines: [ClientID: UInt64] = [:]
     var configWatch: ConfigWatch?
@@ -53,6 +55,8 @@ public final class Daemon {
     var layout: Layout { config.layout }
     var layoutGeneration: UInt64 = 1
     var tracker: TouchTracker
+    /// Idle/wake and the ghost filters, between input and the tracker (Daemon+Field.swift).
+    var field: FieldStage
     var subscriptions: SubscriptionTable
     var access: AccessPolicy
 
@@ -147,6 +151,7 @@ public final class Daemon {
         self.config = config
         runtime = RuntimeLayout(base: config)
         tracker = TouchTracker(layout: config.layout)
+        field = FieldStage(config: config, nowMicros: monotonicMicros())
         subscriptions = SubscriptionTable(layout: config.layout)
         access = AccessPolicy(config: config)
         // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
@@ -239,6 +244,7 @@ public final class Daemon {
     public func run() throws {
         defer { tearDown() }
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
+        armHousekeepingTimer()  // a screen with `idle` counts down from the start
         systemd?.notify(
             "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
         if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
@@ -330,7 +336,9 @@ public final class Daemon {
     /// Cost: one pass over the lingering clients (each misbehaved in the last 2 s).
     func handleHousekeepingTimer() {
         housekeepingTimer.acknowledge()
+        housekeepingArmedAt = nil
         let now = monotonicMicros()
+        if !field.isInert { applyField(field.advance(nowMicros: now)) }
         for (clientID, deadline) in lingerDeadlines where deadline <= now {
             lingerDeadlines[clientID] = nil
             if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
@@ -351,11 +359,14 @@ public final class Daemon {
         armHousekeepingTimer()
     }
 
-    /// Arms the timer for the earliest deadline, or disarms it when nothing waits.
+    /// Arms the timer for the earliest deadline (the field stage's among them), or disarms it when
+    /// nothing waits.
     func armHousekeepingTimer() {
-        let next = ([retryAtMicros].compactMap { $0 } + lingerDeadlines.values).min()
+        let next = ([retryAtMicros, field.nextDeadlineMicros].compactMap { $0 } + lingerDeadlines.values).min()
+        guard next != housekeepingArmedAt else { return }
         do {
             if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }
+            housekeepingArmedAt = next
         } catch {
             logger.error("housekeeping timer: \(error)")
         }
@@ -437,15 +448,6 @@ public final class Daemon {
     }
 
     // MARK: Routing
-
-    func process(_ event: InputEvent) {
-        if access.declaringViews.isEmpty {
-            deliver(tracker.process(event, subscribedViews: subscriptions))
-        } else {
-            let targets = RoutingTargets(subscriptions: subscriptions, shields: access.declaringViews)
-            deliver(tracker.process(event, subscribedViews: targets))
-        }
-    }
 
     /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
     func deliver(_ batches: [ViewTouches]) {

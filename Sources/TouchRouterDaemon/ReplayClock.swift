@@ -22,6 +22,17 @@ struct ReplayClock {
 
     mutating func start(atMonotonicMicros now: UInt64) { startMonotonicMicros = now }
 
+    /// The CLOCK_MONOTONIC time a frame this clock played stands for: when it was due (at speed 0,
+    /// the start plus its recorded offset, so timing rules see the recorded spacing however fast
+    /// it plays). Nil before the start.
+    func monotonicMicros(ofFrameStamped timestampMicros: UInt64) -> UInt64? {
+        guard let start = startMonotonicMicros else { return nil }
+        let offset =
+            timestampMicros >= schedule.startTimestampMicros ? timestampMicros - schedule.startTimestampMicros : 0
+        let (stamped, overflowed) = start.addingReportingOverflow(offset)
+        return overflowed ? .max : stamped
+    }
+
     /// When the next frame is due on CLOCK_MONOTONIC; nil when finished or not started.
     var nextDueMicros: UInt64? {
         guard let start = startMonotonicMicros, let upcoming else { return nil }

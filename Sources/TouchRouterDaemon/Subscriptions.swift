@@ -69,6 +69,17 @@ public struct LayoutIndex: Sendable {
 }
 
 extension SubscriptionTable: SubscribedViews {
+    /// The client asked for a view of the screen at this index (in layout order): it gets that
+    /// screen's `idle` and `active`. Cost: the client's requested views.
+    public func isSubscribed(_ client: ClientID, toAnyViewOfScreenAt screenIndex: Int) -> Bool {
+        guard let requested = requested[client], !requested.isEmpty else { return false }
+        var root = 0
+        for _ in 0..<screenIndex where root < index.count { root = index.subtree(of: root).upperBound }
+        guard root < index.count else { return false }
+        let screen = index.subtree(of: root)
+        return requested.keys.contains { index.number(of: $0).map(screen.contains) ?? false }
+    }
+
     /// Somebody receives this view's touches (the tracker's responder-chain question).
     /// Cost: one dictionary lookup.
     public func hasSubscribers(_ viewID: String) -> Bool { !subscribers(of: viewID).isEmpty }

@@ -237,13 +237,15 @@ public final class LibinputReader {
         default: kind = .cancel
         }
         var screenPoint = Point(0, 0)
+        var atLimit = false
         if kind == .down || kind == .motion {
             screenPoint = Point(
                 Self.transformed(touch, libinput_event_touch_get_x_transformed, state.assignment.width),
                 Self.transformed(touch, libinput_event_touch_get_y_transformed, state.assignment.height))
+            atLimit = Self.atSensorCorner(touch, size: state.description.physicalSize)
         }
         let slot = libinput_event_touch_get_seat_slot(touch)
-        let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint)
+        let contact = ContactEvent(kind: kind, slot: slot, screenPoint: screenPoint, atDeviceLimit: atLimit)
         if let early = state.accumulator.add(contact, timestampMicros: timestampMicros) {
             log(
                 .warning,
@@ -251,6 +253,19 @@ public final class LibinputReader {
             output.append(.frame(frame(state, early.timestampMicros, early.contacts)))
         }
         devices[pointer] = state
+    }
+
+    /// Both raw coordinates at an end of their axis (`filters.dropStuckPoints`): libinput's position
+    /// in mm is `(raw - minimum) / resolution`, and the device's size `(maximum - minimum) /
+    /// resolution`, so the minimum is 0 mm and the maximum the size. Without a size (no resolution)
+    /// only the minimum corner is known. libinput's position is the calibrated one.
+    private static func atSensorCorner(_ touch: OpaquePointer, size: PhysicalSize?) -> Bool {
+        func atEnd(_ millimetres: Double, _ length: Double?) -> Bool {
+            let tolerance = 1e-6
+            return abs(millimetres) <= tolerance || length.map { abs(millimetres - $0) <= tolerance } == true
+        }
+        return atEnd(libinput_event_touch_get_x(touch), size?.widthMM)
+            && atEnd(libinput_event_touch_get_y(touch), size?.heightMM)
     }
 
     /// libinput's transformed coordinate for a screen `size` layout units across. libinput scales

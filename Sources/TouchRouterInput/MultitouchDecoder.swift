@@ -390,7 +390,10 @@ public struct MultitouchDecoder: Sendable {
                 needFrame = true
             }
         } else if pendingSingleMotion, single.seatSlot >= 0 {
-            contacts.append(ContactEvent(kind: .motion, slot: single.seatSlot, screenPoint: point(single)))
+            contacts.append(
+                ContactEvent(
+                    kind: .motion, slot: single.seatSlot, screenPoint: point(single),
+                    atDeviceLimit: atLimit(single.x, single.y)))
             needFrame = true
         }
         if pendingSingleUp, single.seatSlot >= 0 {
@@ -419,7 +422,8 @@ public struct MultitouchDecoder: Sendable {
     private mutating func singleDown() -> ContactEvent? {
         guard single.seatSlot < 0, let seatSlot = claimSeatSlot() else { return nil }
         single.seatSlot = seatSlot
-        return ContactEvent(kind: .down, slot: seatSlot, screenPoint: point(single))
+        return ContactEvent(
+            kind: .down, slot: seatSlot, screenPoint: point(single), atDeviceLimit: atLimit(single.x, single.y))
     }
 
     /// Counts a kernel bug and describes it while under the limit.
@@ -452,7 +456,10 @@ public struct MultitouchDecoder: Sendable {
                         slot.seatSlot = seatSlot
                         slot.centreX = slot.x
                         slot.centreY = slot.y
-                        contacts.append(ContactEvent(kind: .down, slot: seatSlot, screenPoint: point(slot)))
+                        contacts.append(
+                            ContactEvent(
+                                kind: .down, slot: seatSlot, screenPoint: point(slot),
+                                atDeviceLimit: atLimit(slot.x, slot.y)))
                         sent = true
                     } else {
                         sent = false
@@ -460,8 +467,11 @@ public struct MultitouchDecoder: Sendable {
                 case .update:
                     // libinput reports the raw position; the hysteresis only decides whether to report.
                     let raw = point(slot)
+                    let rawAtLimit = atLimit(slot.x, slot.y)
                     if slot.seatSlot >= 0, !withinHysteresis(&slot) {
-                        contacts.append(ContactEvent(kind: .motion, slot: slot.seatSlot, screenPoint: raw))
+                        contacts.append(
+                            ContactEvent(
+                                kind: .motion, slot: slot.seatSlot, screenPoint: raw, atDeviceLimit: rawAtLimit))
                         sent = true
                     } else {
                         sent = false
@@ -602,6 +612,11 @@ public struct MultitouchDecoder: Sendable {
     private static func truncated(_ value: Double) -> Int32 {
         guard value.isFinite else { return 0 }
         return Int32(Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), value.rounded(.towardZero))))
+    }
+
+    /// Both raw coordinates at an end of their axis: a corner of the sensor (`filters.dropStuckPoints`).
+    private func atLimit(_ x: Int32, _ y: Int32) -> Bool {
+        (x == xAxis.minimum || x == xAxis.maximum) && (y == yAxis.minimum || y == yAxis.maximum)
     }
 
     private func point(_ slot: Slot) -> Point {

@@ -265,13 +265,11 @@ public struct Recording: Hashable, Sendable {
 
     private static func readText(path: String) throws(RecordingError) -> String {
         let fileName = lastPathComponent(of: path)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RecordingError(file: fileName, line: 0, message: "cannot read \(path)")
+        switch TextFile.read(path) {
+        case .success(let text): return text
+        case .failure(.unreadable): throw RecordingError(file: fileName, line: 0, message: "cannot read \(path)")
+        case .failure(.notUTF8): throw RecordingError(file: fileName, line: 0, message: "not UTF-8 text")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw RecordingError(file: fileName, line: 0, message: "not UTF-8 text")
-        }
-        return text
     }
 
     private static func siblingDescription(forEventsPath path: String) -> String? {

@@ -118,11 +118,11 @@ public enum RecordingInjection {
     }
 
     private static func lines(_ path: String) throws(InjectionFileError) -> [(Int, String)] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InjectionFileError(path: path, line: 0, reason: "cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw InjectionFileError(path: path, line: 0, reason: "not UTF-8 text")
+        let text: String
+        switch TextFile.read(path) {
+        case .success(let read): text = read
+        case .failure(.unreadable): throw InjectionFileError(path: path, line: 0, reason: "cannot read the file")
+        case .failure(.notUTF8): throw InjectionFileError(path: path, line: 0, reason: "not UTF-8 text")
         }
         return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap {
             index, line in

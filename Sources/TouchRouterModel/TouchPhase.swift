@@ -20,4 +20,7 @@ public enum CancelReason: String, Hashable, Sendable, CaseIterable {
     case slotReused = "slot-reused"
     /// The daemon is stopping.
     case shutdown
+    /// The contact had not moved for the screen's `filters.maxStationarySeconds`: a release that
+    /// never came (docs/field.md). The slot is ignored until the kernel really lifts it.
+    case stuck
 }

@@ -30,6 +30,9 @@ public enum RequestMessage: Hashable, Sendable {
     case mount(view: String, children: JSONValue)
     /// `unmount`: remove what is mounted at a mount point.
     case unmount(view: String)
+    /// `setScreenState`: an external blanker says the screen is `off` or `on` (admin only;
+    /// docs/field.md).
+    case setScreenState(screen: String, off: Bool)
 
     /// The wire `type` of this request.
     public var typeName: String {
@@ -45,6 +48,7 @@ public enum RequestMessage: Hashable, Sendable {
         case .setView: "setView"
         case .mount: "mount"
         case .unmount: "unmount"
+        case .setScreenState: "setScreenState"
         }
     }
 }
@@ -153,6 +157,8 @@ public enum RequestDecoder {
             guard fields.has("children") else { throw fields.fail("missing field \"children\"") }
             message = .mount(view: try fields.string("view"), children: fields.object["children"]!)
         case "unmount": message = .unmount(view: try fields.string("view"))
+        case "setScreenState":
+            message = .setScreenState(screen: try fields.string("screen"), off: try ScreenStateRequest.isOff(fields))
         default:
             throw ProtocolError(
                 code: .unknownType, message: "unknown request type \"\(Excerpt.of(type))\"", seq: seq)
@@ -198,6 +204,9 @@ extension ClientRequest {
                 children.append(to: &object.buffer)
             case .unmount(let view):
                 object.field("view", string: view)
+            case .setScreenState(let screen, let off):
+                object.field("screen", string: screen)
+                object.field("state", string: off ? "off" : "on")
             }
             if let seq { object.field("seq", integer: seq) }
         }

@@ -255,13 +255,19 @@ public enum DaemonMessage: Hashable, Sendable {
     case mounted(LayoutChangeReply)
     /// The reply to `unmount`.
     case unmounted(LayoutChangeReply)
+    /// `idle` / `active`: a screen went idle (or off) or became active, to every client subscribed
+    /// to a view of that screen (docs/field.md).
+    case screenState(ScreenStateChange)
+    /// `screenState`: the reply to `setScreenState`, the state now in effect.
+    case screenStateSet(screen: String, off: Bool, seq: Int64?)
     case error(ProtocolError)
 
     /// The `seq` of the request this message answers; nil for unsolicited messages.
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .layoutChanged, .viewsChanged: nil
+        case .touches, .layoutChanged, .viewsChanged, .screenState: nil
+        case .screenStateSet(_, _, let seq): seq
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
@@ -290,6 +296,8 @@ public enum DaemonMessage: Hashable, Sendable {
         case .viewsSet: "viewsSet"
         case .mounted: "mounted"
         case .unmounted: "unmounted"
+        case .screenState(let change): change.isActive ? "active" : "idle"
+        case .screenStateSet: "screenState"
         case .error: "error"
         }
     }

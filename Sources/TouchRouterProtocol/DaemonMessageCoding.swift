@@ -59,6 +59,13 @@ extension DaemonMessage {
             case .viewsSet(let reply), .mounted(let reply), .unmounted(let reply):
                 object.field("generation", unsigned: reply.generation)
                 object.field("views", strings: reply.views)
+            case .screenState(let change):
+                object.field("screen", string: change.screen)
+                object.field("time", unsigned: change.timestampMicros)
+                object.field("reason", string: change.reason.rawValue)
+            case .screenStateSet(let screen, let off, _):
+                object.field("screen", string: screen)
+                object.field("state", string: off ? "off" : "on")
             case .error(let error):
                 object.field("code", string: error.code.rawValue)
                 object.field("message", string: error.message)
@@ -177,6 +184,18 @@ public enum DaemonMessageDecoder {
             let reply = LayoutChangeReply(
                 generation: try unsigned(fields, "generation"), views: try fields.stringArray("views"), seq: seq)
             return type == "viewsSet" ? .viewsSet(reply) : type == "mounted" ? .mounted(reply) : .unmounted(reply)
+        case "idle", "active":
+            let reasonText = try fields.string("reason")
+            guard let reason = ScreenChangeReason(rawValue: reasonText) else {
+                throw fields.fail("field \"reason\" is not a screen change reason")
+            }
+            return .screenState(
+                ScreenStateChange(
+                    screen: try fields.string("screen"), isActive: type == "active", reason: reason,
+                    timestampMicros: try unsigned(fields, "time")))
+        case "screenState":
+            return .screenStateSet(
+                screen: try fields.string("screen"), off: try ScreenStateRequest.isOff(fields), seq: seq)
         case "error":
             let codeText = try fields.string("code")
             let message = try fields.string("message")

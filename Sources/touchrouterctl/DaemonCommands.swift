@@ -160,6 +160,15 @@ enum MonitorCommand: Command {
                     } else {
                         LineOutput.print("layout changed: generation \(generation): \(views.joined(separator: ", "))")
                     }
+                case .screenState(let change):
+                    if json {
+                        LineOutput.print(
+                            String(decoding: DaemonMessage.screenState(change).encodedLine().dropLast(), as: UTF8.self))
+                    } else {
+                        LineOutput.print(
+                            "screen \(change.screen) \(change.isActive ? "active" : "idle") (\(change.reason.rawValue))"
+                        )
+                    }
                 case .error(let error):
                     StandardError.print("touchrouterctl monitor: daemon: \(error)")
                 }

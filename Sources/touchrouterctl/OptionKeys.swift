@@ -40,6 +40,8 @@ extension ArgumentKey {
     static let assignment = ArgumentKey("KEY=VALUE")
     static let file = ArgumentKey("FILE")
     static let script = ArgumentKey("SCRIPT")
+    static let screenName = ArgumentKey("SCREEN")
+    static let screenState = ArgumentKey("STATE")
     static let view = ArgumentKey("VIEW")
     static let x = ArgumentKey("X")
     static let y = ArgumentKey("Y")

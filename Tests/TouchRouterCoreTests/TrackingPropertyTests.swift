@@ -158,8 +158,11 @@ private struct RandomTrackingRun {
             if Int.random(in: 0..<30, using: &random) == 0 {
                 point.x = [.nan, .infinity, -.infinity][step % 3]
             }
+            // One cancel in five is the field stage's stuck cancel (no extra draw: other streams stay as they were).
             contacts.append(
-                ContactEvent(kind: kind, slot: Int32.random(in: 0...5, using: &random), screenPoint: point))
+                ContactEvent(
+                    kind: kind, slot: Int32.random(in: 0...5, using: &random), screenPoint: point,
+                    cancelReason: kindRoll == 99 ? .stuck : nil))
         }
         return InputFrame(
             device: InputDevice(id: deviceID, name: "d"), screen: screen, timestampMicros: time,

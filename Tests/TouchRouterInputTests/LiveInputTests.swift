@@ -81,6 +81,27 @@ struct LiveInputTests {
         }
     }
 
+    @Test("a description or recording that is not UTF-8, or not there, says so for the whole file")
+    func notTextOrMissing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "touchrouter-latin1-\(getpid()).desc"
+        ).path
+        try Data([0x4E, 0x3A, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))  // "N: é" in Latin-1
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: InjectionFileError(path: path, line: 0, reason: "not UTF-8 text")) {
+            try RecordingInjection.deviceSpec(path: path)
+        }
+        #expect(throws: InjectionFileError(path: path + ".gone", line: 0, reason: "cannot read the file")) {
+            try RecordingInjection.deviceSpec(path: path + ".gone")
+        }
+        do {
+            _ = try Recording.load(path: path)
+            Issue.record("a Latin-1 description loaded")
+        } catch {
+            #expect(error.line == 0 && error.message == "not UTF-8 text", "\(error)")
+        }
+    }
+
     @Test("the config's matchers, rotation and calibration decide a live device's screen and matrix")
     func configAssignment() throws {
         let config = try Config.parse(

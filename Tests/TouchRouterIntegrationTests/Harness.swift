@@ -196,11 +196,12 @@ final class LineClient {
         }
     }
 
-    /// Reads until a message that is not `touches`/`layoutChanged` arrives (a reply) and returns it.
+    /// Reads until a message that is not `touches`/`layoutChanged`/`idle`/`active` arrives (a reply)
+    /// and returns it.
     func readReply() throws -> DaemonMessage {
         while let message = try readMessage() {
             switch message {
-            case .touches, .layoutChanged: continue
+            case .touches, .layoutChanged, .screenState: continue
             default: return message
             }
         }

@@ -107,6 +107,22 @@ struct RuntimeChangeTests {
         #expect(try Self.layoutView(owner, "pad").contains("hidden"))
     }
 
+    @Test("replies stay in request order: a status sent right after a setView is answered after it")
+    func repliesInOrder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.send(
+            #"{"type":"setView","views":{"pad":{"alpha":0.5}},"seq":1}"# + "\n" + #"{"type":"status","seq":2}"#)
+        var seqs: [Int64] = []
+        while seqs.count < 2, let message = try client.readMessage() {
+            if let seq = message.seq { seqs.append(seq) }
+        }
+        #expect(seqs == [1, 2])
+    }
+
     @Test("one bad field refuses the whole request: nothing changes, every failure is listed")
     func atomicRefusal() throws {
         let directory = try TemporaryDirectory()

@@ -10,7 +10,7 @@ import TouchRouterCore
 struct DocumentationTests {
     static let requestTypes: Set<String> = [
         "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload", "setView", "mount",
-        "unmount",
+        "unmount", "setScreenState",
     ]
 
     static func documentedLines() throws -> [String] {

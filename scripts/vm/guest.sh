@@ -391,6 +391,42 @@ reload() {
 }
 scenario "reload: ignored device mapped, rotation changed" reload
 
+# 8. The field kit on the live path (docs/field.md): 'ghost panel' drives screen 'ghost', whose
+#    filters drop contacts at a corner of the sensor and cancel a finger still for 2 s. It plays a
+#    ghost burst (five taps on the four corners: raw axis minimum or maximum on both axes) then a
+#    real tap at (500, 500), while another finger holds still at (1500, 500) for 5 s. Passes when
+#    the client sees exactly two touches begin on ghost-root: the real tap (ended) and the held
+#    finger, cancelled with reason stuck about 2 s in (its real lift later is swallowed); status
+#    counts 5 stuck points and 1 stuck cancel for the device; the log has one line for the burst.
+ghosts() {
+    local routed began
+    routed=$(monitor_lines)
+    start_device ghost "ghost panel" "$CTL" inject --name "ghost panel" --wait-stdin --start-delay 0 \
+        --gesture "tap 0 0; tap 0 0; tap 1920 1080; tap 0 1080; tap 1920 0; tap 500 500" "hold 1500 500 5000" \
+        || { echo "ghost panel never reached libinput"; return 1; }
+    go ghost
+    finish ghost || { echo "the ghost injector failed or its device was not removed"; return 1; }
+    wait_settled "$routed" 30 ghost-root || { echo "the ghost panel's touches never settled at the client"; return 1; }
+    began=$(monitor_since "$routed" ghost-root | grep -c ' began ')
+    [ "$began" -eq 2 ] \
+        || { echo "$began touches began, expected 2: $(monitor_since "$routed" ghost-root | tr '\n' ';')"; return 1; }
+    monitor_since "$routed" ghost-root | grep -Eq ' began .*local \(500, 500\)' \
+        || { echo "the real tap did not reach ghost-root (500, 500)"; return 1; }
+    monitor_since "$routed" ghost-root | grep -Eq ' ended .*local \(500, 500\)' \
+        || { echo "the real tap did not end"; return 1; }
+    monitor_since "$routed" ghost-root | grep -Eq ' cancelled .*local \(1500, 500\).*\(stuck\)' \
+        || { echo "the held finger was not cancelled as stuck"; return 1; }
+    timeout 60 "$CTL" status --socket "$SOCKET" --json > "$OUT/ghost.status" \
+        || { echo "touchrouterctl status did not answer"; return 1; }
+    grep -q '"stuck-points":5' "$OUT/ghost.status" && grep -q '"stuck-cancels":1' "$OUT/ghost.status" \
+        || { echo "status: $(grep -o '"fieldDevices":[^]]*' "$OUT/ghost.status")"; return 1; }
+    [ "$(count "$DAEMON_LOG" 'touch device ghost panel: stuck-points began')" -eq 1 ] \
+        || { echo "the ghost burst was not logged exactly once"; return 1; }
+    echo "5 corner ghosts dropped, the real tap reached ghost-root (500, 500), the held finger" \
+        "cancelled (stuck); status: 5 stuck points, 1 stuck cancel; one log line for the burst"
+}
+scenario "field kit: a ghost burst and a stuck finger on the live path" ghosts
+
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID" && echo "daemon stopped cleanly" || echo "daemon exit status $?"
