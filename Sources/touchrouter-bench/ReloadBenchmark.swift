@@ -98,25 +98,14 @@ enum ReloadBenchmark {
         try? files[0].write(toFile: config, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
-        process.arguments =
-            [
+        let started = monotonicNanoseconds()
+        let process = startMeasuredDaemon(
+            arguments: [
                 "--config", config, "--replay", settings.recording, "--speed", settings.speed, "--loop",
                 "--replay-wait-for", "\(settings.clients)", "--replay-restamp", "--socket", socketPath,
                 "--log-level", "warning",
-            ] + (settings.realtimePriority.map { ["--realtime-priority", $0] } ?? [])
-        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        let started = monotonicNanoseconds()
-        do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
+            ] + (settings.realtimePriority.map { ["--realtime-priority", $0] } ?? []), logPath: logPath)
+        defer { stopDaemon(process) }
         let control = connectWhenListening(socketPath, daemon: process, logPath: logPath)
         let ready = monotonicNanoseconds() - started
         defer { close(control) }
@@ -217,5 +206,25 @@ func connectWhenListening(_ socketPath: String, daemon process: Process, logPath
             DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
         }
         usleep(1_000)
+    }
+}
+
+/// touchrouterd with `arguments` and `TOUCHROUTERD_MEASURE_LOOP=1`, its stderr in `logPath`.
+func startMeasuredDaemon(arguments: [String], logPath: String) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
+    process.standardError = FileHandle(forWritingAtPath: logPath)
+    process.standardOutput = FileHandle.nullDevice
+    do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
+    return process
+}
+
+/// Kills a daemon the benchmark has not stopped itself.
+func stopDaemon(_ process: Process) {
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }

@@ -63,22 +63,12 @@ enum RuntimeBenchmark {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let recording =
             DaemonLatencyBenchmark.packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
-        process.arguments = [
-            "--config", config, "--replay", recording, "--speed", speed, "--loop", "--replay-wait-for", "1",
-            "--replay-restamp", "--socket", socketPath, "--log-level", "warning",
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
+        let process = startMeasuredDaemon(
+            arguments: [
+                "--config", config, "--replay", recording, "--speed", speed, "--loop", "--replay-wait-for", "1",
+                "--replay-restamp", "--socket", socketPath, "--log-level", "warning",
+            ], logPath: logPath)
+        defer { stopDaemon(process) }
         let control = connectWhenListening(socketPath, daemon: process, logPath: logPath)
         defer { close(control) }
         let reader = ReplyReader(fd: control)
