@@ -12,6 +12,9 @@ public struct Config: Hashable, Sendable {
     /// The access lists views declare (`access`), by view id; views without one are open to every
     /// client that can connect (subject to their ancestors' lists).
     public var viewAccess: [String: AccessList] = [:]
+    /// Who may change which views at run time (`owner`), the mount points (`mount`) and the views
+    /// whose run-time changes are undone when their client leaves (`resetOnDisconnect`).
+    public var runtime = RuntimeSettings()
     /// Each screen's `idle`, `wake` and `filters` (docs/field.md), by screen name; a screen
     /// without them is absent (everything off).
     public var fieldSettings: [String: FieldSettings] = [:]

@@ -36,7 +36,7 @@ struct ConfigParser {
     ]
     static let viewKeys = [
         "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
-        "multipleTouch", "exclusiveTouch", "access",
+        "multipleTouch", "exclusiveTouch", "access", "owner", "mount", "resetOnDisconnect",
     ]
     static let reservedViewKeys: [String] = []
     static let accessKeys = ["users", "groups"]
@@ -56,6 +56,12 @@ struct ConfigParser {
     var firstViewByID: [String: Int32] = [:]
     /// View id → its declared access list.
     var accessByViewID: [String: AccessList] = [:]
+    /// The run-time keys (`owner`, `mount`, `resetOnDisconnect`), by view id (ConfigRuntime.swift).
+    var runtimeKeys = RuntimeKeys()
+    /// Per path entry: the view or an ancestor has an `owner` (a `mount` needs one).
+    var ownedEntries: [Bool] = []
+    /// Parsing a mounted subtree (a `mount` request), not a file: `owner` and `mount` are refused.
+    var parsesMountedSubtree = false
     /// Screen name → its `idle`, `wake` and `filters` (ConfigField.swift).
     var fieldByScreen: [String: FieldSettings] = [:]
 
@@ -206,6 +212,7 @@ struct ConfigParser {
         guard pending.isEmpty else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
+        config.runtime = runtimeKeys.settings
         config.fieldSettings = fieldByScreen
         return config
     }

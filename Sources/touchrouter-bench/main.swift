@@ -16,6 +16,7 @@ let benchmarks: [Benchmark] = [
     encodeBenchmark,
     daemonLatencyBenchmark,
     reloadBenchmark,
+    runtimeBenchmark,
     configBenchmark,
 ]
 
