@@ -124,6 +124,7 @@ struct CommandLineTests {
                   encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
                   latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
                   reload                the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved
+                  runtime               the real touchrouterd: setView round trip against status, mount → live, routing gaps while mounting
                   config                config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon
 
                 Without a name, runs every benchmark. See 'touchrouter-bench NAME --help' for a benchmark's options.
@@ -154,7 +155,7 @@ struct CommandLineTests {
     @Test(
         "touchrouter-bench: a bad command line exits 2 with the reason on stderr, running nothing",
         arguments: [
-            (["nosuch"], "unknown benchmark \"nosuch\" (have: hittest, tracker, encode, latency, reload, config)"),
+            (["nosuch"], "unknown benchmark \"nosuch\" (have: hittest, tracker, encode, latency, reload, runtime, config)"),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),
             (["encode", "1", "2"], "touchrouter-bench encode: unexpected argument '2'"),
