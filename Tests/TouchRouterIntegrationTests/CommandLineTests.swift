@@ -155,7 +155,10 @@ struct CommandLineTests {
     @Test(
         "touchrouter-bench: a bad command line exits 2 with the reason on stderr, running nothing",
         arguments: [
-            (["nosuch"], "unknown benchmark \"nosuch\" (have: hittest, tracker, encode, latency, reload, runtime, config)"),
+            (
+                ["nosuch"],
+                "unknown benchmark \"nosuch\" (have: hittest, tracker, encode, latency, reload, runtime, config)"
+            ),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),
             (["encode", "1", "2"], "touchrouter-bench encode: unexpected argument '2'"),
