@@ -191,6 +191,8 @@ public enum ClientEvent: Hashable, Sendable {
     case gesture(GestureMessage)
     /// The layout changed (a reload); subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
+    /// A run-time change (`setView`, `mount`, `unmount`) changed these views.
+    case viewsChanged(generation: UInt64, views: [String])
     /// A screen with a subscribed view went idle (or off) or became active (docs/field.md).
     case screenState(ScreenStateChange)
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
@@ -363,6 +365,7 @@ private final class Connection: Sendable {
         case .touches(let touches): events.yield(.touches(touches))
         case .gesture(let gesture): events.yield(.gesture(gesture))
         case .layoutChanged(let generation): events.yield(.layoutChanged(generation: generation))
+        case .viewsChanged(let generation, let views): events.yield(.viewsChanged(generation: generation, views: views))
         case .screenState(let change): events.yield(.screenState(change))
         case .error(let error):
             state.withLock { $0.finalError = error }

@@ -15,6 +15,9 @@ public struct Config: Hashable, Sendable {
     /// The gestures views declare (`gestures`), by view id; empty when no view has any, and then
     /// nothing about routing changes (docs/gestures.md).
     public var viewGestures: [String: [GestureSpec]] = [:]
+    /// Who may change which views at run time (`owner`), the mount points (`mount`) and the views
+    /// whose run-time changes are undone when their client leaves (`resetOnDisconnect`).
+    public var runtime = RuntimeSettings()
     /// Each screen's `idle`, `wake` and `filters` (docs/field.md), by screen name; a screen
     /// without them is absent (everything off).
     public var fieldSettings: [String: FieldSettings] = [:]

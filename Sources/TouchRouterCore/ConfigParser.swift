@@ -36,7 +36,7 @@ struct ConfigParser {
     ]
     static let viewKeys = [
         "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
-        "multipleTouch", "exclusiveTouch", "access", "gestures",
+        "multipleTouch", "exclusiveTouch", "access", "gestures", "owner", "mount", "resetOnDisconnect",
     ]
     static let reservedViewKeys: [String] = []
     static let accessKeys = ["users", "groups"]
@@ -58,6 +58,12 @@ struct ConfigParser {
     var accessByViewID: [String: AccessList] = [:]
     /// View id → its declared gestures (`gestures`, docs/gestures.md).
     var gesturesByViewID: [String: [GestureSpec]] = [:]
+    /// The run-time keys (`owner`, `mount`, `resetOnDisconnect`), by view id (ConfigRuntime.swift).
+    var runtimeKeys = RuntimeKeys()
+    /// Per path entry: the view or an ancestor has an `owner` (a `mount` needs one).
+    var ownedEntries: [Bool] = []
+    /// Parsing a mounted subtree (a `mount` request), not a file: `owner` and `mount` are refused.
+    var parsesMountedSubtree = false
     /// Screen name → its `idle`, `wake` and `filters` (ConfigField.swift).
     var fieldByScreen: [String: FieldSettings] = [:]
 
@@ -209,6 +215,7 @@ struct ConfigParser {
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
         config.viewGestures = gesturesByViewID
+        config.runtime = runtimeKeys.settings
         config.fieldSettings = fieldByScreen
         return config
     }

@@ -5,7 +5,7 @@ extension ConfigParser {
     /// A view's members by key, found in one pass over the object (the first of a duplicate wins).
     private struct ViewMembers {
         var id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform: JSONNode?
-        var multipleTouch, exclusiveTouch, access, gestures: JSONNode?
+        var multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect: JSONNode?
         var unknown: [JSONMember] = []
 
         init(_ object: JSONObject) {
@@ -25,6 +25,9 @@ extension ConfigParser {
                 case "exclusiveTouch": if exclusiveTouch == nil { exclusiveTouch = node }
                 case "access": if access == nil { access = node }
                 case "gestures": if gestures == nil { gestures = node }
+                case "owner": if owner == nil { owner = node }
+                case "mount": if mount == nil { mount = node }
+                case "resetOnDisconnect": if resetOnDisconnect == nil { resetOnDisconnect = node }
                 default: unknown.append(member)
                 }
             }
@@ -122,6 +125,9 @@ extension ConfigParser {
         if let gesturesNode = members.gestures, let specs = gestureSpecs(gesturesNode, subject), let id = validID {
             if !specs.isEmpty { gesturesByViewID[id] = specs }
         }
+        runtimeKeys(
+            owner: members.owner, mount: members.mount, resetOnDisconnect: members.resetOnDisconnect,
+            entry: entry, parent: parent, viewID: validID, subject)
 
         var children: [View] = []
         if let childrenNode = members.children {
@@ -156,16 +162,17 @@ extension ConfigParser {
     }
 
     /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
-    private mutating func accessList(_ node: JSONNode, _ subject: Subject) -> AccessList? {
-        guard let object = object(node, subject, "\"access\"") else { return nil }
+    mutating func accessList(_ node: JSONNode, _ subject: Subject, key: String = "access") -> AccessList? {
+        guard let object = object(node, subject, "\"\(key)\"") else { return nil }
         let problemsBefore = pending.count
         checkKeys(object, allowed: Self.accessKeys, subject)
+        let listKey = key
         var list = AccessList()
         var valid = pending.count == problemsBefore
         for key in Self.accessKeys {
             guard let entries = object[key] else { continue }
             guard case .array(let elements) = entries.value else {
-                wrongType(entries, subject, "\"access.\(key)\"", "an array of names or ids")
+                wrongType(entries, subject, "\"\(listKey).\(key)\"", "an array of names or ids")
                 valid = false
                 continue
             }
@@ -191,7 +198,7 @@ extension ConfigParser {
                             + " \(Self.format(number))")
                     valid = false
                 default:
-                    wrongType(element, subject, "\"access.\(key)[\(index)]\"", "a name or a numeric id")
+                    wrongType(element, subject, "\"\(listKey).\(key)[\(index)]\"", "a name or a numeric id")
                     valid = false
                 }
             }
@@ -199,7 +206,7 @@ extension ConfigParser {
         if valid && list.users.isEmpty && list.groups.isEmpty {
             report(
                 .invalidValue, node.position, subject,
-                "an access list must name at least one user or group (an empty one would admit only root)")
+                "an \(listKey) list must name at least one user or group (an empty one would admit only root)")
             return nil
         }
         return valid ? list : nil
@@ -236,7 +243,7 @@ extension ConfigParser {
         return result.count == count ? result : nil
     }
 
-    private mutating func frame(_ node: JSONNode, _ subject: Subject) -> Rect? {
+    mutating func frame(_ node: JSONNode, _ subject: Subject) -> Rect? {
         // The common case, without building an array: four finite numbers, positive size.
         if case .array(let list) = node.value, list.count == 4, case .number(let x, _) = list[0].value,
             case .number(let y, _) = list[1].value, case .number(let width, _) = list[2].value,
@@ -260,7 +267,7 @@ extension ConfigParser {
         return valid ? Rect(x: values[0], y: values[1], width: values[2], height: values[3]) : nil
     }
 
-    private mutating func shape(_ node: JSONNode, _ subject: Subject) -> Shape? {
+    mutating func shape(_ node: JSONNode, _ subject: Subject) -> Shape? {
         let expected = "\"rect\", \"ellipse\", {\"roundedRect\": radius} or {\"polygon\": [[x, y], …]}"
         switch node.value {
         case .string("rect"): return .rect
@@ -318,7 +325,7 @@ extension ConfigParser {
         }
     }
 
-    private mutating func touchMargin(_ node: JSONNode, _ subject: Subject, shape: Shape) -> EdgeMargin? {
+    mutating func touchMargin(_ node: JSONNode, _ subject: Subject, shape: Shape) -> EdgeMargin? {
         switch node.value {
         case .number:
             guard let margin = finiteNumber(node, subject, "\"touchMargin\"") else { return nil }
@@ -354,7 +361,7 @@ extension ConfigParser {
         }
     }
 
-    private mutating func transform(_ node: JSONNode, _ subject: Subject) -> ViewTransform? {
+    mutating func transform(_ node: JSONNode, _ subject: Subject) -> ViewTransform? {
         guard let object = object(node, subject, "\"transform\"") else { return nil }
         checkKeys(object, allowed: Self.transformKeys, subject)
         var transform = ViewTransform()

@@ -29,7 +29,7 @@ public struct TouchTracker: Sendable {
     /// Contacts that are down but were dropped at touch-down: their later events are consumed quietly.
     private var droppedContacts: [ContactKey] = []
     /// Recent taps per hit view, for tapCount.
-    private var recentTaps: [RecentTap] = []
+    var recentTaps: [RecentTap] = []
     /// The devices of the delivered touches (a touch keeps only the id: a touch with no strings in
     /// it is copied and scanned without retains). Emptied whenever no touch is down.
     private var devices: [InputDevice] = []
@@ -430,52 +430,6 @@ public struct TouchTracker: Sendable {
             device: device(withID: touch.deviceID), cancelReason: touch.cancelReason)
     }
 
-    // MARK: - Taps
-
-    private static let recentTapCapacity = 16
-
-    private mutating func recordTapEnd(of touch: TrackedTouch) {
-        // A hit view a layout reload removed takes no more taps.
-        guard touch.hitView >= 0 else { return }
-        var existing: Int?
-        for index in recentTaps.indices
-        where recentTaps[index].hitView == touch.hitView
-            && recentTaps[index].screenIndex == touch.screenIndex
-        {
-            existing = index
-            break
-        }
-        guard touch.pendingPhase == .ended, !touch.leftTapSlop else {
-            // A drag or a cancellation breaks the run of taps on that view.
-            if let existing { recentTaps.remove(at: existing) }
-            return
-        }
-        let tap = RecentTap(
-            screenIndex: touch.screenIndex, hitView: touch.hitView, endScreenPoint: touch.screenPoint,
-            endMicros: touch.timestampMicros, tapCount: touch.tapCount)
-        if let existing {
-            recentTaps[existing] = tap
-        } else {
-            if recentTaps.count >= Self.recentTapCapacity { recentTaps.removeFirst() }
-            recentTaps.append(tap)
-        }
-    }
-
-    private func tapCount(hitView: Int32, screenIndex: Int, at screenPoint: Point, timestampMicros: UInt64)
-        -> Int
-    {
-        for index in recentTaps.indices
-        where recentTaps[index].hitView == hitView && recentTaps[index].screenIndex == screenIndex {
-            let previous = recentTaps[index]
-            guard timestampMicros >= previous.endMicros,
-                timestampMicros - previous.endMicros <= configuration.tapIntervalMicros,
-                Self.distance(previous.endScreenPoint, screenPoint) <= configuration.tapSlop
-            else { return 1 }
-            return previous.tapCount + 1
-        }
-        return 1
-    }
-
     // MARK: - Lookup
 
     private var liveTouchCount: Int {
@@ -566,14 +520,4 @@ struct TrackedTouch {
     @inline(__always)
     var isLive: Bool { pendingPhase?.isTerminal != true }
 
-}
-
-/// The end of the last tap on a view, for counting consecutive taps.
-struct RecentTap {
-    var screenIndex: Int
-    /// The hit view, an index into the screen's pre-order (remapped by a layout reload).
-    var hitView: Int32
-    var endScreenPoint: Point
-    var endMicros: UInt64
-    var tapCount: Int
 }

@@ -54,6 +54,11 @@ final class ClientConnection {
     var receivesTouches = true
     /// `gesture` messages go to this client (a `subscribe` with `"gestures":true`).
     var receivesGestures = false
+    /// A run-time layout request of this client is on the worker: its later requests wait (not
+    /// read) until the reply is sent, so replies stay in request order.
+    var awaitsLayoutReply = false
+    /// Every view a `setView` changes, and every `mount`/`unmount`, takes a token.
+    var changeBudget = Daemon.changeBudget
 
     /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.
     static let readChunkBytes = 16 * 1024
@@ -63,7 +68,7 @@ final class ClientConnection {
     /// The client may be given more replies: its queue is at most half full. Above that the
     /// daemon stops reading its requests until the queue drains (backpressure), so a client that
     /// sends a burst of requests and reads the replies is answered in full, never cut off.
-    var canTakeRequests: Bool { outbox.byteCount <= outbox.byteBudget / 2 }
+    var canTakeRequests: Bool { outbox.byteCount <= outbox.byteBudget / 2 && !awaitsLayoutReply }
 
     init(id: ClientID, fd: FileDescriptor, credentials: PeerCredentials?, queueCapacityBytes: Int) {
         self.id = id

@@ -232,6 +232,7 @@ extension Daemon {
         client.fd.close()
         clients[client.id] = nil
         subscriptions.remove(client.id)
+        runtimeClientLeft(client.id)
         switch reason {
         case .closedByPeer, .daemonStopping: logger.info("\(client.label) disconnected: \(reason)")
         default: logger.warning("\(client.label) disconnected: \(reason)")

@@ -1,4 +1,5 @@
-/// Reloading the config: requested on the loop, built on the `ReloadWorker`, swapped in on the loop.
+/// Reloading the config (and run-time layout changes, Daemon+Runtime.swift): requested on the
+/// loop, built on the `ReloadWorker`, swapped in on the loop.
 import Glibc
 import TouchRouterCore
 import TouchRouterInput
@@ -12,8 +13,15 @@ extension Daemon {
     struct ReloadJob {
         var triggers: [String] = []
         var replyTo: [(client: ClientID, seq: Int64?)] = []
+        /// The file is read again (false: a build of run-time changes only).
+        var readsFile = true
+        /// Run-time requests, applied in order after the file.
+        var runtime: [RuntimeWork] = []
 
-        var trigger: String { triggers.count == 1 ? triggers[0] : triggers.joined(separator: ", ") }
+        var trigger: String {
+            let reasons = triggers + (runtime.isEmpty ? [] : ["\(runtime.count) run-time change(s)"])
+            return reasons.joined(separator: ", ")
+        }
     }
 
     /// Asks for the config to be read again. The build runs on the reload worker; the routing loop
@@ -26,6 +34,7 @@ extension Daemon {
         if reloadInFlight != nil {
             var queued = reloadQueued ?? ReloadJob()
             queued.triggers.append(trigger)
+            queued.readsFile = true
             if let replyTo { queued.replyTo.append(replyTo) }
             reloadQueued = queued
             return
@@ -37,15 +46,32 @@ extension Daemon {
 
     func startReload(_ job: ReloadJob) {
         reloadInFlight = job
-        reloadWorker.start(path: options.configPath, current: config, subscriptions: subscriptions)
+        reloadWorker.start(
+            path: job.readsFile ? options.configPath : nil, current: runtime, work: job.runtime,
+            limits: .standard, subscriptions: subscriptions)
     }
 
     /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
     /// start the queued reload if any.
     func handleReloadOutcome() {
-        guard let outcome = reloadWorker.take(), let job = reloadInFlight else { return }
+        guard let build = reloadWorker.take(), var job = reloadInFlight else { return }
         reloadInFlight = nil
-        let failure = isStopping ? "the daemon is stopping" : applyReload(outcome, trigger: job.trigger)
+        // The requests' JSON (a mount's thousand views) is freed on the worker, not here: the
+        // only references left are these two, handed over (consumed) below.
+        let trigger = job.trigger
+        let work = job.runtime
+        job.runtime = []
+        let failure = isStopping ? "the daemon is stopping" : applyReload(build, trigger: trigger)
+        if !isStopping {
+            // A run-time change's reply comes before its layoutChanged: a client that reads one line
+            // per request gets its reply first (a reload's layoutChanged went out in applyReload).
+            answerRuntime(work, build.answers)
+            if let broadcast = pendingLayoutChanged {
+                pendingLayoutChanged = nil
+                broadcastLine(broadcast)
+            }
+        }
+        if !work.isEmpty { reloadWorker.retire(consume work) }
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply =
@@ -59,13 +85,14 @@ extension Daemon {
         }
     }
 
-    /// Swaps a finished build in. Returns the failure to report, if the file was refused.
+    /// Swaps a finished build in. Returns the failure to report, if the file was refused (the
+    /// build's run-time changes are swapped in all the same).
     /// Cost: `TouchTracker.replaceLayout`'s (the live touches), the cancels it sends, and one
     /// `layoutChanged` line per client; everything that grows with the layout was built by the
     /// worker, and the old layout is released there too.
-    func applyReload(_ outcome: ReloadOutcome, trigger: String) -> String? {
-        let prepared: PreparedReload
-        switch outcome {
+    func applyReload(_ build: LayoutBuild, trigger: String) -> String? {
+        var failure: String?
+        switch build.file {
         case .failed(let error):
             for configError in error.errors.prefix(20) { logger.error(configError.description) }
             if error.errors.count > 20 { logger.error("… and \(error.errors.count - 20) more errors") }
@@ -78,13 +105,18 @@ extension Daemon {
                 reloadRetryPending = true
                 scheduleRetry()
             }
-            return error.errors.first.map(\.description) ?? "the config did not load"
+            failure = error.errors.first.map(\.description) ?? "the config did not load"
         case .unchanged:
             logger.info("reload (\(trigger)): config unchanged")
-            return nil
-        case .ready(let ready):
-            prepared = ready
+        case .notRead, .changed:
+            break
         }
+        // The old state's tables (its view index, a replaced mount's views) are freed on the worker.
+        var oldRuntime = Optional(runtime)
+        runtime = build.runtime
+        reloadWorker.retire(oldRuntime.take()!)
+        lastBuildCPUMicros = build.cpuMicros
+        guard let prepared = build.ready else { return failure }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
         defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
         // What the old layout holds is released on the worker, not here: taken now, handed over
@@ -123,11 +155,25 @@ extension Daemon {
                 logger.warning("replay: no screen in the new config takes \(Excerpt.of(replayDevice.name))")
             }
         }
-        logger.notice("reload (\(trigger)): layout generation \(layoutGeneration), \(prepared.viewCount) views")
-        let changed = line(.layoutChanged(generation: layoutGeneration))
-        for client in Array(clients.values) where client.closing == nil {
-            if client.outbox.enqueue(line: changed) == .overflow { cutOff(client) } else { flush(client) }
+        let summary = "layout generation \(layoutGeneration), \(prepared.viewCount) views"
+        if case .notRead = build.file {
+            logger.info("run-time change (\(trigger)): \(summary)")
+        } else {
+            logger.notice("reload (\(trigger)): \(summary)")
         }
-        return nil
+        if case .changed = build.file {
+            broadcastLine(line(.layoutChanged(generation: layoutGeneration)))
+        } else {
+            pendingLayoutChanged = line(
+                .viewsChanged(generation: layoutGeneration, views: Self.changedViews(build.answers)))
+        }
+        return failure
+    }
+
+    /// Queues `bytes` to every client. Cost: one line per client.
+    func broadcastLine(_ bytes: [UInt8]) {
+        for client in Array(clients.values) where client.closing == nil {
+            if client.outbox.enqueue(line: bytes) == .overflow { cutOff(client) } else { flush(client) }
+        }
     }
 }

@@ -103,6 +103,8 @@ extension Daemon {
             // Answered when the reload is done (`handleReloadOutcome`).
             requestReload(trigger: "reload request from \(client.label)", replyTo: (client.id, seq))
             return nil
+        case .setView, .mount, .unmount:
+            return handleRuntimeRequest(request, seq: seq, from: client)
         case .setScreenState(let screen, let off):
             return setScreenState(screen, off: off, seq: seq, from: client)
         }
@@ -128,6 +130,8 @@ extension Daemon {
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
             "clientsFlooding": .integer(Int64(stats.clientsFlooding)),
             "reloadsFailed": .integer(Int64(stats.reloadsFailed)),
+            "changesRefused": .integer(Int64(stats.changesRefused)),
+            "mountedSubtrees": .integer(Int64(runtime.state.mounts.count)),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
         ]
@@ -143,6 +147,7 @@ extension Daemon {
                 let turn = loop.takeLongestTurn()
                 counters["loopLongestTurnMicros"] = .integer(Int64(turn.micros))
                 counters["loopLongestTurnCPUMicros"] = .integer(Int64(turn.cpuMicros))
+                counters["lastLayoutBuildCPUMicros"] = .integer(Int64(lastBuildCPUMicros))
                 if let histogram = stampToWritten, let p50 = histogram.percentile(0.5),
                     let p99 = histogram.percentile(0.99)
                 {

@@ -41,10 +41,17 @@ public final class Daemon {
     /// The reload being built, and the one queued behind it.
     var reloadInFlight: ReloadJob?
     var reloadQueued: ReloadJob?
+    /// The `layoutChanged` of a run-time build, sent after the requests' replies.
+    var pendingLayoutChanged: [UInt8]?
+    /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
+    var lastBuildCPUMicros: UInt64 = 0
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 
+    /// The config with its run-time changes (`runtime.effective`): what the daemon routes with.
     var config: Config
+    /// The config file's layout, what clients changed at run time, and the two together.
+    var runtime: RuntimeLayout
     var layout: Layout { config.layout }
     var layoutGeneration: UInt64 = 1
     var tracker: TouchTracker
@@ -97,6 +104,8 @@ public final class Daemon {
         var clientsFlooding = 0
         /// `touches` messages merged away by coalescing, summed over clients that have left.
         var coalescedByGoneClients = 0
+        /// Run-time requests refused for exceeding a client's change budget.
+        var changesRefused = 0
     }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
@@ -147,6 +156,7 @@ public final class Daemon {
         self.logger = logger
         let config = try loadConfig(path: options.configPath)
         self.config = config
+        runtime = RuntimeLayout(base: config)
         tracker = TouchTracker(layout: config.layout)
         field = FieldStage(config: config, nowMicros: monotonicMicros())
         subscriptions = SubscriptionTable(layout: config.layout)

@@ -1,7 +1,8 @@
-/// Reloads are built off the routing thread: reading the file, parsing, validating, the hit-test
-/// index, access lists and subscriptions all grow with the config, so none of them may run on the
-/// loop. The loop only swaps the finished result in (`Daemon.apply`), in time proportional to the
-/// touches that are down.
+/// Reloads and run-time layout changes are built off the routing thread: reading the file,
+/// parsing, validating, applying `setView`/`mount`/`unmount`, the hit-test index, access lists
+/// and subscriptions all grow with the config, so none of them may run on the loop. The loop only
+/// swaps the finished result in (`Daemon.applyReload`), in time proportional to the touches that
+/// are down.
 import CLinuxEvents
 import Dispatch
 import Glibc
@@ -21,14 +22,28 @@ struct PreparedReload: Sendable {
     var viewCount: Int
 }
 
-/// What a build ended with.
+/// What reading the file gave.
 enum ReloadOutcome: Sendable {
-    /// The file did not load or validate; nothing changes.
+    /// The file was not to be read (a build of run-time changes only).
+    case notRead
+    /// The file did not load or validate; the file's part changes nothing.
     case failed(ConfigErrors)
-    /// The file is valid and equal to the running config.
+    /// The file is valid and equal to the running config's file.
     case unchanged
-    /// A new layout, ready to swap in.
-    case ready(PreparedReload)
+    /// The file changed.
+    case changed
+}
+
+/// What a build ended with: the file's outcome, the run-time requests' answers (in order), the
+/// new run-time layout, and, when the effective layout changed, everything to swap in.
+struct LayoutBuild: Sendable {
+    var file: ReloadOutcome
+    var runtime: RuntimeLayout
+    var answers: [Result<[String], RuntimeFailures>]
+    var ready: PreparedReload?
+    /// The worker thread's CPU time for the build, µs (what the build cost, without the time the
+    /// machine gave other threads).
+    var cpuMicros: UInt64 = 0
 }
 
 /// One worker thread (a serial dispatch queue) that builds one reload at a time and signals the
@@ -37,7 +52,7 @@ final class ReloadWorker: Sendable {
     /// Readable when an outcome waits; registered with the loop.
     let fd: FileDescriptor
     private let queue = DispatchQueue(label: "touchrouterd.reload")
-    private let outcome = Mutex<ReloadOutcome?>(nil)
+    private let outcome = Mutex<LayoutBuild?>(nil)
 
     /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`.
     init() throws {
@@ -45,28 +60,45 @@ final class ReloadWorker: Sendable {
             rawValue: try checked("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) })
     }
 
-    /// Starts building from the file at `path`. `current` is the running config (to tell an
-    /// unchanged file) and `subscriptions` a snapshot of the live table. Returns at once.
-    func start(path: String, current: Config, subscriptions: SubscriptionTable) {
+    /// Starts building: the file at `path` read again (when given) under the running state
+    /// `current`, then `work` applied in order, then the new layout's tables, if it changed.
+    /// `subscriptions` is a snapshot of the live table. Returns at once.
+    func start(
+        path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
+        subscriptions: SubscriptionTable
+    ) {
         queue.async { [self] in
             // The routing loop comes first: on a busy machine a long build must not take its core.
             // A thread inherits its creator's policy, so under `--realtime-priority` this one would
             // be SCHED_FIFO beside the loop: it drops to a normal thread at nice 10 first.
             ThreadScheduling.makeBackground(nice: 10)
-            let result: ReloadOutcome
-            do throws(ConfigErrors) {
-                let config = try loadConfig(path: path)
-                if config == current {
-                    result = .unchanged
-                } else {
-                    result = .ready(
-                        PreparedReload(
-                            config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                            subscriptions: subscriptions.relayouted(config.layout), viewCount: config.layout.viewCount))
+            let cpuStart = threadCPUMicros()
+            var runtime = current
+            var file = ReloadOutcome.notRead
+            if let path {
+                do throws(ConfigErrors) {
+                    let config = try loadConfig(path: path)
+                    if config == current.base {
+                        file = .unchanged
+                    } else {
+                        // The run-time state stays for every view the new file still has.
+                        runtime = RuntimeLayout(base: config, state: current.state)
+                        file = .changed
+                    }
+                } catch {
+                    file = .failed(error)
                 }
-            } catch {
-                result = .failed(error)
             }
+            let answers = work.map { $0.run(on: &runtime, limits: limits) }
+            var ready: PreparedReload?
+            if runtime.effective != current.effective {
+                let config = runtime.effective
+                ready = PreparedReload(
+                    config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
+                    subscriptions: subscriptions.relayouted(config.layout), viewCount: config.layout.viewCount)
+            }
+            var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
+            result.cpuMicros = threadCPUMicros() - cpuStart
             outcome.withLock { $0 = result }
             var one: UInt64 = 1
             _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
@@ -74,7 +106,7 @@ final class ReloadWorker: Sendable {
     }
 
     /// The finished outcome, if there is one (clears the eventfd).
-    func take() -> ReloadOutcome? {
+    func take() -> LayoutBuild? {
         var count: UInt64 = 0
         _ = try? withUnsafeMutableBytes(of: &count) { try fd.read(into: $0) }
         return outcome.withLock { value in

@@ -23,6 +23,13 @@ public enum RequestMessage: Hashable, Sendable {
     case status
     /// `reload`: re-read the config (admin only).
     case reload
+    /// `setView`: change fields of views (owners only), all or none: field objects by view id,
+    /// checked by Core as config.
+    case setView(views: [String: JSONValue])
+    /// `mount`: replace a mount point's children with a subtree (its owners only).
+    case mount(view: String, children: JSONValue)
+    /// `unmount`: remove what is mounted at a mount point.
+    case unmount(view: String)
     /// `setScreenState`: an external blanker says the screen is `off` or `on` (admin only;
     /// docs/field.md).
     case setScreenState(screen: String, off: Bool)
@@ -38,6 +45,9 @@ public enum RequestMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reload: "reload"
+        case .setView: "setView"
+        case .mount: "mount"
+        case .unmount: "unmount"
         case .setScreenState: "setScreenState"
         }
     }
@@ -156,6 +166,18 @@ public enum RequestDecoder {
         case "layout": message = .layout
         case "status": message = .status
         case "reload": message = .reload
+        case "setView":
+            let views = try fields.objectField("views")
+            for (viewID, value) in views {
+                guard case .object = value else {
+                    throw fields.fail("field \"views.\(Excerpt.of(viewID))\" must be an object of fields to change")
+                }
+            }
+            message = .setView(views: views)
+        case "mount":
+            guard fields.has("children") else { throw fields.fail("missing field \"children\"") }
+            message = .mount(view: try fields.string("view"), children: fields.object["children"]!)
+        case "unmount": message = .unmount(view: try fields.string("view"))
         case "setScreenState":
             message = .setScreenState(screen: try fields.string("screen"), off: try ScreenStateRequest.isOff(fields))
         default:
@@ -197,6 +219,15 @@ extension ClientRequest {
                 object.field("point", point: screenPoint)
             case .layout, .status, .reload:
                 break
+            case .setView(let views):
+                object.key("views")
+                JSONValue.object(views).append(to: &object.buffer)
+            case .mount(let view, let children):
+                object.field("view", string: view)
+                object.key("children")
+                children.append(to: &object.buffer)
+            case .unmount(let view):
+                object.field("view", string: view)
             case .setScreenState(let screen, let off):
                 object.field("screen", string: screen)
                 object.field("state", string: off ? "off" : "on")

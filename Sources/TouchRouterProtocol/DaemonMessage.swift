@@ -239,6 +239,9 @@ public enum DaemonMessage: Hashable, Sendable {
     case gesture(GestureMessage)
     /// A reload changed the layout; subscriptions are kept by id.
     case layoutChanged(generation: UInt64)
+    /// A run-time change (`setView`, `mount`, `unmount`, a client's mounts going with it) changed
+    /// these views; on the wire a `layoutChanged` with `views`.
+    case viewsChanged(generation: UInt64, views: [String])
     case subscribed(Subscribed)
     case unsubscribed(Unsubscribed)
     case hitTestResult(HitTestReply)
@@ -248,6 +251,12 @@ public enum DaemonMessage: Hashable, Sendable {
     case status(StatusReply)
     /// The reply to `reload`: the generation now in effect.
     case reloaded(generation: UInt64, seq: Int64?)
+    /// The reply to `setView`: the changes are live at this generation.
+    case viewsSet(LayoutChangeReply)
+    /// The reply to `mount`.
+    case mounted(LayoutChangeReply)
+    /// The reply to `unmount`.
+    case unmounted(LayoutChangeReply)
     /// `idle` / `active`: a screen went idle (or off) or became active, to every client subscribed
     /// to a view of that screen (docs/field.md).
     case screenState(ScreenStateChange)
@@ -259,7 +268,7 @@ public enum DaemonMessage: Hashable, Sendable {
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .gesture, .layoutChanged, .screenState: nil
+        case .touches, .gesture, .layoutChanged, .viewsChanged, .screenState: nil
         case .screenStateSet(_, _, let seq): seq
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
@@ -268,6 +277,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layout(let message): message.seq
         case .status(let message): message.seq
         case .reloaded(_, let seq): seq
+        case .viewsSet(let reply), .mounted(let reply), .unmounted(let reply): reply.seq
         case .error(let error): error.seq
         }
     }
@@ -278,7 +288,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .welcome: "welcome"
         case .touches: "touches"
         case .gesture: "gesture"
-        case .layoutChanged: "layoutChanged"
+        case .layoutChanged, .viewsChanged: "layoutChanged"
         case .subscribed: "subscribed"
         case .unsubscribed: "unsubscribed"
         case .hitTestResult: "hitTestResult"
@@ -286,6 +296,9 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layout: "layout"
         case .status: "status"
         case .reloaded: "reloaded"
+        case .viewsSet: "viewsSet"
+        case .mounted: "mounted"
+        case .unmounted: "unmounted"
         case .screenState(let change): change.isActive ? "active" : "idle"
         case .screenStateSet: "screenState"
         case .error: "error"

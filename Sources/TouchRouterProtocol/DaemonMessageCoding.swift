@@ -29,6 +29,9 @@ extension DaemonMessage {
                 message.append(to: &object)
             case .layoutChanged(let generation):
                 object.field("generation", unsigned: generation)
+            case .viewsChanged(let generation, let views):
+                object.field("generation", unsigned: generation)
+                object.field("views", strings: views)
             case .subscribed(let reply):
                 object.field("views", strings: reply.views)
                 object.field("subtree", bool: reply.subtree)
@@ -55,6 +58,9 @@ extension DaemonMessage {
                 JSONValue.object(reply.counters).append(to: &object.buffer)
             case .reloaded(let generation, _):
                 object.field("generation", unsigned: generation)
+            case .viewsSet(let reply), .mounted(let reply), .unmounted(let reply):
+                object.field("generation", unsigned: reply.generation)
+                object.field("views", strings: reply.views)
             case .screenState(let change):
                 object.field("screen", string: change.screen)
                 object.field("time", unsigned: change.timestampMicros)
@@ -66,6 +72,7 @@ extension DaemonMessage {
                 object.field("code", string: error.code.rawValue)
                 object.field("message", string: error.message)
                 if !error.views.isEmpty { object.field("views", strings: error.views) }
+                if !error.failures.isEmpty { error.appendFailures(to: &object) }
             }
             if let seq { object.field("seq", integer: seq) }
         }
@@ -149,7 +156,9 @@ public enum DaemonMessageDecoder {
         case "gesture":
             return .gesture(try GestureMessage.decode(fields))
         case "layoutChanged":
-            return .layoutChanged(generation: try unsigned(fields, "generation"))
+            let generation = try unsigned(fields, "generation")
+            guard fields.has("views") else { return .layoutChanged(generation: generation) }
+            return .viewsChanged(generation: generation, views: try fields.stringArray("views"))
         case "subscribed":
             return .subscribed(
                 Subscribed(
@@ -175,6 +184,10 @@ public enum DaemonMessageDecoder {
             return .status(StatusReply(counters: try fields.objectField("counters"), seq: seq))
         case "reloaded":
             return .reloaded(generation: try unsigned(fields, "generation"), seq: seq)
+        case "viewsSet", "mounted", "unmounted":
+            let reply = LayoutChangeReply(
+                generation: try unsigned(fields, "generation"), views: try fields.stringArray("views"), seq: seq)
+            return type == "viewsSet" ? .viewsSet(reply) : type == "mounted" ? .mounted(reply) : .unmounted(reply)
         case "idle", "active":
             let reasonText = try fields.string("reason")
             guard let reason = ScreenChangeReason(rawValue: reasonText) else {
@@ -192,12 +205,13 @@ public enum DaemonMessageDecoder {
             let message = try fields.string("message")
             // A code from a newer daemon keeps its text in the message.
             let code = ErrorCode(rawValue: codeText) ?? .internalError
-            return .error(
-                ProtocolError(
-                    code: code,
-                    message: ErrorCode(rawValue: codeText) == nil
-                        ? "\(Excerpt.of(codeText)): \(message)" : message,
-                    seq: seq, views: fields.has("views") ? try fields.stringArray("views") : []))
+            var error = ProtocolError(
+                code: code,
+                message: ErrorCode(rawValue: codeText) == nil
+                    ? "\(Excerpt.of(codeText)): \(message)" : message,
+                seq: seq, views: fields.has("views") ? try fields.stringArray("views") : [])
+            if fields.has("failures") { error.failures = try ProtocolError.failures(from: fields) }
+            return .error(error)
         default:
             throw ProtocolError(
                 code: .unknownType, message: "unknown message type \"\(Excerpt.of(type))\"", seq: seq)

@@ -38,28 +38,31 @@ enum JSONReading {
 
     /// The request's `seq`, if the object has a usable one (an integer in `ClientRequest.seqRange`).
     private static func seq(in object: JSONObject) -> Int64? {
-        guard let node = object["seq"], case .number = node.value, let value = value(node).integerValue,
+        guard let node = object["seq"], case .number = node.value, let value = JSONValue(node).integerValue,
             ClientRequest.seqRange.contains(value)
         else { return nil }
         return value
     }
 
-    private static func fields(_ object: JSONObject) -> [String: JSONValue] {
+    static func fields(_ object: JSONObject) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
         fields.reserveCapacity(object.count)
-        for member in object.members { fields[member.key] = value(member.node) }
+        for member in object.members { fields[member.key] = JSONValue(member.node) }
         return fields
     }
+}
 
-    /// The protocol's value for a node. Recursion is bounded by the reader's nesting cap (512).
-    private static func value(_ node: JSONNode) -> JSONValue {
+extension JSONValue {
+    /// The protocol's value for a reader's node (a request line's, or a JSON5 file's for
+    /// touchrouterctl). Recursion is bounded by the reader's nesting cap (512).
+    public init(_ node: JSONNode) {
         switch node.value {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .number(let number, let integer): integer.map(JSONValue.integer) ?? .double(number)
-        case .string(let text): .string(text)
-        case .array(let elements): .array(elements.map(value))
-        case .object(let object): .object(fields(object))
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .number(let number, let integer): self = integer.map(JSONValue.integer) ?? .double(number)
+        case .string(let text): self = .string(text)
+        case .array(let elements): self = .array(elements.map(JSONValue.init))
+        case .object(let object): self = .object(JSONReading.fields(object))
         }
     }
 }

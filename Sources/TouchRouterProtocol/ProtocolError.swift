@@ -32,6 +32,17 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
     case shuttingDown = "shutting-down"
     /// The daemon failed in a way that is not the client's fault.
     case internalError = "internal"
+    /// A `setView` or `mount` had values the config would refuse (`failures` lists each, with the
+    /// config's error codes); nothing was applied.
+    case invalidLayout = "invalid-layout"
+    /// `mount`/`unmount` named a view that does not say `mount: true`.
+    case notMountPoint = "not-mount-point"
+    /// A `mount` brought more views than the per-mount limit.
+    case mountTooLarge = "mount-too-large"
+    /// A `mount` would give the client more mounted views than its limit.
+    case tooManyMountedViews = "too-many-mounted-views"
+    /// The client changed views faster than its change budget; the request was not applied.
+    case tooManyChanges = "too-many-changes"
 
     /// The daemon closes the connection after sending an error with this code.
     public var closesConnection: Bool {
@@ -52,6 +63,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
     public var seq: Int64?
     /// For `unknown-views`: the ids that are not in the layout. Empty otherwise.
     public var views: [String]
+    /// For a refused `setView`/`mount`/`unmount`: every reason, with view path and field.
+    public var failures: [ProtocolFailure] = []
 
     /// Makes an error.
     public init(code: ErrorCode, message: String, seq: Int64? = nil, views: [String] = []) {

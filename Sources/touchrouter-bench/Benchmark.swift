@@ -36,6 +36,7 @@ extension OptionKey {
     static let views = OptionKey("views")
     static let saves = OptionKey("saves")
     static let realtimePriority = OptionKey("realtime-priority")
+    static let samples = OptionKey("samples")
 }
 
 extension ArgumentKey {

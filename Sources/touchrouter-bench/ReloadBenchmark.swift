@@ -98,35 +98,15 @@ enum ReloadBenchmark {
         try? files[0].write(toFile: config, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
-        process.arguments =
-            [
+        let started = monotonicNanoseconds()
+        let process = startMeasuredDaemon(
+            arguments: [
                 "--config", config, "--replay", settings.recording, "--speed", settings.speed, "--loop",
                 "--replay-wait-for", "\(settings.clients)", "--replay-restamp", "--socket", socketPath,
                 "--log-level", "warning",
-            ] + (settings.realtimePriority.map { ["--realtime-priority", $0] } ?? [])
-        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        let started = monotonicNanoseconds()
-        do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-        var control: Int32 = -1
-        while control < 0 {
-            control = connectUnix(socketPath)
-            if control < 0 {
-                if !process.isRunning {
-                    DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
-                }
-                usleep(1_000)
-            }
-        }
+            ] + (settings.realtimePriority.map { ["--realtime-priority", $0] } ?? []), logPath: logPath)
+        defer { stopDaemon(process) }
+        let control = connectWhenListening(socketPath, daemon: process, logPath: logPath)
         let ready = monotonicNanoseconds() - started
         defer { close(control) }
         _ = DaemonLatencyBenchmark.status(control, hello: true)
@@ -163,23 +143,9 @@ enum ReloadBenchmark {
         process.waitUntilExit()
         for probe in probes { probe.finished.wait() }
 
-        // The routed frames' stamps (µs), as the first probe saw them, in arrival order.
-        let probe = probes[0]
-        var frames: [(arrival: UInt64, time: UInt64)] = []
-        for (index, arrival) in probe.arrivalNanos.enumerated() {
-            let time = UInt64(Int64(arrival) - probe.latencyNanos[index]) / 1000
-            if frames.last?.time != time { frames.append((arrival, time)) }
-        }
-        func gaps(from start: UInt64, to end: UInt64) -> [Double] {
-            var result: [Double] = []
-            for index in frames.indices.dropFirst() where frames[index].arrival >= start && frames[index].arrival < end
-            {
-                result.append(Double(frames[index].time - frames[index - 1].time) * 1000)
-            }
-            return result
-        }
-        let reference = gaps(from: referenceStart, to: referenceEnd)
-        let saving = gaps(from: referenceEnd, to: savingEnd)
+        // The routed frames' gaps, as the first probe saw them.
+        let reference = probes[0].frameGaps(from: referenceStart, to: referenceEnd)
+        let saving = probes[0].frameGaps(from: referenceEnd, to: savingEnd)
         let fileBytes = files[0].utf8.count
         print(
             column("\(count)", 7) + column(String(format: "%.1f MB", Double(fileBytes) / 1e6), 10)
@@ -228,5 +194,37 @@ enum ReloadBenchmark {
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") })
         else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
+
+/// A connection to the daemon's socket once it listens (polled every ms); fails if it exits first.
+func connectWhenListening(_ socketPath: String, daemon process: Process, logPath: String) -> Int32 {
+    while true {
+        let fd = connectUnix(socketPath)
+        if fd >= 0 { return fd }
+        if !process.isRunning {
+            DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
+        }
+        usleep(1_000)
+    }
+}
+
+/// touchrouterd with `arguments` and `TOUCHROUTERD_MEASURE_LOOP=1`, its stderr in `logPath`.
+func startMeasuredDaemon(arguments: [String], logPath: String) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
+    process.standardError = FileHandle(forWritingAtPath: logPath)
+    process.standardOutput = FileHandle.nullDevice
+    do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
+    return process
+}
+
+/// Kills a daemon the benchmark has not stopped itself.
+func stopDaemon(_ process: Process) {
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }

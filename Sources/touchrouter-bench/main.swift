@@ -17,6 +17,7 @@ let benchmarks: [Benchmark] = [
     encodeBenchmark,
     daemonLatencyBenchmark,
     reloadBenchmark,
+    runtimeBenchmark,
     configBenchmark,
 ]
 

@@ -35,9 +35,11 @@ func connectToDaemon(_ arguments: ParsedArguments, command: String) async -> Tou
 }
 
 /// Connects, sends one request and prints its reply: with `--json` exactly the line the daemon's
-/// reply encodes to, else through `printText`. Failures print why and exit 1.
+/// reply encodes to, else through `printText`. Failures print why (and every reason a run-time
+/// change was refused for) and exit 1. `holdsConnection`: then keeps the connection until the
+/// daemon closes it or the tool is interrupted (a client's mounts go with its connection).
 func runOneRequest<Reply: Sendable>(
-    _ arguments: ParsedArguments, command: String,
+    _ arguments: ParsedArguments, command: String, holdsConnection: Bool = false,
     request: @escaping @Sendable (TouchRouterClient) async throws -> Reply,
     message: @escaping @Sendable (Reply) -> DaemonMessage,
     printText: @escaping @Sendable (Reply) -> Void
@@ -52,11 +54,21 @@ func runOneRequest<Reply: Sendable>(
             } else {
                 printText(reply)
             }
-            return .success
         } catch {
             StandardError.print("touchrouterctl \(command): \(error)")
+            if case ClientError.daemon(let protocolError) = error {
+                for failure in protocolError.failures {
+                    StandardError.print(
+                        "  \(failure.code): " + (failure.view.map { "view \"\($0)\": " } ?? "")
+                            + (failure.field.map { "\($0): " } ?? "") + failure.message)
+                }
+            }
             return .failure
         }
+        if holdsConnection {
+            for await _ in client.events {}
+        }
+        return .success
     }
 }
 
@@ -152,6 +164,13 @@ enum MonitorCommand: Command {
                         LineOutput.print("{\"type\":\"layoutChanged\",\"generation\":\(generation)}")
                     } else {
                         LineOutput.print("layout changed: generation \(generation)")
+                    }
+                case .viewsChanged(let generation, let views):
+                    if json {
+                        let line = DaemonMessage.viewsChanged(generation: generation, views: views).encodedLine()
+                        LineOutput.print(String(decoding: line.dropLast(), as: UTF8.self))
+                    } else {
+                        LineOutput.print("layout changed: generation \(generation): \(views.joined(separator: ", "))")
                     }
                 case .screenState(let change):
                     if json {

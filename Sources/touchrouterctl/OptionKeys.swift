@@ -38,6 +38,7 @@ extension OptionKey {
 extension ArgumentKey {
     static let actual = ArgumentKey("ACTUAL")
     static let expected = ArgumentKey("EXPECTED")
+    static let assignment = ArgumentKey("KEY=VALUE")
     static let file = ArgumentKey("FILE")
     static let script = ArgumentKey("SCRIPT")
     static let screenName = ArgumentKey("SCREEN")

@@ -103,6 +103,13 @@ struct ClientTests {
             case .reload, .setScreenState:
                 connection.send(
                     .error(ProtocolError(code: .permissionDenied, message: "not admin", seq: seq)))
+            case .setView(let views):
+                connection.send(.viewsSet(LayoutChangeReply(generation: 2, views: views.keys.sorted(), seq: seq)))
+                connection.send(.viewsChanged(generation: 2, views: views.keys.sorted()))
+            case .mount(let view, _):
+                connection.send(.mounted(LayoutChangeReply(generation: 3, views: [view], seq: seq)))
+            case .unmount(let view):
+                connection.send(.unmounted(LayoutChangeReply(generation: 4, views: [view], seq: seq)))
             }
         }
     }

@@ -125,6 +125,7 @@ struct CommandLineTests {
                   encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
                   latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
                   reload                the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved
+                  runtime               the real touchrouterd: setView round trip against status, mount → live, routing gaps while mounting
                   config                config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon
 
                 Without a name, runs every benchmark. See 'touchrouter-bench NAME --help' for a benchmark's options.
@@ -157,7 +158,7 @@ struct CommandLineTests {
         arguments: [
             (
                 ["nosuch"],
-                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, reload, config)"
+                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, reload, runtime, config)"
             ),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),

@@ -275,6 +275,9 @@ struct HelpTests {
                   status                Show the running daemon's state and counters.
                   screen                Tell the running daemon a screen is off or on (admin).
                   layout                Show the layout the running daemon uses.
+                  set                   Change a view of the running daemon's layout (hidden, alpha, frame, …).
+                  mount                 Mount a subtree (a JSON5 file of views) at a mount point of the running daemon.
+                  unmount               Remove what is mounted at a mount point of the running daemon.
                   inject                Create a virtual touchscreen (uinput) and play a recording or gestures into it.
                   input-events          (diagnostic) Print live touch frames from libinput, one line each.
                   transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.

@@ -9,8 +9,8 @@ import TouchRouterCore
 @Suite("Protocol documentation")
 struct DocumentationTests {
     static let requestTypes: Set<String> = [
-        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload",
-        "setScreenState",
+        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload", "setView", "mount",
+        "unmount", "setScreenState",
     ]
 
     static func documentedLines() throws -> [String] {

@@ -1,0 +1,253 @@
+/// The config with its run-time state: applies `setView`, `mount` and `unmount` requests
+/// atomically (each checked in full first, then applied whole or not at all), undoes a departed
+/// client's mounts and resettable changes, and keeps the state across a new config for every view
+/// that still exists. Pure; meant for the daemon's layout worker, since rebuilding the effective
+/// layout after a change is linear in the layout.
+///
+/// Ids: a mounted view's id must be new, used neither by the config file (any view, also the
+/// children a mount point has in the file) nor by another mount; replacing a mount may reuse its
+/// own ids (touches on a view that keeps its id go on). Collisions are refused as `duplicateID`.
+public struct RuntimeLayout: Sendable {
+    /// The config as the file says it.
+    public private(set) var base: Config
+    /// What clients changed.
+    public private(set) var state: RuntimeState
+    /// The config with the state applied: what the daemon routes with.
+    public private(set) var effective: Config
+    /// Every view of `effective` by id.
+    private var entries: [String: Entry] = [:]
+    /// Every id the config file uses.
+    private var baseIDs: Set<String> = []
+
+    /// A view of the effective layout: the view, its parent and depth (root 1).
+    struct Entry: Sendable {
+        var view: View
+        var parent: String?
+        var depth: Int
+    }
+
+    /// The config with `state` applied, as far as the config allows it: changes of views the
+    /// config lacks are dropped, and so are mounts whose point is gone (or no longer says
+    /// `mount: true`) or whose ids the config now uses. Cost: linear in the layout.
+    public init(base: Config, state: RuntimeState = RuntimeState()) {
+        self.base = base
+        var kept = state
+        var ids: Set<String> = []
+        for screen in base.layout.screens { Self.collectIDs(screen.root, into: &ids) }
+        baseIDs = ids
+        for (point, mount) in state.mounts {
+            var mountedIDs: Set<String> = []
+            for child in mount.views.children { Self.collectIDs(child, into: &mountedIDs) }
+            if !ids.contains(point) || !base.runtime.mountPoints.contains(point) || !mountedIDs.isDisjoint(with: ids) {
+                kept.setMount(nil, at: point)
+            }
+        }
+        self.state = kept
+        effective = base
+        rebuild()
+    }
+
+    private static func collectIDs(_ root: View, into ids: inout Set<String>) {
+        var stack = [root]
+        while let view = stack.popLast() {
+            ids.insert(view.id)
+            stack.append(contentsOf: view.children)
+        }
+    }
+
+    /// Rebuilds the effective config and the index, and forgets changes of views that are gone.
+    private mutating func rebuild() {
+        effective = state.effectiveConfig(base)
+        entries.removeAll(keepingCapacity: true)
+        var stack: [(view: View, parent: String?, depth: Int)] = effective.layout.screens.map { ($0.root, nil, 1) }
+        while let (view, parent, depth) = stack.popLast() {
+            if entries[view.id] == nil { entries[view.id] = Entry(view: view, parent: parent, depth: depth) }
+            for child in view.children { stack.append((child, view.id, depth + 1)) }
+        }
+        let known = entries
+        state.keepChanges { known[$0] != nil }
+    }
+
+    /// The effective layout has a view with this id.
+    public func contains(_ viewID: String) -> Bool { entries[viewID] != nil }
+
+    /// The view's path: ids from its screen's root, itself last.
+    public func path(of viewID: String) -> [String] {
+        var path: [String] = []
+        var current: String? = viewID
+        while let id = current, let entry = entries[id] {
+            path.append(id)
+            current = entry.parent
+        }
+        return path.reversed()
+    }
+
+    /// The owner lists on the view's path from the root (a mounted view inherits its mount point's).
+    public func ownerLists(of viewID: String) -> [AccessList] {
+        path(of: viewID).compactMap { base.runtime.owners[$0] }
+    }
+
+    /// Whether `client` may change the view: it has an owner on its path and the client passes
+    /// every owner list there. Without an owner, nobody may (root included).
+    public func mayChange(_ viewID: String, by client: RuntimeClient) -> Bool {
+        let lists = ownerLists(of: viewID)
+        return !lists.isEmpty && lists.allSatisfy(client.admits)
+    }
+
+    /// The view ids the client has mounted views under and how many views that is.
+    public func mountedViewCount(of clientID: Int) -> Int {
+        state.mounts.values.filter { $0.client == clientID }.reduce(0) { $0 + $1.views.viewCount }
+    }
+
+    /// Applies one request whole, or nothing of it. Returns the ids of the views it changed
+    /// (for `layoutChanged`), or every reason it was refused.
+    public mutating func apply(
+        _ request: RuntimeRequest, by client: RuntimeClient, limits: RuntimeLimits = .standard
+    ) -> Result<[String], RuntimeFailures> {
+        switch request {
+        case .setView(let views): return setView(views, by: client)
+        case .mount(let viewID, let children): return mount(viewID, children: children, by: client, limits: limits)
+        case .unmount(let viewID): return unmount(viewID, by: client)
+        }
+    }
+
+    /// The checks every request makes of the view it names: it exists and the client owns it.
+    private func checkOwned(_ viewID: String, by client: RuntimeClient) -> RuntimeFailure? {
+        guard contains(viewID) else {
+            return RuntimeFailure(code: .unknownView, viewPath: nil, message: "no view \"\(Excerpt.of(viewID))\"")
+        }
+        let viewPath = Self.joined(path(of: viewID))
+        let lists = ownerLists(of: viewID)
+        if lists.isEmpty {
+            return RuntimeFailure(
+                code: .permissionDenied, viewPath: viewPath,
+                message: "no owner on the view's path: it cannot be changed at run time")
+        }
+        if !lists.allSatisfy(client.admits) {
+            return RuntimeFailure(
+                code: .permissionDenied, viewPath: viewPath, message: "an owner list on the view's path excludes you")
+        }
+        return nil
+    }
+
+    private static func joined(_ path: [String]) -> String { path.map { Excerpt.of($0) }.joined(separator: "/") }
+
+    private mutating func setView(
+        _ views: [(viewID: String, fields: JSONNode)], by client: RuntimeClient
+    ) -> Result<[String], RuntimeFailures> {
+        var failures: [RuntimeFailure] = []
+        var changes: [(String, ViewChange)] = []
+        for (viewID, fields) in views {
+            if let failure = checkOwned(viewID, by: client) {
+                failures.append(failure)
+                continue
+            }
+            switch ConfigParser.viewChange(fields, viewPath: path(of: viewID)) {
+            case .failure(let found): failures += found.failures
+            case .success(let change):
+                // The view as it would be: a shape and a per-edge margin do not go together.
+                let merged = change.applied(to: entries[viewID]!.view)
+                if merged.shape != .rect && !merged.touchMargin.isUniform {
+                    failures.append(
+                        RuntimeFailure(
+                            code: .config(.perEdgeMarginOnShape), viewPath: Self.joined(path(of: viewID)),
+                            field: change.touchMargin != nil ? "touchMargin" : "shape",
+                            message: "a shaped view takes a single touchMargin number; {top, left, bottom, right}"
+                                + " is for rectangles only"))
+                } else {
+                    changes.append((viewID, change))
+                }
+            }
+        }
+        if views.isEmpty {
+            failures.append(RuntimeFailure(code: .config(.invalidValue), viewPath: nil, message: "no view to change"))
+        }
+        guard failures.isEmpty else { return .failure(RuntimeFailures(failures)) }  // nothing applied
+        for (viewID, change) in changes { state.set(change, of: viewID, by: client.id) }
+        rebuild()
+        return .success(changes.map(\.0))
+    }
+
+    private mutating func mount(
+        _ viewID: String, children: JSONNode, by client: RuntimeClient, limits: RuntimeLimits
+    ) -> Result<[String], RuntimeFailures> {
+        if let failure = checkMountPoint(viewID, by: client) { return .failure(RuntimeFailures([failure])) }
+        let viewPath = path(of: viewID)
+        let mounted: MountedViews
+        do throws(ConfigErrors) {
+            mounted = try ConfigParser.mountedViews(
+                children, mountPath: viewPath, depth: entries[viewID]!.depth,
+                limits: ConfigLimits(maxViews: limits.viewsPerMount))
+        } catch {
+            return .failure(
+                RuntimeFailures(
+                    error.errors.map {
+                        RuntimeFailure(
+                            code: $0.code == .tooManyViews ? .mountTooLarge : .config($0.code), viewPath: $0.viewPath,
+                            field: "children", message: $0.message)
+                    }))
+        }
+        var failures: [RuntimeFailure] = []
+        var otherMounts: Set<String> = []
+        for (point, mount) in state.mounts where point != viewID {
+            for child in mount.views.children { Self.collectIDs(child, into: &otherMounts) }
+        }
+        var mountedIDs: [(String, [String])] = []
+        var stack = mounted.children.map { ($0, viewPath) }
+        while let (view, parentPath) = stack.popLast() {
+            let ownPath = parentPath + [view.id]
+            mountedIDs.append((view.id, ownPath))
+            stack.append(contentsOf: view.children.map { ($0, ownPath) })
+        }
+        for (id, ownPath) in mountedIDs.sorted(by: { $0.0 < $1.0 })
+        where baseIDs.contains(id) || otherMounts.contains(id) {
+            let user = contains(id) ? "view \"\(Self.joined(path(of: id)))\"" : "the config"
+            failures.append(
+                RuntimeFailure(
+                    code: .config(.duplicateID), viewPath: Self.joined(ownPath), field: "children",
+                    message: "duplicate id \"\(Excerpt.of(id))\": already used by \(user)"))
+        }
+        let replaced = state.mounts[viewID].flatMap { $0.client == client.id ? $0.views.viewCount : 0 } ?? 0
+        let total = mountedViewCount(of: client.id) - replaced + mounted.viewCount
+        if total > limits.viewsMountedPerClient {
+            failures.append(
+                RuntimeFailure(
+                    code: .tooManyMountedViews, viewPath: Self.joined(viewPath), field: "children",
+                    message: "you would have \(total) mounted views, more than the limit of"
+                        + " \(limits.viewsMountedPerClient)"))
+        }
+        guard failures.isEmpty else { return .failure(RuntimeFailures(failures)) }
+        state.setMount(RuntimeState.Mount(client: client.id, views: mounted), at: viewID)
+        rebuild()
+        return .success([viewID])
+    }
+
+    private func checkMountPoint(_ viewID: String, by client: RuntimeClient) -> RuntimeFailure? {
+        if contains(viewID) && !base.runtime.mountPoints.contains(viewID) {
+            return RuntimeFailure(
+                code: .notMountPoint, viewPath: Self.joined(path(of: viewID)),
+                message: "not a mount point (the config does not say \"mount: true\")")
+        }
+        return checkOwned(viewID, by: client)
+    }
+
+    private mutating func unmount(_ viewID: String, by client: RuntimeClient) -> Result<[String], RuntimeFailures> {
+        if let failure = checkMountPoint(viewID, by: client) { return .failure(RuntimeFailures([failure])) }
+        guard state.mounts[viewID] != nil else { return .success([]) }
+        state.setMount(nil, at: viewID)
+        rebuild()
+        return .success([viewID])
+    }
+
+    /// A client left: its mounts are removed, and its changes of views that say
+    /// `resetOnDisconnect: true` undone. Returns the views that changed (empty: nothing did).
+    public mutating func clientLeft(_ clientID: Int) -> [String] {
+        var changed = state.removeChanges(by: clientID, of: base.runtime.resetsOnDisconnect)
+        for (point, mount) in state.mounts where mount.client == clientID {
+            state.setMount(nil, at: point)
+            changed.append(point)
+        }
+        if !changed.isEmpty { rebuild() }
+        return changed.sorted()
+    }
+}

@@ -1,0 +1,340 @@
+/// Run-time layout changes against the real daemon: owners and outsiders of different uids,
+/// atomic refusals, touches in flight through hide, move, unmount and a mounting client's
+/// disconnect, a reload under run-time state, and the limits.
+import Foundation
+import Glibc
+import Testing
+import TouchRouterProtocol
+
+@Suite("Run-time layout changes", .serialized)
+struct RuntimeChangeTests {
+    /// `app` is root's (uid 0); `guest` is nobody's (65534) and resets when its client leaves;
+    /// `layer` is a mount point over everything.
+    static let config = """
+        { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+            { id: "app", frame: [0, 0, 1280, 768], owner: { users: [0] }, children: [
+                { id: "pad", frame: [0, 0, 1280, 768] },
+                { id: "layer", frame: [0, 0, 1280, 768], mount: true },
+            ] },
+            { id: "guest", frame: [0, 0, 10, 10], owner: { users: [65534] }, resetOnDisconnect: true },
+        ] } }] }
+        """
+
+    static func startDaemon(_ directory: TemporaryDirectory, speed: String = "1", waitFor: Int = 1) throws
+        -> DaemonProcess
+    {
+        chmod(directory.path, 0o755)
+        try directory.write("runtime.json5", Self.config)
+        return try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(
+                recording: Scenario.oneFingerDrag, config: directory.file("runtime.json5"), waitFor: waitFor,
+                speed: speed) + ["--socket-mode", "0666"])
+    }
+
+    /// The reply to `request` (touches and layoutChanged lines before it are returned too).
+    static func exchange(_ client: LineClient, _ json: String) throws -> (reply: DaemonMessage, before: [DaemonMessage])
+    {
+        try client.send(json)
+        var before: [DaemonMessage] = []
+        while let message = try client.readMessage() {
+            switch message {
+            case .touches, .layoutChanged, .viewsChanged: before.append(message)
+            default: return (message, before)
+            }
+        }
+        throw HarnessError("closed while waiting for the reply to \(json)")
+    }
+
+    static func layoutView(_ client: LineClient, _ id: String) throws -> String {
+        let (reply, _) = try exchange(client, #"{"type":"layout","seq":90}"#)
+        let text = String(decoding: reply.encodedLine(), as: UTF8.self)
+        guard let range = text.range(of: "{\"id\":\"\(id)\"") else { return "" }
+        return String(text[range.lowerBound...].prefix { $0 != "}" })
+    }
+
+    /// Sends its requests one by one and prints each reply's type and code, as a client of another
+    /// uid (run through setpriv).
+    static let outsiderClient = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        f = s.makefile("rwb")
+        for request in sys.argv[2:]:
+            f.write((request + "\\n").encode()); f.flush()
+            while True:
+                m = json.loads(f.readline())
+                if "seq" in m:
+                    print(m["type"], m.get("code", "-"), flush=True)
+                    break
+        """
+
+    @Test(
+        "an owner may change its views; another uid is refused, may change only its own, and its changes reset",
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"))
+    func ownerAndOutsider() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        try directory.write("outsider.py", Self.outsiderClient)
+        let requests = [
+            #"{"type":"setView","views":{"pad":{"hidden":true}},"seq":1}"#,
+            #"{"type":"mount","view":"layer","children":[{"id":"x","frame":[0,0,1,1]}],"seq":2}"#,
+            #"{"type":"setView","views":{"guest":{"alpha":0.5},"pad":{"alpha":0.5}},"seq":3}"#,
+            #"{"type":"setView","views":{"guest":{"alpha":0.5}},"seq":4}"#,
+            #"{"type":"setView","views":{"panel":{"alpha":0.5}},"seq":5}"#,
+        ]
+        let text = try OtherUserClient.run(
+            script: directory.file("outsider.py"), arguments: [daemon.socketPath] + requests)
+        #expect(
+            text.split(separator: "\n") == [
+                "error permission-denied", "error permission-denied", "error permission-denied", "viewsSet -",
+                "error permission-denied",
+            ], "\(daemon.log)")
+
+        let owner = try LineClient(socketPath: daemon.socketPath)
+        // The outsider's change of guest was undone when it left (resetOnDisconnect); pad never changed.
+        try daemon.waitForLog("run-time change (1 run-time change(s)): layout generation 3")
+        #expect(try Self.layoutView(owner, "guest").contains("alpha") == false)
+        #expect(try Self.layoutView(owner, "pad").contains("hidden") == false)
+        guard
+            case .viewsSet(let set) = try Self.exchange(
+                owner, #"{"type":"setView","views":{"pad":{"hidden":true}},"seq":6}"#
+            ).reply
+        else { throw HarnessError("root refused") }
+        #expect(set.views == ["pad"] && set.generation == 4)
+        #expect(try Self.layoutView(owner, "pad").contains("hidden"))
+    }
+
+    @Test("replies stay in request order: a status sent right after a setView is answered after it")
+    func repliesInOrder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.send(
+            #"{"type":"setView","views":{"pad":{"alpha":0.5}},"seq":1}"# + "\n" + #"{"type":"status","seq":2}"#)
+        var seqs: [Int64] = []
+        while seqs.count < 2, let message = try client.readMessage() {
+            if let seq = message.seq { seqs.append(seq) }
+        }
+        #expect(seqs == [1, 2])
+    }
+
+    @Test("one bad field refuses the whole request: nothing changes, every failure is listed")
+    func atomicRefusal() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        let (reply, _) = try Self.exchange(
+            client,
+            #"{"type":"setView","views":{"pad":{"hidden":true},"layer":{"frame":[0,0,0,5],"alpha":-1}},"seq":1}"#)
+        guard case .error(let error) = reply else { throw HarnessError("accepted: \(reply)") }
+        #expect(error.code == .invalidLayout && error.seq == 1)
+        #expect(error.failures.map(\.code) == ["alphaOutOfRange", "nonPositiveSize"])
+        #expect(error.failures.allSatisfy { $0.view == "panel/app/layer" })
+        #expect(error.failures.map(\.field) == ["alpha", "frame"])
+        #expect(try Self.layoutView(client, "pad").contains("hidden") == false)
+        // Mounting outside a mount point, and ids that exist, are refused too.
+        let (notMount, _) = try Self.exchange(client, #"{"type":"mount","view":"pad","children":[],"seq":2}"#)
+        #expect(notMount.errorCode == .notMountPoint)
+        let (collision, _) = try Self.exchange(
+            client, #"{"type":"mount","view":"layer","children":[{"id":"guest","frame":[0,0,1,1]}],"seq":3}"#)
+        guard case .error(let duplicate) = collision else { throw HarnessError("accepted") }
+        #expect(duplicate.code == .invalidLayout && duplicate.failures.first?.code == "duplicateID")
+        #expect(daemon.log.contains("setView refused"))
+    }
+
+    /// Waits for a `moved` of the subscribed view, then makes `change`; returns what the
+    /// subscriber got from then until its touch ended or was cancelled (touches and layoutChanged,
+    /// in order: a touch after a layoutChanged was routed through that layout).
+    static func touchThrough(_ subscriber: LineClient, view: String, change: () throws -> Void) throws
+        -> [DaemonMessage]
+    {
+        while let message = try subscriber.readMessage() {
+            guard let touches = message.touches else { continue }
+            if touches.viewID == view && touches.touches.contains(where: { $0.phase == .moved }) { break }
+        }
+        try change()
+        var after: [DaemonMessage] = []
+        while let message = try subscriber.readMessage() {
+            after.append(message)
+            if let touches = message.touches, touches.touches.contains(where: { $0.phase.isTerminal }) { break }
+        }
+        return after
+    }
+
+    @Test("a finger on a view that is hidden, then moved, keeps going to it, in its new coordinates")
+    func hideAndMoveUnderAFinger() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let owner = try LineClient(socketPath: daemon.socketPath)
+        // The empty mount layer on top lets touches through to pad.
+        _ = try Self.exchange(owner, #"{"type":"setView","views":{"layer":{"interactive":false}},"seq":0}"#)
+        let subscriber = try LineClient(socketPath: daemon.socketPath)
+        try subscriber.send(ClientRequest(.subscribe(views: ["pad"], subtree: false), seq: 1))
+        guard case .subscribed = try subscriber.readReply() else { throw HarnessError("not subscribed") }
+        let after = try Self.touchThrough(subscriber, view: "pad") {
+            _ = try Self.exchange(owner, #"{"type":"setView","views":{"pad":{"hidden":true}},"seq":1}"#)
+            _ = try Self.exchange(owner, #"{"type":"setView","views":{"pad":{"frame":[100,50,1280,768]}},"seq":2}"#)
+        }
+        let messages = after.compactMap(\.touches)
+        let touches = messages.flatMap(\.touches)
+        #expect(!touches.isEmpty)
+        #expect(messages.allSatisfy { $0.viewID == "pad" })
+        #expect(touches.allSatisfy { $0.phase != .cancelled }, "a hidden view's touch is not cancelled")
+        #expect(touches.last?.phase == .ended)
+        // Every touch after the frame change's layoutChanged is in the moved view's coordinates.
+        guard let moved = after.lastIndex(where: { if case .viewsChanged = $0 { true } else { false } }) else {
+            throw HarnessError("no layoutChanged for the frame")
+        }
+        let shifted = after[moved...].compactMap(\.touches).flatMap(\.touches)
+        #expect(!shifted.isEmpty)
+        for touch in shifted {
+            #expect(touch.localPoint.x == touch.screenPoint.x - 100 && touch.localPoint.y == touch.screenPoint.y - 50)
+        }
+        // New touch-downs miss the hidden view.
+        let (hit, _) = try Self.exchange(owner, #"{"type":"hitTest","point":[600,300],"seq":3}"#)
+        guard case .hitTestResult(let result) = hit else { throw HarnessError("no hit-test result") }
+        #expect(result.viewID == "app")
+    }
+
+    @Test(
+        "a touch on a mounted view: cancelled (view-removed) by unmount or the mounter's disconnect, not by a remount",
+        arguments: ["unmount", "disconnect", "remount"])
+    func mountedViewUnderAFinger(change: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        var mounter: LineClient? = try LineClient(socketPath: daemon.socketPath)
+        let mount = #"{"type":"mount","view":"layer","children":[{"id":"popup","frame":[0,0,1280,768]}],"seq":1}"#
+        guard case .mounted = try Self.exchange(mounter!, mount).reply else { throw HarnessError("not mounted") }
+        let subscriber = try LineClient(socketPath: daemon.socketPath)
+        try subscriber.send(ClientRequest(.subscribe(views: ["popup"], subtree: false), seq: 1))
+        guard case .subscribed = try subscriber.readReply() else { throw HarnessError("not subscribed") }
+        let after = try Self.touchThrough(subscriber, view: "popup") {
+            switch change {
+            case "unmount": _ = try Self.exchange(mounter!, #"{"type":"unmount","view":"layer","seq":2}"#)
+            case "disconnect": mounter = nil
+            default: _ = try Self.exchange(mounter!, mount.replacingOccurrences(of: "1280", with: "1000"))
+            }
+        }
+        let last = after.last?.touches?.touches.last
+        if change == "remount" {
+            #expect(last?.phase == .ended)
+        } else {
+            #expect(last?.phase == .cancelled && last?.cancelReason == .viewRemoved, "\(after)")
+        }
+        _ = mounter
+    }
+
+    @Test("a reload keeps the run-time state of the views the new file still has")
+    func reloadKeepsRuntimeState() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory, waitFor: 5)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        _ = try Self.exchange(client, #"{"type":"setView","views":{"pad":{"hidden":true}},"seq":1}"#)
+        _ = try Self.exchange(
+            client, #"{"type":"mount","view":"layer","children":[{"id":"popup","frame":[0,0,10,10]}],"seq":2}"#)
+        try directory.write(
+            "runtime.json5", Self.config.replacingOccurrences(of: "[0, 0, 10, 10]", with: "[5, 5, 10, 10]"))
+        var sawReload = false
+        while !sawReload, let message = try client.readMessage() {
+            if case .layoutChanged = message { sawReload = true }
+        }
+        #expect(try Self.layoutView(client, "pad").contains("hidden"))
+        #expect(try Self.layoutView(client, "popup").contains("frame"))
+        #expect(try Self.layoutView(client, "guest").contains("[5.0,5.0,10.0,10.0]"))
+    }
+
+    @Test("limits: a mount past the view limit and a flood of changes are refused; the daemon and the client go on")
+    func limits() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory, waitFor: 5)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        let views = (0...1500).map { #"{"id":"v\#($0)","frame":[0,0,1,1]}"# }.joined(separator: ",")
+        let (tooLarge, _) = try Self.exchange(
+            client, #"{"type":"mount","view":"layer","children":[\#(views)],"seq":1}"#)
+        #expect(tooLarge.errorCode == .mountTooLarge)
+        // 300 one-view changes at once: the budget (bursts of 200, 100/s) refuses some, applies the rest.
+        try client.sendRaw(
+            Array(
+                (0..<300).map {
+                    #"{"type":"setView","views":{"pad":{"alpha":0.\#($0 % 9 + 1)}},"seq":\#($0 + 10)}"# + "\n"
+                }
+                .joined().utf8))
+        var applied = 0
+        var refused = 0
+        while applied + refused < 300, let message = try client.readMessage() {
+            if case .viewsSet = message { applied += 1 }
+            if message.errorCode == .tooManyChanges { refused += 1 }
+        }
+        #expect(applied >= 200 && refused > 0)
+        let (status, _) = try Self.exchange(client, #"{"type":"status","seq":999}"#)
+        guard case .status = status else { throw HarnessError("no status after the flood") }
+    }
+
+    @Test(
+        "python-client.py and touchrouterctl set/mount/unmount change the running layout; the mount goes with its client"
+    )
+    func tools() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory, speed: "1", waitFor: 1)
+        defer { daemon.stop() }
+        try directory.write("popup.json", #"[{"id":"popup","frame":[0,0,1280,768]}]"#)
+        let script = Paths.packageRoot.appendingPathComponent("examples/python-client.py").path
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", script, "--socket", daemon.socketPath, "--set", "pad", "alpha=0.5", "--mount", "layer",
+            directory.file("popup.json"), "popup",
+        ]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        let reader = output.fileHandleForReading
+        var text = ""
+        while !text.contains("popup touch") {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text.hasPrefix("viewsSet 2  \nmounted 3  \nsubscribed: ['popup']\n"), "\(text)")
+        #expect(text.contains("popup touch"))
+        // SIGKILL: a child of the test runner may inherit its blocked SIGTERM.
+        kill(python.processIdentifier, SIGKILL)
+        python.waitUntilExit()
+        let ctl = Paths.product("touchrouterctl")
+        let client = try LineClient(socketPath: daemon.socketPath)
+        // The python client's mount went with it.
+        try daemon.waitForLog("layout generation 4")
+        #expect(try Self.layoutView(client, "popup") == "")
+        let set = try ExamplesTests().outputLines(ctl, ["set", "pad", "hidden=true", "--socket", daemon.socketPath])
+        #expect(set == ["set pad: layout generation 5"])
+        let refused = Process()
+        refused.executableURL = URL(fileURLWithPath: ctl)
+        refused.arguments = ["set", "pad", "alpha=3", "--socket", daemon.socketPath]
+        let errors = Pipe()
+        refused.standardError = errors
+        try refused.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus == 1)
+        #expect(errorText.contains("alphaOutOfRange: view \"panel/app/pad\": alpha: alpha must be in 0…1, found 3"))
+        let unmount = try ExamplesTests().outputLines(
+            ctl, ["unmount", "layer", "--json", "--socket", daemon.socketPath])
+        #expect(unmount == [#"{"type":"unmounted","generation":5,"views":[],"seq":1}"#])
+    }
+}
