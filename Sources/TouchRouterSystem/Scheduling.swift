@@ -21,8 +21,4 @@ public enum ThreadScheduling {
         _ = sched_setscheduler(0, SCHED_OTHER, &parameters)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
     }
-
-    /// The calling thread's policy as `sched_getscheduler(0)` reports it (`SCHED_OTHER` is 0,
-    /// `SCHED_FIFO` 1).
-    public static func currentPolicy() -> Int32 { sched_getscheduler(0) }
 }
