@@ -216,6 +216,20 @@ struct FieldMatcherTests {
         #expect(outputs.map(S.contacts) == [[S.down(0)], [], [S.up(0)], []])
     }
 
+    @Test func aContactFollowsItsDevicesMatcherAsItsFramesNameItAfterAReload() throws {
+        let config = try Self.parse(
+            Self.config(devices: "{name: \"flaky*\", filters: {maxStationarySeconds: 5}}, {name: \"good*\"}"))
+        var stage = FieldStage(config: config, nowMicros: 0)
+        _ = stage.process(Self.frame(0, S.down(0), Self.flaky, matcher: 0), nowMicros: 0)
+        #expect(stage.nextDeadlineMicros == 5_000_000)
+        // The new config lists the flaky panel second, with a shorter limit; input now says matcher 1.
+        let reloaded = try Self.parse(
+            Self.config(devices: "{name: \"good*\"}, {name: \"flaky*\", filters: {maxStationarySeconds: 2}}"))
+        stage.replaceSettings(config: reloaded)
+        _ = stage.process(Self.frame(1_000_000, S.move(0, 100, 100), Self.flaky, matcher: 1), nowMicros: 1_000_000)
+        #expect(stage.nextDeadlineMicros == 2_000_000)
+    }
+
     @Test func aStuckLimitOnOneMatcherCancelsOnlyThatPanelsStillFinger() throws {
         let config = try Self.parse(
             Self.config(devices: "{name: \"flaky*\", filters: {maxStationarySeconds: 2}}, {name: \"good*\"}"))

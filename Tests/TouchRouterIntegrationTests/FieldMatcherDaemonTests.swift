@@ -135,7 +135,8 @@ struct FieldMatcherDaemonTests {
     func aReloadMovesTheFilter() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // Before the replay starts, the config changes: now the good panel's matcher has the filter.
+        // Before the replay starts, the config changes: now the good panel's matcher, listed first,
+        // has the filter (so each panel's matcher index changes too).
         try directory.write("field.json5", FieldRecording.config(Self.devices))
         try MultiDeviceRecording.write(Self.panels, to: directory.file("panels.yml"))
         let daemon = try DaemonProcess(
@@ -147,7 +148,7 @@ struct FieldMatcherDaemonTests {
         defer { daemon.stop() }
         try directory.write(
             "field.json5",
-            FieldRecording.config(#"devices: [{name: "flaky*"}, {name: "good*", filters: {minContactMs: 30}}]"#))
+            FieldRecording.config(#"devices: [{name: "good*", filters: {minContactMs: 30}}, {name: "flaky*"}]"#))
         try daemon.waitForLog("layout generation 2")
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.hello("app")
