@@ -131,7 +131,10 @@ extension ConfigParser {
                 wrongType(udevNode, subject, "\"udev\"", "an object of property: value")
             }
         }
-        if !Self.matcherSelectingKeys.contains(where: { object[$0] != nil }) {
+        // No key that selects devices (an unknown key is already reported: one error is enough).
+        if !Self.matcherSelectingKeys.contains(where: { object[$0] != nil }),
+            object.members.allSatisfy({ Self.matcherKeys.contains($0.key) })
+        {
             report(
                 .invalidValue, node.position, subject,
                 "a device matcher needs at least one of \"name\", \"udev\", \"node\"")
