@@ -19,7 +19,8 @@ public struct Config: Hashable, Sendable {
     /// whose run-time changes are undone when their client leaves (`resetOnDisconnect`).
     public var runtime = RuntimeSettings()
     /// Each screen's `idle`, `wake` and `filters` (docs/field.md), by screen name; a screen
-    /// without them is absent (everything off).
+    /// without them is absent (everything off). A device matcher's own `filters` are on the matcher
+    /// (`DeviceMatcher.fieldSettings`; `fieldSettings(forScreen:matcherIndex:)` picks).
     public var fieldSettings: [String: FieldSettings] = [:]
 
     /// A config from parts (tests, generated layouts); `Config.parse` is the usual way to get one.
@@ -42,13 +43,21 @@ public struct Config: Hashable, Sendable {
     public func screenName(
         forDeviceNamed name: String, udevProperties: [String: String], node: String?
     ) -> String? {
-        if let input = screenInputs.first(where: {
-            $0.matches(deviceName: name, udevProperties: udevProperties, node: node)
-        }) {
-            return input.screenName
+        screenMatch(forDeviceNamed: name, udevProperties: udevProperties, node: node)?.screen
+    }
+
+    /// `screenName(forDeviceNamed:…)` with the matcher that took the device (the first matching one
+    /// of that screen's `devices`; nil for a device given a screen by `unmatchedDevices`).
+    public func screenMatch(
+        forDeviceNamed name: String, udevProperties: [String: String], node: String?
+    ) -> ScreenMatch? {
+        for input in screenInputs {
+            if let index = input.matcherIndex(deviceName: name, udevProperties: udevProperties, node: node) {
+                return ScreenMatch(screen: input.screenName, matcherIndex: index)
+            }
         }
         switch unmatchedDevices {
-        case .firstScreen: return layout.screens.first?.name
+        case .firstScreen: return layout.screens.first.map { ScreenMatch(screen: $0.name, matcherIndex: nil) }
         case .ignore: return nil
         }
     }

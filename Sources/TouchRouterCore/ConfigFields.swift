@@ -11,7 +11,7 @@ extension ConfigParser {
             Pending(
                 code: code, position: position, viewPath: subject.view.map(viewPath),
                 screenName: subject.screenName,
-                message: message))
+                message: subject.matcher.map { "devices[\($0)]: " + message } ?? message))
     }
 
     /// The path of a view entry: ids from the screen's root joined by `/`, the middle cut out when

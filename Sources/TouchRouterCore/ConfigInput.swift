@@ -12,12 +12,20 @@ public struct DeviceMatcher: Hashable, Sendable {
     public var udevProperties: [String: String]
     /// The exact device node, e.g. `/dev/input/event5`.
     public var node: String?
+    /// The field settings of a device this matcher takes (docs/field.md, "Per device matcher"): the
+    /// screen's, with the matcher's own `filters` replacing them key by key. Nil: the matcher has no
+    /// `filters`, its devices get the screen's.
+    public var fieldSettings: FieldSettings?
 
-    /// A matcher from its keys; give at least one.
-    public init(nameGlob: String? = nil, udevProperties: [String: String] = [:], node: String? = nil) {
+    /// A matcher from its keys; give at least one of the first three.
+    public init(
+        nameGlob: String? = nil, udevProperties: [String: String] = [:], node: String? = nil,
+        fieldSettings: FieldSettings? = nil
+    ) {
         self.nameGlob = nameGlob
         self.udevProperties = udevProperties
         self.node = node
+        self.fieldSettings = fieldSettings
     }
 
     /// No key given: such a matcher would match every device.
@@ -172,6 +180,26 @@ public struct ScreenInputConfig: Hashable, Sendable {
 
     /// Whether any of this screen's matchers matches the device.
     public func matches(deviceName: String, udevProperties: [String: String], node: String?) -> Bool {
-        devices.contains { $0.matches(name: deviceName, udevProperties: udevProperties, node: node) }
+        matcherIndex(deviceName: deviceName, udevProperties: udevProperties, node: node) != nil
+    }
+
+    /// The first of this screen's matchers (in file order) that matches the device.
+    public func matcherIndex(deviceName: String, udevProperties: [String: String], node: String?) -> Int? {
+        devices.firstIndex { $0.matches(name: deviceName, udevProperties: udevProperties, node: node) }
+    }
+}
+
+/// The screen a device drives and which of that screen's `devices` matchers took it.
+public struct ScreenMatch: Hashable, Sendable {
+    /// The screen's name.
+    public var screen: String
+    /// The index of the first matching matcher in the screen's `devices`; nil when none matched and
+    /// `unmatchedDevices` gave the device the screen. It picks the device's `filters`.
+    public var matcherIndex: Int?
+
+    /// A match.
+    public init(screen: String, matcherIndex: Int?) {
+        self.screen = screen
+        self.matcherIndex = matcherIndex
     }
 }

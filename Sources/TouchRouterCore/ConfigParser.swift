@@ -19,6 +19,8 @@ struct ConfigParser {
     struct Subject {
         var view: Int32?
         var screenName: String?
+        /// A screen's device matcher, by its index in `devices`: its problems say `devices[N]: `.
+        var matcher: Int?
         static let top = Subject()
     }
 
@@ -44,7 +46,8 @@ struct ConfigParser {
     static let transformKeys = ["rotate", "scale"]
     static let shapeNames = ["rect", "ellipse"]
     static let shapeObjectKeys = ["roundedRect", "polygon"]
-    static let matcherKeys = ["name", "udev", "node"]
+    static let matcherSelectingKeys = ["name", "udev", "node"]
+    static let matcherKeys = matcherSelectingKeys + ["filters"]
 
     let fileName: String
     let limits: ConfigLimits

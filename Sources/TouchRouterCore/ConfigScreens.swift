@@ -22,7 +22,8 @@ extension ConfigParser {
         }
         let subject = Subject(screenName: Excerpt.of(name))
         checkKeys(object, allowed: Self.screenKeys + Self.fieldScreenKeys, subject)
-        if let field = fieldSettings(object, subject) { fieldByScreen[name] = field }
+        let screenField = fieldSettings(object, subject)
+        if let screenField { fieldByScreen[name] = screenField }
 
         var size: [Double] = []
         for key in ["width", "height"] {
@@ -56,8 +57,12 @@ extension ConfigParser {
         var input = ScreenInputConfig(screenName: name)
         if let devicesNode = object["devices"] {
             if case .array(let list) = devicesNode.value {
-                for matcherNode in list {
-                    if let matcher = matcher(matcherNode, subject) { input.devices.append(matcher) }
+                for (index, matcherNode) in list.enumerated() {
+                    var matcherSubject = subject
+                    matcherSubject.matcher = index
+                    if let matcher = matcher(matcherNode, screenField: screenField, matcherSubject) {
+                        input.devices.append(matcher)
+                    }
                 }
             } else {
                 wrongType(devicesNode, subject, "\"devices\"", "an array of device matchers")
@@ -91,7 +96,9 @@ extension ConfigParser {
         return (Screen(name: name, width: width, height: height, root: root), input)
     }
 
-    mutating func matcher(_ node: JSONNode, _ subject: Subject) -> DeviceMatcher? {
+    /// One entry of a screen's `devices`; `screenField` is the screen's field settings, which the
+    /// matcher's own `filters` override key by key.
+    mutating func matcher(_ node: JSONNode, screenField: FieldSettings?, _ subject: Subject) -> DeviceMatcher? {
         guard let object = object(node, subject, "a device matcher") else { return nil }
         checkKeys(object, allowed: Self.matcherKeys, subject)
         var matcher = DeviceMatcher()
@@ -124,11 +131,15 @@ extension ConfigParser {
                 wrongType(udevNode, subject, "\"udev\"", "an object of property: value")
             }
         }
-        if object.isEmpty {
+        // No key that selects devices (an unknown key is already reported: one error is enough).
+        if !Self.matcherSelectingKeys.contains(where: { object[$0] != nil }),
+            object.members.allSatisfy({ Self.matcherKeys.contains($0.key) })
+        {
             report(
                 .invalidValue, node.position, subject,
                 "a device matcher needs at least one of \"name\", \"udev\", \"node\"")
         }
+        matcher.fieldSettings = matcherFieldSettings(object, screen: screenField, subject)
         return matcher
     }
 }

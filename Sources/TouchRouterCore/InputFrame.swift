@@ -44,17 +44,22 @@ public struct InputFrame: Hashable, Sendable {
     /// Millimetres per layout unit of this device on this screen (resolved by the input layer,
     /// `PhysicalScale.resolve`): what thresholds in mm are measured with.
     public var physicalScale: PhysicalScale
+    /// Which of the screen's `devices` matchers took this device (`ScreenMatch.matcherIndex`,
+    /// resolved by the input layer with the screen); nil when none did. The field stage applies
+    /// that matcher's `filters` (docs/field.md).
+    public var matcherIndex: Int?
 
     /// A frame; `physicalScale` defaults to `PhysicalScale.fallback`.
     public init(
         device: InputDevice, screen: String, timestampMicros: UInt64, contacts: [ContactEvent],
-        physicalScale: PhysicalScale = .fallback
+        physicalScale: PhysicalScale = .fallback, matcherIndex: Int? = nil
     ) {
         self.device = device
         self.screen = screen
         self.timestampMicros = timestampMicros
         self.contacts = contacts
         self.physicalScale = physicalScale
+        self.matcherIndex = matcherIndex
     }
 }
 

@@ -149,11 +149,8 @@ extension Daemon {
         }
         // Devices may now drive another screen, or none.
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
-        if let replayDevice {
-            replayScreen = config.screenName(forDeviceNamed: replayDevice.name, udevProperties: [:], node: nil)
-            if replayScreen == nil {
-                logger.warning("replay: no screen in the new config takes \(Excerpt.of(replayDevice.name))")
-            }
+        for name in replayTargets.reassign(config) {
+            logger.warning("replay: no screen in the new config takes \(Excerpt.of(name))")
         }
         let summary = "layout generation \(layoutGeneration), \(prepared.viewCount) views"
         if case .notRead = build.file {

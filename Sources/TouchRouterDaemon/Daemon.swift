@@ -69,10 +69,8 @@ public final class Daemon {
     var clients: [ClientID: ClientConnection] = [:]
     var nextClientID: ClientID = 1
     var replay: ReplayClock?
-    /// The replayed device, and the screen the current config gives it (a reload may rename or
-    /// reassign it, as it does for live devices).
-    var replayDevice: InputDevice?
-    var replayScreen: String?
+    /// The replayed devices, and the screen and matcher the current config gives each.
+    var replayTargets = ReplayTargets(frames: [])
     var liveInput: LibinputReader?
     var isStopping = false
     /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
@@ -175,8 +173,7 @@ public final class Daemon {
                 logKernelBug: { logger.warning("replay: \($0)") },
                 logScale: { logger.info("replay: \(Excerpt.of(path)): \($0)") })
             replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
-            replayDevice = frames.first?.device
-            replayScreen = frames.first?.screen
+            replayTargets = ReplayTargets(frames: frames)
             logger.info(
                 "replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
                     + (options.replayLoops ? ", looping" : ""))
@@ -445,7 +442,7 @@ public final class Daemon {
         while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock
             if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
-            if let replayScreen { frame.screen = replayScreen }
+            replayTargets.stamp(&frame)
             process(.frame(frame))
             if stampToWritten != nil { stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
             if clock.speed == 0 { break }

@@ -44,8 +44,8 @@ extension LibinputReader {
         apply(assignment, to: pointer, device)
         log(
             .info,
-            "touch device \(describe(state)) added, drives screen \(assignment.screen), "
-                + "\(assignment.physicalScale)")
+            "touch device \(describe(state)) added, drives screen \(assignment.screen)"
+                + (assignment.matcherIndex.map { " (its devices[\($0)])" } ?? "") + ", \(assignment.physicalScale)")
     }
 
     func deviceRemoved(_ pointer: OpaquePointer, into output: inout [InputEvent]) {

@@ -282,6 +282,7 @@ public final class LibinputReader {
     {
         InputFrame(
             device: state.device, screen: state.assignment.screen, timestampMicros: timestampMicros,
-            contacts: contacts, physicalScale: state.assignment.physicalScale)
+            contacts: contacts, physicalScale: state.assignment.physicalScale,
+            matcherIndex: state.assignment.matcherIndex)
     }
 }

@@ -47,17 +47,21 @@ public struct ScreenAssignment: Hashable, Sendable {
     public var calibrationMatrix: [Float]?
     /// Millimetres per layout unit of the device on the screen; every frame carries it.
     public var physicalScale: PhysicalScale
+    /// Which of the screen's `devices` matchers took the device (nil: none, by `unmatchedDevices`);
+    /// every frame carries it, for the field stage's per-matcher `filters`.
+    public var matcherIndex: Int?
 
     /// Creates an assignment.
     public init(
         screen: String, width: Double, height: Double, calibrationMatrix: [Float]? = nil,
-        physicalScale: PhysicalScale = .fallback
+        physicalScale: PhysicalScale = .fallback, matcherIndex: Int? = nil
     ) {
         self.screen = screen
         self.width = width
         self.height = height
         self.calibrationMatrix = calibrationMatrix
         self.physicalScale = physicalScale
+        self.matcherIndex = matcherIndex
     }
 }
 

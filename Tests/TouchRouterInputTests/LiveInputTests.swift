@@ -125,7 +125,7 @@ struct LiveInputTests {
         let identity: [Float] = [1, 0, 0, 0, 1, 0]
         #expect(
             config.screenAssignment(for: device("panel A v2"), defaultCalibration: identity)
-                == ScreenAssignment(screen: "a", width: 100, height: 50, calibrationMatrix: nil))
+                == ScreenAssignment(screen: "a", width: 100, height: 50, calibrationMatrix: nil, matcherIndex: 0))
         #expect(
             config.screenAssignment(for: device("x", ["ID_PATH": "usb-2"]), defaultCalibration: identity)?
                 .calibrationMatrix
@@ -135,5 +135,15 @@ struct LiveInputTests {
                 for: device("y", node: "/dev/input/event9"), defaultCalibration: identity)?
                 .calibrationMatrix == [2, 0, 0, 0, 2, 0])
         #expect(config.screenAssignment(for: device("z"), defaultCalibration: identity) == nil)
+        // The matcher that took the device, for its `filters`: the first matching one of the screen.
+        let two = try Config.parse(
+            Data(
+                """
+                { screens: [{ name: "a", width: 100, height: 50, root: { id: "a" },
+                  devices: [{ name: "panel A*" }, { name: "panel*", filters: { minContactMs: 20 } }] }] }
+                """.utf8), fileName: "t.json5")
+        #expect(two.screenAssignment(for: device("panel B"), defaultCalibration: identity)?.matcherIndex == 1)
+        #expect(two.screenAssignment(for: device("panel A"), defaultCalibration: identity)?.matcherIndex == 0)
+        #expect(two.screenAssignment(for: device("other"), defaultCalibration: identity)?.matcherIndex == nil)
     }
 }

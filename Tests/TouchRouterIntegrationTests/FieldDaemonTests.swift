@@ -311,7 +311,8 @@ struct FieldDaemonTests {
         let daemon = try self.daemon(
             directory, keys: "filters: {minContactMs: 20, debounceMs: 60, debounceMM: 3}",
             frames: [
-                (0.0, [.down(0, 100, 100)]), (0.010, [.up(0)]),  // a 10 ms blip
+                (0.0, [.down(0, 100, 100)]), (0.010, [.up(0)]),  // a 10 ms blip…
+                (0.2, [.down(0, 150, 150)]), (0.205, [.up(0)]),  // …and another in the same burst
                 (0.5, [.down(0, 200, 200)]), (0.6, [.up(0)]),  // a tap…
                 (0.63, [.down(0, 201, 200)]), (0.7, [.up(0)]),  // …and its bounce 30 ms later, 1 unit away
                 (1.0, [.down(0, 300, 300)]), (1.1, [.up(0)]),
@@ -331,7 +332,10 @@ struct FieldDaemonTests {
             Issue.record("no fieldDevices in status")
             return
         }
-        #expect(device["blips-dropped"] == .integer(1) && device["bounces"] == .integer(1))
+        #expect(device["blips-dropped"] == .integer(2) && device["bounces"] == .integer(1))
+        // Logged once per burst: the two blips are one line, the bounce another.
+        #expect(daemon.log.components(separatedBy: "blips-dropped began").count == 2)
+        #expect(daemon.log.components(separatedBy: "bounces began").count == 2)
     }
 
     /// The daemon's threads' voluntary context switches: each is a wake-up.
@@ -344,9 +348,11 @@ struct FieldDaemonTests {
         }
     }
 
-    @Test("no wake-ups while nothing waits: without idle, and once an idle screen has gone idle")
+    /// Idle costs one timer armed for its deadline and nothing else: no wake-up while it counts
+    /// down (600 s here), none once the screen is idle, none without `idle`.
+    @Test("no wake-ups while nothing is due: without idle, while idle counts down, once the screen is idle")
     func noPeriodicWakeUps() throws {
-        for keys in ["filters: {maxStationarySeconds: 5}", "idle: {seconds: 0.2}"] {
+        for keys in ["filters: {maxStationarySeconds: 5}", "idle: {seconds: 600}", "idle: {seconds: 0.2}"] {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let daemon = try self.daemon(directory, keys: keys, frames: [(0, [.down(0, 1, 1)])], waitFor: 2)
@@ -354,7 +360,7 @@ struct FieldDaemonTests {
             let client = try LineClient(socketPath: daemon.socketPath)
             try client.send(ClientRequest(.subscribe(views: ["main"], subtree: false), seq: 1))
             _ = try client.readReply()
-            if keys.hasPrefix("idle") {
+            if keys == "idle: {seconds: 0.2}" {
                 let idle = try events(client, count: 1, timeoutSeconds: 10).compactMap(Self.change)
                 #expect(idle.map(\.reason) == [.timeout])
             }

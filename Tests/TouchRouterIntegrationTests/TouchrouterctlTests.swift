@@ -87,6 +87,14 @@ struct ValidateCommandTests {
         #expect(result.stderr.isEmpty)
     }
 
+    @Test("the field kit's example config (filters per device matcher) validates")
+    func fieldExample() throws {
+        let result = try TouchrouterctlProcess.run(["validate", "config/field-kiosk.json5"])
+        #expect(result.exitCode == 0)
+        #expect(result.stdout == "config/field-kiosk.json5: OK, 1 screen, 5 views\n")
+        #expect(result.stderr.isEmpty)
+    }
+
     @Test("a bad file: exit 1, every error on stderr, nothing on stdout")
     func badFile() throws {
         let path = try TouchrouterctlProcess.temporaryFile(

@@ -392,14 +392,16 @@ reload() {
 scenario "reload: ignored device mapped, rotation changed" reload
 
 # 8. The field kit on the live path (docs/field.md): 'ghost panel' drives screen 'ghost', whose
-#    filters drop contacts at a corner of the sensor and cancel a finger still for 2 s. It plays a
-#    ghost burst (five taps on the four corners: raw axis minimum or maximum on both axes) then a
-#    real tap at (500, 500), while another finger holds still at (1500, 500) for 5 s. Passes when
-#    the client sees exactly two touches begin on ghost-root: the real tap (ended) and the held
-#    finger, cancelled with reason stuck about 2 s in (its real lift later is swallowed); status
-#    counts 5 stuck points and 1 stuck cancel for the device; the log has one line for the burst.
+#    filters cancel a finger still for 2 s; the ghost panel's own matcher adds the corner filter.
+#    It plays a ghost burst (five taps on the four corners: raw axis minimum or maximum on both
+#    axes) then a real tap at (500, 500), while another finger holds still at (1500, 500) for 5 s.
+#    Passes when the client sees exactly two touches begin on ghost-root: the real tap (ended) and
+#    the held finger, cancelled with reason stuck about 2 s in (its real lift later is swallowed);
+#    status counts 5 stuck points and 1 stuck cancel for the device; the log has one line for the
+#    burst. Then 'clean panel', on the same screen by another matcher (no filters of its own), taps
+#    the (0, 0) corner: delivered, since the corner filter is the ghost panel's matcher's only.
 ghosts() {
-    local routed began
+    local routed began clean
     routed=$(monitor_lines)
     start_device ghost "ghost panel" "$CTL" inject --name "ghost panel" --wait-stdin --start-delay 0 \
         --gesture "tap 0 0; tap 0 0; tap 1920 1080; tap 0 1080; tap 1920 0; tap 500 500" "hold 1500 500 5000" \
@@ -422,8 +424,17 @@ ghosts() {
         || { echo "status: $(grep -o '"fieldDevices":[^]]*' "$OUT/ghost.status")"; return 1; }
     [ "$(count "$DAEMON_LOG" 'touch device ghost panel: stuck-points began')" -eq 1 ] \
         || { echo "the ghost burst was not logged exactly once"; return 1; }
+    clean=$(monitor_lines)
+    start_device clean "clean panel" "$CTL" inject --name "clean panel" --wait-stdin --start-delay 0 \
+        --gesture "tap 0 0" || { echo "clean panel never reached libinput"; return 1; }
+    go clean
+    finish clean || { echo "the clean injector failed or its device was not removed"; return 1; }
+    wait_settled "$clean" 30 ghost-root || { echo "the clean panel's corner tap never reached the client"; return 1; }
+    monitor_since "$clean" ghost-root | grep -Eq ' ended .*local \(0, 0\)' \
+        || { echo "the clean panel's corner tap was filtered: $(monitor_since "$clean" ghost-root | tr '\n' ';')"; return 1; }
     echo "5 corner ghosts dropped, the real tap reached ghost-root (500, 500), the held finger" \
-        "cancelled (stuck); status: 5 stuck points, 1 stuck cancel; one log line for the burst"
+        "cancelled (stuck); status: 5 stuck points, 1 stuck cancel; one log line for the burst;" \
+        "the clean panel's corner tap (another matcher) delivered"
 }
 scenario "field kit: a ghost burst and a stuck finger on the live path" ghosts
 

@@ -39,29 +39,47 @@ public struct FieldStage: Sendable {
     private var output = FieldOutput()
 
     /// A stage for these screens' settings (screens without an entry have everything off),
-    /// started at `nowMicros` (the idle countdowns start there). Distances in millimetres are
-    /// measured with each frame's `physicalScale`.
+    /// started at `nowMicros` (the idle countdowns start there). `matcherSettings` gives, per
+    /// screen, the settings of a device taken by each of its `devices` matchers (a frame's
+    /// `matcherIndex` picks; a frame without one, or past the list, gets the screen's). Distances in
+    /// millimetres are measured with each frame's `physicalScale`.
     public init(
-        screens names: [String], settings: [String: FieldSettings], nowMicros: UInt64,
+        screens names: [String], settings: [String: FieldSettings],
+        matcherSettings: [String: [FieldSettings]] = [:], nowMicros: UInt64,
         tapSlop: Double = TrackerConfiguration.defaultTapSlop
     ) {
         self.nowMicros = nowMicros
         self.tapSlop = tapSlop
         screens = names.map {
-            ScreenState(name: $0, settings: settings[$0] ?? .off, lastActivityMicros: nowMicros)
+            ScreenState(
+                name: $0, settings: settings[$0] ?? .off, matcherSettings: matcherSettings[$0] ?? [],
+                lastActivityMicros: nowMicros)
         }
     }
 
     /// A stage for a config's screens.
     public init(config: Config, nowMicros: UInt64) {
         self.init(
-            screens: config.layout.screens.map(\.name), settings: config.fieldSettings, nowMicros: nowMicros)
+            screens: config.layout.screens.map(\.name), settings: config.fieldSettings,
+            matcherSettings: Self.matcherSettings(config), nowMicros: nowMicros)
+    }
+
+    /// Per screen, the field settings of each device matcher (`Config.fieldSettings(forScreen:
+    /// matcherIndex:)`); screens whose matchers have no `filters` are left out.
+    static func matcherSettings(_ config: Config) -> [String: [FieldSettings]] {
+        var settings: [String: [FieldSettings]] = [:]
+        for input in config.screenInputs where input.devices.contains(where: { $0.fieldSettings != nil }) {
+            settings[input.screenName] = input.devices.indices.map {
+                config.fieldSettings(forScreen: input.screenName, matcherIndex: $0)
+            }
+        }
+        return settings
     }
 
     /// Nothing to do: every screen has everything off and is active, and no contact is followed.
     /// The daemon may then hand events straight to the tracker.
     public var isInert: Bool {
-        contacts.isEmpty && screens.allSatisfy { $0.settings.isInert && $0.activity == .active }
+        contacts.isEmpty && screens.allSatisfy { $0.isInert && $0.activity == .active }
     }
 
     /// The screen's state, nil for a screen the stage does not know.
@@ -127,15 +145,18 @@ public struct FieldStage: Sendable {
         return output
     }
 
-    /// A reload: screens keep their state by name, new settings apply to contacts from now on.
+    /// A reload: screens keep their state by name, new settings apply to contacts from now on (a
+    /// contact's matcher is the one its device's latest frame names, which input re-resolves).
     public mutating func replaceSettings(config: Config) {
         let old = screens
+        let matcherSettings = Self.matcherSettings(config)
         screens = config.layout.screens.map { screen in
             let name = screen.name
             var state =
                 old.first { $0.name == name }
-                ?? ScreenState(name: name, settings: .off, lastActivityMicros: nowMicros)
+                ?? ScreenState(name: name, settings: .off, matcherSettings: [], lastActivityMicros: nowMicros)
             state.settings = config.fieldSettings[name] ?? .off
+            state.matcherSettings = matcherSettings[name] ?? []
             return state
         }
         for index in contacts.indices {
@@ -148,8 +169,8 @@ public struct FieldStage: Sendable {
 
     private mutating func filter(_ frame: InputFrame, now: UInt64) {
         guard let screenIndex = screens.firstIndex(where: { $0.name == frame.screen }),
-            !(screens[screenIndex].settings.isInert && screens[screenIndex].activity == .active
-                && !contacts.contains { $0.device.id == frame.device.id })
+            !(screens[screenIndex].settings(forMatcher: frame.matcherIndex).isInert
+                && screens[screenIndex].activity == .active && !contacts.contains { $0.device.id == frame.device.id })
         else {
             output.events.append(.frame(frame))
             return
@@ -158,6 +179,8 @@ public struct FieldStage: Sendable {
         kept.reserveCapacity(frame.contacts.count + 1)
         for contact in frame.contacts {
             let index = contacts.firstIndex { $0.device.id == frame.device.id && $0.slot == contact.slot }
+            // The device's matcher as input resolves it now (a reload may have changed it).
+            if let index { contacts[index].matcherIndex = frame.matcherIndex }
             switch contact.kind {
             case .down:
                 if let index { lift(index, contact, now: now, into: &kept) }
@@ -193,10 +216,10 @@ public struct FieldStage: Sendable {
             kept.append(contact)
             return
         }
-        let settings = screens[screenIndex].settings
+        let settings = screens[screenIndex].settings(forMatcher: frame.matcherIndex)
         var record = FieldContact(
-            device: frame.device, slot: contact.slot, screenIndex: screenIndex, downMicros: now,
-            downPoint: contact.screenPoint)
+            device: frame.device, slot: contact.slot, screenIndex: screenIndex, matcherIndex: frame.matcherIndex,
+            downMicros: now, downPoint: contact.screenPoint)
         if settings.dropsStuckPoints && contact.atDeviceLimit {
             record.disposition = .ignored(.stuckPoint)
             count(.stuckPoint, on: frame.device, at: now)
@@ -292,7 +315,7 @@ public struct FieldStage: Sendable {
     /// Within `debounceMs` and `debounceMM` (measured with the frame's physical scale) of the
     /// device's previous touch-up on this screen.
     private func isBounce(_ contact: ContactEvent, of frame: InputFrame, screenIndex: Int, now: UInt64) -> Bool {
-        let settings = screens[screenIndex].settings
+        let settings = screens[screenIndex].settings(forMatcher: frame.matcherIndex)
         guard let window = settings.debounceMicros, let millimetres = settings.debounceMillimetres,
             let up = devices.first(where: { $0.counters.device.id == frame.device.id })?.lastUp,
             up.screenIndex == screenIndex, now >= up.micros, now - up.micros <= window
@@ -304,7 +327,7 @@ public struct FieldStage: Sendable {
 
     private func deadline(of contact: FieldContact) -> UInt64? {
         guard contact.screenIndex >= 0 else { return nil }
-        let settings = screens[contact.screenIndex].settings
+        let settings = screens[contact.screenIndex].settings(forMatcher: contact.matcherIndex)
         switch contact.disposition {
         case .held:
             return contact.downMicros + (settings.minContactMicros ?? 0)
@@ -430,7 +453,12 @@ public struct FieldStage: Sendable {
 /// One screen's state in the stage.
 struct ScreenState: Sendable {
     var name: String
+    /// The screen's own settings: idle and wake always, filters for devices no matcher with
+    /// `filters` took.
     var settings: FieldSettings
+    /// Per device matcher of the screen, the settings of the devices it takes; empty when no
+    /// matcher has `filters`.
+    var matcherSettings: [FieldSettings]
     var activity = ScreenActivity.active
     var lastActivityMicros: UInt64
     /// Confirmed contacts (delivered or swallowed) down on the screen: while any is, it is not idle.
@@ -438,11 +466,21 @@ struct ScreenState: Sendable {
     /// Touches beginning up to this time are swallowed (the wake's grace window).
     var graceEndsMicros: UInt64?
 
-    init(name: String, settings: FieldSettings, lastActivityMicros: UInt64) {
+    init(name: String, settings: FieldSettings, matcherSettings: [FieldSettings], lastActivityMicros: UInt64) {
         self.name = name
         self.settings = settings
+        self.matcherSettings = matcherSettings
         self.lastActivityMicros = lastActivityMicros
     }
+
+    /// The filters of a device taken by the screen's `index`-th matcher (nil: by none).
+    func settings(forMatcher index: Int?) -> FieldSettings {
+        guard let index, matcherSettings.indices.contains(index) else { return settings }
+        return matcherSettings[index]
+    }
+
+    /// Nothing is on for any device of the screen.
+    var isInert: Bool { settings.isInert && matcherSettings.allSatisfy(\.isInert) }
 
     var idleDeadline: UInt64? {
         guard activity == .active, presentContacts == 0, let idle = settings.idleMicros else { return nil }
@@ -468,16 +506,21 @@ struct FieldContact: Sendable {
     let slot: Int32
     /// Into the stage's screens; -1 once a reload removed the screen.
     var screenIndex: Int
+    /// The screen's matcher that took the device (its latest frame's): which filters apply.
+    var matcherIndex: Int?
     var disposition = ContactDisposition.passing
     let downMicros: UInt64
     let downPoint: Point
     var lastPoint: Point
     var lastMoveMicros: UInt64
 
-    init(device: InputDevice, slot: Int32, screenIndex: Int, downMicros: UInt64, downPoint: Point) {
+    init(
+        device: InputDevice, slot: Int32, screenIndex: Int, matcherIndex: Int?, downMicros: UInt64, downPoint: Point
+    ) {
         self.device = device
         self.slot = slot
         self.screenIndex = screenIndex
+        self.matcherIndex = matcherIndex
         self.downMicros = downMicros
         self.downPoint = downPoint
         lastPoint = downPoint
