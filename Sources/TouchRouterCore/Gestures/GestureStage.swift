@@ -17,9 +17,16 @@ public struct GestureStage: Sendable {
     private var slotByView: [String: Int] = [:]
     /// Per slot, the view's recognisers as configured (built once per config).
     private var templates: [[Recogniser]] = []
-    /// Per slot, the view's state once touched: kept when idle, so touching the view again
-    /// allocates nothing, and in an array so a step mutates it in place.
+    /// Per slot, the view's state while it has touches or something pending (in an array so a
+    /// step mutates it in place); nil otherwise. A view that goes idle gives its state back to
+    /// `pool`, so a kiosk touching thousands of views over a day holds state only for the few
+    /// touched now.
     private var states: [ViewGestures?] = []
+    /// Released states, their arrays' storage kept: the next view touched reuses one, so a touch
+    /// down allocates nothing once the pool holds as many states as views were ever touched at
+    /// once (at most `poolLimit` are kept).
+    private var pool: [ViewGestures] = []
+    static let poolLimit = 32
     /// The views with touches down or something pending: where deadlines are looked for.
     private var activeViews: [String] = []
     private var output = GestureOutput()
@@ -43,8 +50,17 @@ public struct GestureStage: Sendable {
     /// No view has gestures.
     public var isEmpty: Bool { specsByView.isEmpty }
 
-    /// Views with recognition state now (touches down, or a tap or long press waiting).
+    /// Views with recognition state now (touches down, or a tap or long press waiting): every
+    /// other view's state was released.
     public var activeViewCount: Int { activeViews.count }
+
+    /// Views holding recognition state, counted slot by slot (tests: it equals
+    /// `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear in
+    /// the views with gestures.
+    public var viewsWithState: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+
+    /// Released states kept for reuse (at most `poolLimit`).
+    var pooledStates: Int { pool.count }
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
@@ -80,14 +96,35 @@ public struct GestureStage: Sendable {
                     output.touches.append(batch)
                     continue
                 }
-                var view = ViewGestures(viewID: batch.viewID, screen: batch.screen, recognisers: templates[slot])
-                view.recordsTransitions = recordsFailures
-                states[slot] = view
+                states[slot] = makeState(batch.viewID, screen: batch.screen, slot: slot)
             }
             let isIdle = states[slot]!.step(batch, scale: scale, into: &output)
             noteActivity(batch.viewID, isIdle: isIdle)
+            if isIdle { release(slot) }
         }
         return output
+    }
+
+    /// A view's state at its first touch: a pooled one refilled from the view's template (no
+    /// allocation), else a new one. Cost: the view's recognisers copied.
+    private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
+        guard var view = pool.popLast() else {
+            var view = ViewGestures(viewID: viewID, screen: screen, recognisers: templates[slot])
+            view.recordsTransitions = recordsFailures
+            return view
+        }
+        view.reuse(viewID: viewID, screen: screen, recognisers: templates[slot])
+        view.recordsTransitions = recordsFailures
+        return view
+    }
+
+    /// An idle view gives its state back (to the pool while it has room); a view that has no
+    /// gestures any more (a reload removed them while it was touched) loses its slot too.
+    private mutating func release(_ slot: Int) {
+        guard let state = states[slot] else { return }
+        states[slot] = nil
+        if pool.count < Self.poolLimit { pool.append(state) }
+        if templates[slot].isEmpty, slotByView[state.viewID] == slot { slotByView[state.viewID] = nil }
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
@@ -115,7 +152,9 @@ public struct GestureStage: Sendable {
         while let (viewID, deadline) = earliestView(), deadline <= now {
             let slot = slotByView[viewID]!
             states[slot]!.fireDeadlines(upTo: deadline, into: &output)
-            noteActivity(viewID, isIdle: states[slot]!.isIdle)
+            let isIdle = states[slot]!.isIdle
+            noteActivity(viewID, isIdle: isIdle)
+            if isIdle { release(slot) }
         }
     }
 
@@ -168,6 +207,7 @@ public struct GestureStage: Sendable {
             guard let slot = slotByView[viewID], let state = states[slot] else { return true }
             return state.isIdle
         }
+        for slot in states.indices where states[slot]?.isIdle == true { release(slot) }
         return output
     }
 }

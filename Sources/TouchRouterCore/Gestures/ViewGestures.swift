@@ -2,7 +2,7 @@
 /// time (pinch and rotate together), a tap waits for the view's taps with more taps to fail, a
 /// non-`exclusive` recogniser neither blocks nor is blocked.
 struct ViewGestures {
-    let viewID: String
+    private(set) var viewID: String
     var screen: String
     var recognisers: [Recogniser]
     /// The view's touches: every live one, plus those that ended in the step being processed.
@@ -17,6 +17,30 @@ struct ViewGestures {
         self.viewID = viewID
         self.screen = screen
         self.recognisers = recognisers
+    }
+
+    /// This released state made another view's (or the same one's again): `recognisers` as
+    /// fresh as the template, every array's storage kept (a recogniser's participants too), so a
+    /// touch down allocates nothing. Cost: the recognisers copied.
+    mutating func reuse(viewID: String, screen: String, recognisers template: [Recogniser]) {
+        self.viewID = viewID
+        self.screen = screen
+        touches.removeAll(keepingCapacity: true)
+        devices.removeAll(keepingCapacity: true)
+        physicalScale = .fallback
+        let kept = min(recognisers.count, template.count)
+        for index in 0..<kept {
+            var participants: [UInt64] = []
+            swap(&participants, &recognisers[index].participants)
+            participants.removeAll(keepingCapacity: true)
+            recognisers[index] = template[index]
+            recognisers[index].participants = participants
+        }
+        if recognisers.count > kept {
+            recognisers.removeLast(recognisers.count - kept)
+        } else if template.count > kept {
+            recognisers.append(contentsOf: template[kept...])
+        }
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
