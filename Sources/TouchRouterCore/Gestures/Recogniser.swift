@@ -61,6 +61,131 @@ struct GestureTouch {
     var isDown: Bool { !touch.phase.isTerminal }
 }
 
+/// A recogniser's settings: its `GestureSpec`'s, with the swipe directions as a bit mask, so that
+/// a recogniser holds no reference at all and copying one is a plain copy of its bytes.
+struct RecogniserSettings {
+    var kind: GestureKind
+    var taps: Int
+    var fingers: Int
+    var minimumFingers: Int
+    var maximumFingers: Int
+    var movementMM: Double
+    var distanceMM: Double
+    var angleDegrees: Double
+    var intervalMicros: UInt64
+    var durationMicros: UInt64
+    var maximumDurationMicros: UInt64
+    var directions: DirectionMask
+    var cancelsTouches: Bool
+    var exclusive: Bool
+
+    init(_ spec: GestureSpec) {
+        kind = spec.kind
+        taps = spec.taps
+        fingers = spec.fingers
+        minimumFingers = spec.minimumFingers
+        maximumFingers = spec.maximumFingers
+        movementMM = spec.movementMM
+        distanceMM = spec.distanceMM
+        angleDegrees = spec.angleDegrees
+        intervalMicros = spec.intervalMicros
+        durationMicros = spec.durationMicros
+        maximumDurationMicros = spec.maximumDurationMicros
+        directions = DirectionMask(spec.directions)
+        cancelsTouches = spec.cancelsTouches
+        exclusive = spec.exclusive
+    }
+}
+
+/// A set of swipe directions as four bits.
+struct DirectionMask {
+    private var bits: UInt8 = 0
+
+    init(_ directions: Set<SwipeDirection>) {
+        for direction in directions { bits |= Self.bit(direction) }
+    }
+
+    private static func bit(_ direction: SwipeDirection) -> UInt8 {
+        switch direction {
+        case .left: 1
+        case .right: 2
+        case .up: 4
+        case .down: 8
+        }
+    }
+
+    func contains(_ direction: SwipeDirection) -> Bool { bits & Self.bit(direction) != 0 }
+}
+
+/// A set of a view's recognisers by index (a view has at most
+/// `GestureDefaults.recognisersPerView`, 16): what a tap waits for, without an array to retain.
+struct RecogniserMask: Sequence {
+    private(set) var bits: UInt32 = 0
+
+    init() {}
+
+    init(_ indices: [Int]) {
+        for index in indices { insert(index) }
+    }
+
+    mutating func insert(_ index: Int) { bits |= 1 << UInt32(index) }
+
+    func contains(_ index: Int) -> Bool { index >= 0 && index < 32 && bits & (1 << UInt32(index)) != 0 }
+
+    var isEmpty: Bool { bits == 0 }
+
+    struct Iterator: IteratorProtocol {
+        var rest: UInt32
+        mutating func next() -> Int? {
+            guard rest != 0 else { return nil }
+            let index = rest.trailingZeroBitCount
+            rest &= rest - 1
+            return index
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(rest: bits) }
+}
+
+/// The touches a recogniser follows, in began order, in place (no array to retain or allocate):
+/// at most `capacity`. Every kind's finger limit is 10 at most (`GestureDefaults.fingerLimit`),
+/// so a recogniser that would need more has failed already; a 17th touch is not followed.
+struct TouchIDList: Sequence {
+    static let capacity = 16
+    private var ids = InlineArray<16, UInt64>(repeating: 0)
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    func contains(_ id: UInt64) -> Bool {
+        for index in 0..<count where ids[index] == id { return true }
+        return false
+    }
+
+    mutating func append(_ id: UInt64) {
+        guard count < Self.capacity else { return }
+        ids[count] = id
+        count += 1
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    subscript(index: Int) -> UInt64 { ids[index] }
+
+    struct Iterator: IteratorProtocol {
+        let list: TouchIDList
+        var index = 0
+        mutating func next() -> UInt64? {
+            guard index < list.count else { return nil }
+            defer { index += 1 }
+            return list[index]
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(list: self) }
+}
+
 /// What a recogniser asks for after looking at a step's touches (or at a deadline).
 enum RecogniserRequest {
     case none, fail, begin, change, end, cancel, recognize
@@ -69,17 +194,17 @@ enum RecogniserRequest {
 /// One recogniser of one view: the kind's rules (thresholds in mm and µs) and UIKit's state.
 /// Arbitration between a view's recognisers is `ViewGestures`' job; this only says what it wants.
 struct Recogniser {
-    let spec: GestureSpec
+    let spec: RecogniserSettings
     /// Position in the view's `gestures` list.
     let index: Int
     /// The recognisers that must fail before this one may recognise (require(toFail:)): a tap's
     /// are the view's taps with more taps and as many fingers.
-    var blockers: [Int] = []
+    var blockers = RecogniserMask()
     var state: GestureState = .possible
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
     /// The touches taking part (a tap's: the current tap's), in began order.
-    var participants: [UInt64] = []
+    var participants = TouchIDList()
     var sequenceStartMicros: UInt64 = 0
     var deadlineMicros: UInt64?
     var lastMicros: UInt64 = 0
@@ -108,26 +233,23 @@ struct Recogniser {
     var rotationVelocity = 0.0
 
     init(spec: GestureSpec, index: Int) {
-        self.spec = spec
+        self.spec = RecogniserSettings(spec)
         self.index = index
     }
 
-    /// Back to `possible` with nothing remembered (the view's touches are all up); the
-    /// participants' storage is kept for the next sequence.
+    /// Back to `possible` with nothing remembered (the view's touches are all up).
     mutating func reset() {
-        var participants: [UInt64] = []
-        swap(&participants, &self.participants)
-        participants.removeAll(keepingCapacity: true)
-        self = Recogniser(spec: spec, index: index, blockers: blockers)
-        self.participants = participants
+        self = Recogniser(settings: spec, index: index, blockers: blockers)
     }
 
-    private init(spec: GestureSpec, index: Int, blockers: [Int]) {
-        self.init(spec: spec, index: index)
+    private init(settings: RecogniserSettings, index: Int, blockers: RecogniserMask) {
+        self.spec = settings
+        self.index = index
         self.blockers = blockers
     }
 
     /// Waiting for more taps or a long press, with no touch that could bring news.
+    @inline(__always)
     var isIdle: Bool { state == .possible && !pending && deadlineMicros == nil && tapsDone == 0 }
 
     @inline(__always)
@@ -221,7 +343,7 @@ struct Recogniser {
                     return .fail
                 }
                 if tapsDone == 0 { sequenceStartMicros = now }
-                participants.removeAll(keepingCapacity: true)
+                participants.removeAll()
                 deadlineMicros = nil
             }
             participants.append(touch.touch.id)

@@ -12,6 +12,10 @@ struct ViewGestures {
     var recordsTransitions = false
     /// The devices of the touches (a touch keeps the id only), for messages a deadline builds.
     var devices: [InputDevice] = []
+    /// Per recogniser, the touch ids its last event carried: the next event shares the array
+    /// while they are the same, and refills it in place otherwise (no allocation once the event
+    /// that held it was delivered).
+    private var eventTouchIDs: [[UInt64]] = []
 
     init(viewID: String, screen: String, recognisers: [Recogniser]) {
         self.viewID = viewID
@@ -20,27 +24,16 @@ struct ViewGestures {
     }
 
     /// This released state made another view's (or the same one's again): `recognisers` as
-    /// fresh as the template, every array's storage kept (a recogniser's participants too), so a
-    /// touch down allocates nothing. Cost: the recognisers copied.
+    /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
+    /// Cost: the recognisers copied (plain bytes: a recogniser holds no reference).
     mutating func reuse(viewID: String, screen: String, recognisers template: [Recogniser]) {
         self.viewID = viewID
         self.screen = screen
         touches.removeAll(keepingCapacity: true)
         devices.removeAll(keepingCapacity: true)
         physicalScale = .fallback
-        let kept = min(recognisers.count, template.count)
-        for index in 0..<kept {
-            var participants: [UInt64] = []
-            swap(&participants, &recognisers[index].participants)
-            participants.removeAll(keepingCapacity: true)
-            recognisers[index] = template[index]
-            recognisers[index].participants = participants
-        }
-        if recognisers.count > kept {
-            recognisers.removeLast(recognisers.count - kept)
-        } else if template.count > kept {
-            recognisers.append(contentsOf: template[kept...])
-        }
+        recognisers.removeAll(keepingCapacity: true)
+        recognisers.append(contentsOf: template)
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
@@ -49,10 +42,11 @@ struct ViewGestures {
         var recognisers = specs.enumerated().map { Recogniser(spec: $1, index: $0) }
         for index in recognisers.indices where specs[index].kind == .tap && specs[index].exclusive {
             let spec = specs[index]
-            recognisers[index].blockers = specs.indices.filter {
-                specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
-                    && specs[$0].taps > spec.taps
-            }
+            recognisers[index].blockers = RecogniserMask(
+                specs.indices.filter {
+                    specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
+                        && specs[$0].taps > spec.taps
+                })
         }
         return recognisers
     }
@@ -76,12 +70,25 @@ struct ViewGestures {
 
     // MARK: - Steps
 
+    /// How a step left the view: idle (its state can go), else its earliest deadline (`.max`: none).
+    struct StepEnd {
+        var isIdle: Bool
+        var deadlineMicros: UInt64
+    }
+
+    /// Where the view stands now. Cost: one pass over the recognisers.
+    var end: StepEnd {
+        isIdle
+            ? StepEnd(isIdle: true, deadlineMicros: .max)
+            : StepEnd(isIdle: false, deadlineMicros: nextDeadlineMicros ?? .max)
+    }
+
     /// One tracker message of this view: records the touches, lets every recogniser look, and
     /// appends the gesture events and the view's raw message (minus what gestures took).
     /// Cost: recognisers × touches of the view.
-    /// Returns whether the view is idle afterwards.
+    /// Returns whether the view is idle afterwards, and its next deadline.
     @discardableResult
-    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) -> Bool {
+    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) -> StepEnd {
         screen = batch.screen
         physicalScale = scale
         let now = batch.timestampMicros
@@ -102,7 +109,7 @@ struct ViewGestures {
         }
         appendRaw(batch, into: &output)
         endStep()
-        return isIdle
+        return end
     }
 
     /// The device of a touch of the view (registered at its began).
@@ -117,17 +124,26 @@ struct ViewGestures {
         return nil
     }
 
-    /// Fires every deadline up to `now`, earliest first, each at its own time.
-    mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) {
+    /// Fires every deadline up to `now`, earliest first, each at its own time; returns where the
+    /// view stands then.
+    @discardableResult
+    mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) -> StepEnd {
         while let (index, deadline) = earliestDeadline(), deadline <= now {
-            let claimedBefore = touches.filter(\.claimed).count
+            let claimedBefore = claimedCount
             let request = recognisers[index].deadlinePassed(touches)
             apply(request, to: index, now: deadline, into: &output)
-            if touches.filter(\.claimed).count != claimedBefore {
+            if claimedCount != claimedBefore {
                 appendClaimedCancellations(timestampMicros: deadline, into: &output)
             }
             endStep(keepingTouches: true)
         }
+        return end
+    }
+
+    private var claimedCount: Int {
+        var count = 0
+        for index in touches.indices where touches[index].claimed { count += 1 }
+        return count
     }
 
     private func earliestDeadline() -> (Int, UInt64)? {
@@ -160,10 +176,11 @@ struct ViewGestures {
     /// A touch that begins while a `cancelsTouches` pan is active and joins it belongs to the pan
     /// from the start: raw clients never see it.
     private mutating func claimIfJoiningActive(_ touchIndex: Int) {
-        for recogniser in recognisers
-        where recogniser.spec.kind == .pan && recogniser.spec.cancelsTouches
-            && (recogniser.state == .began || recogniser.state == .changed)
-            && recogniser.participants.count < recogniser.spec.maximumFingers
+        // By index: iterating would copy each recogniser.
+        for index in recognisers.indices
+        where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
+            && (recognisers[index].state == .began || recognisers[index].state == .changed)
+            && recognisers[index].participants.count < recognisers[index].spec.maximumFingers
         {
             touches[touchIndex].claimed = true
             touches[touchIndex].cancellationSent = true
@@ -182,7 +199,7 @@ struct ViewGestures {
 
     // MARK: - Arbitration
 
-    private static func arePartners(_ a: GestureSpec, _ b: GestureSpec) -> Bool {
+    private static func arePartners(_ a: RecogniserSettings, _ b: RecogniserSettings) -> Bool {
         (a.kind == .pinch && b.kind == .rotate) || (a.kind == .rotate && b.kind == .pinch)
     }
 
@@ -268,18 +285,27 @@ struct ViewGestures {
         output.gestures.append(event(index, state, now: now))
     }
 
-    private func event(_ index: Int, _ state: GestureState, now: UInt64) -> GestureEvent {
-        let recogniser = recognisers[index]
-        // Usually every participant is still here: the event then shares the participants' storage.
-        var present = 0
-        for index in touches.indices where recogniser.participants.contains(touches[index].touch.id) { present += 1 }
-        var ids = recogniser.participants
-        if present != 0 && present != ids.count {
-            ids = []
-            for index in touches.indices where recogniser.participants.contains(touches[index].touch.id) {
-                ids.append(touches[index].touch.id)
-            }
+    /// The touches an event of recogniser `index` names: its participants still here (all of
+    /// them when none is), in began order, in the array the recogniser's last event had.
+    private mutating func eventIDs(_ index: Int) -> [UInt64] {
+        let participants = recognisers[index].participants
+        var wanted = TouchIDList()
+        for id in participants where touchIndex(of: id) != nil { wanted.append(id) }
+        if wanted.isEmpty { wanted = participants }
+        while eventTouchIDs.count <= index { eventTouchIDs.append([]) }
+        if eventTouchIDs[index].count == wanted.count
+            && eventTouchIDs[index].indices.allSatisfy({ eventTouchIDs[index][$0] == wanted[$0] })
+        {
+            return eventTouchIDs[index]
         }
+        eventTouchIDs[index].removeAll(keepingCapacity: true)
+        for id in wanted { eventTouchIDs[index].append(id) }
+        return eventTouchIDs[index]
+    }
+
+    private mutating func event(_ index: Int, _ state: GestureState, now: UInt64) -> GestureEvent {
+        let ids = eventIDs(index)
+        let recogniser = recognisers[index]
         var event = GestureEvent(
             viewID: viewID, screen: screen, kind: recogniser.spec.kind, recogniserIndex: index, state: state,
             timestampMicros: now, touchIDs: ids, localPoint: recogniser.localCentroid,
