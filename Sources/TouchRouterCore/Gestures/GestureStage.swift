@@ -95,27 +95,29 @@ public struct GestureStage: Sendable {
         output.gestures.removeAll(keepingCapacity: true)
         fireDeadlines(upTo: timestampMicros)  // first: they fell due before this frame
         var cursor = 0
-        for batch in batches {
-            guard let slot = slot(of: batch.viewID, cursor: &cursor) else {
-                output.touches.append(batch)
+        // By index: the messages are read in place, not copied.
+        for position in batches.indices {
+            guard let slot = slot(of: batches[position].viewID, cursor: &cursor) else {
+                output.touches.append(batches[position])
                 continue
             }
             if !live[slot] {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
-                guard batch.touches.contains(where: { $0.phase == .began }) else {
-                    output.touches.append(batch)
+                guard batches[position].touches.contains(where: { $0.phase == .began }) else {
+                    output.touches.append(batches[position])
                     continue
                 }
-                states[slot] = makeState(batch.viewID, screen: batch.screen, slot: slot)
+                let viewID = batches[position].viewID
+                states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
                 live[slot] = true
                 activeSlots.append(slot)
-                activeViewIDs.append(batch.viewID)
+                activeViewIDs.append(viewID)
                 cursor = activeSlots.count
             }
             // The view is at `cursor - 1` in the active list; if it went idle it left it.
             let activeBefore = activeSlots.count
-            settle(slot, states[slot]!.step(batch, scale: scale, into: &output))
+            settle(slot, states[slot]!.step(batches[position], scale: scale, into: &output))
             if activeSlots.count < activeBefore { cursor -= 1 }
         }
         return output
@@ -165,8 +167,7 @@ public struct GestureStage: Sendable {
             activeSlots.remove(at: position)
             activeViewIDs.remove(at: position)
         }
-        guard let state = states[slot] else { return }
-        states[slot] = nil
+        guard let state = states[slot].take() else { return }  // moved out, not copied
         live[slot] = false
         if pool.count < Self.poolLimit { pool.append(state) }
         if templates[slot].isEmpty, slotByView[state.viewID] == slot { slotByView[state.viewID] = nil }
@@ -189,19 +190,18 @@ public struct GestureStage: Sendable {
         }
     }
 
-    /// The active view with the earliest deadline (ties: the smaller view id).
+    /// The active view with the earliest deadline (ties: the smaller slot, which is the view id
+    /// order: slots are numbered in it, but for a view a reload removed while touched). Integers
+    /// only: fingers lifted together fall due together, and comparing ids is dear.
     private func earliestSlot() -> Int? {
         var best: Int?
-        var bestPosition = 0
-        for (position, slot) in activeSlots.enumerated() where deadlines[slot] != .max {
+        for slot in activeSlots where deadlines[slot] != .max {
             guard let current = best else {
-                (best, bestPosition) = (slot, position)
+                best = slot
                 continue
             }
-            if deadlines[slot] < deadlines[current]
-                || (deadlines[slot] == deadlines[current] && activeViewIDs[position] < activeViewIDs[bestPosition])
-            {
-                (best, bestPosition) = (slot, position)
+            if deadlines[slot] < deadlines[current] || (deadlines[slot] == deadlines[current] && slot < current) {
+                best = slot
             }
         }
         return best

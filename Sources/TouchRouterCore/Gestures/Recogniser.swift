@@ -473,6 +473,15 @@ struct Recogniser {
         -> RecogniserRequest
     {
         join(touches, now: now)
+        if state == .possible {
+            // Fewer than two fingers down: no pair to measure (what the search below would find).
+            let (down, _) = counts(touches)
+            if down == 0 { return .fail }
+            if down < 2 {
+                pair = nil
+                return .none
+            }
+        }
         var first: GestureTouch?
         var second: GestureTouch?
         for touch in touches where takesPart(touch) {
@@ -485,8 +494,6 @@ struct Recogniser {
             guard let first, let second, first.isDown, second.isDown else { return .end }
             return updatePair(first, second, physical, now) ? .change : .none
         }
-        let (down, _) = counts(touches)
-        if down == 0 { return .fail }
         guard let first, let second, first.isDown, second.isDown else {
             pair = nil
             return .none

@@ -92,18 +92,22 @@ struct ViewGestures {
         screen = batch.screen
         physicalScale = scale
         let now = batch.timestampMicros
-        for routed in batch.touches {
-            if let index = touchIndex(of: routed.id) {
+        // By index: iterating would copy each routed touch (and retain its device's name).
+        for position in batch.touches.indices {
+            if let index = touchIndex(of: batch.touches[position].id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
-                touches[index].touch = TouchSample(routed)
-            } else if routed.phase == .began {
-                touches.append(GestureTouch(routed))
-                if !devices.contains(where: { $0.id == routed.device.id }) { devices.append(routed.device) }
+                touches[index].touch = TouchSample(batch.touches[position])
+            } else if batch.touches[position].phase == .began {
+                touches.append(GestureTouch(batch.touches[position]))
+                let device = batch.touches[position].device
+                if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
                 claimIfJoiningActive(touches.count - 1)
             }
         }
         for index in recognisers.indices {
+            // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
+            if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
             let request = recognisers[index].observe(touches, scale: scale, now: now)
             apply(request, to: index, now: now, into: &output)
         }
@@ -189,7 +193,7 @@ struct ViewGestures {
     }
 
     private mutating func endStep(keepingTouches: Bool = false) {
-        if !keepingTouches { touches.removeAll { !$0.isDown } }
+        if !keepingTouches && touches.contains(where: { !$0.isDown }) { touches.removeAll { !$0.isDown } }
         guard touches.isEmpty else { return }
         devices.removeAll(keepingCapacity: true)
         for index in recognisers.indices where recognisers[index].state.isTerminal {
@@ -282,7 +286,7 @@ struct ViewGestures {
     private mutating func move(_ index: Int, to state: GestureState, now: UInt64, into output: inout GestureOutput) {
         recognisers[index].state = state
         guard state != .failed || recordsTransitions else { return }
-        output.gestures.append(event(index, state, now: now))
+        appendEvent(index, state, now: now, into: &output)
     }
 
     /// The touches an event of recogniser `index` names: its participants still here (all of
@@ -290,45 +294,55 @@ struct ViewGestures {
     private mutating func eventIDs(_ index: Int) -> [UInt64] {
         let participants = recognisers[index].participants
         var wanted = TouchIDList()
-        for id in participants where touchIndex(of: id) != nil { wanted.append(id) }
+        for position in 0..<participants.count where touchIndex(of: participants[position]) != nil {
+            wanted.append(participants[position])
+        }
         if wanted.isEmpty { wanted = participants }
         while eventTouchIDs.count <= index { eventTouchIDs.append([]) }
-        if eventTouchIDs[index].count == wanted.count
-            && eventTouchIDs[index].indices.allSatisfy({ eventTouchIDs[index][$0] == wanted[$0] })
-        {
-            return eventTouchIDs[index]
-        }
+        if Self.holds(eventTouchIDs[index], wanted) { return eventTouchIDs[index] }
         eventTouchIDs[index].removeAll(keepingCapacity: true)
-        for id in wanted { eventTouchIDs[index].append(id) }
+        for position in 0..<wanted.count { eventTouchIDs[index].append(wanted[position]) }
         return eventTouchIDs[index]
     }
 
-    private mutating func event(_ index: Int, _ state: GestureState, now: UInt64) -> GestureEvent {
+    private static func holds(_ ids: [UInt64], _ list: TouchIDList) -> Bool {
+        guard ids.count == list.count else { return false }
+        for position in 0..<list.count where ids[position] != list[position] { return false }
+        return true
+    }
+
+    /// Appends recogniser `index`'s event, built in place in the output (the event is large:
+    /// copying it around costs more than filling it).
+    private mutating func appendEvent(
+        _ index: Int, _ state: GestureState, now: UInt64, into output: inout GestureOutput
+    ) {
         let ids = eventIDs(index)
-        let recogniser = recognisers[index]
-        var event = GestureEvent(
-            viewID: viewID, screen: screen, kind: recogniser.spec.kind, recogniserIndex: index, state: state,
-            timestampMicros: now, touchIDs: ids, localPoint: recogniser.localCentroid,
-            screenPoint: recogniser.screenCentroid)
-        switch recogniser.spec.kind {
-        case .tap: event.taps = recogniser.tapsDone
-        case .longPress: event.durationMicros = now - min(now, recogniser.sequenceStartMicros)
+        let kind = recognisers[index].spec.kind
+        output.gestures.append(
+            GestureEvent(
+                viewID: viewID, screen: screen, kind: kind, recogniserIndex: index, state: state,
+                timestampMicros: now, touchIDs: ids, localPoint: recognisers[index].localCentroid,
+                screenPoint: recognisers[index].screenCentroid))
+        let last = output.gestures.count - 1
+        let duration = now - min(now, recognisers[index].sequenceStartMicros)
+        switch kind {
+        case .tap: output.gestures[last].taps = recognisers[index].tapsDone
+        case .longPress: output.gestures[last].durationMicros = duration
         case .pan:
-            event.translation = recogniser.translation
-            event.velocity = recogniser.velocity
+            output.gestures[last].translation = recognisers[index].translation
+            output.gestures[last].velocity = recognisers[index].velocity
         case .swipe:
-            event.direction = recogniser.direction
-            event.translation = recogniser.translation
-            event.velocity = recogniser.velocity
-            event.durationMicros = now - min(now, recogniser.sequenceStartMicros)
+            output.gestures[last].direction = recognisers[index].direction
+            output.gestures[last].translation = recognisers[index].translation
+            output.gestures[last].velocity = recognisers[index].velocity
+            output.gestures[last].durationMicros = duration
         case .pinch:
-            event.scale = recogniser.scale
-            event.scaleVelocity = recogniser.scaleVelocity
+            output.gestures[last].scale = recognisers[index].scale
+            output.gestures[last].scaleVelocity = recognisers[index].scaleVelocity
         case .rotate:
-            event.rotation = recogniser.rotation
-            event.rotationVelocity = recogniser.rotationVelocity
+            output.gestures[last].rotation = recognisers[index].rotation
+            output.gestures[last].rotationVelocity = recognisers[index].rotationVelocity
         }
-        return event
     }
 
     // MARK: - Raw touches
@@ -339,8 +353,8 @@ struct ViewGestures {
         // Most messages change nothing: pass them on as they are (no copy).
         var changes = 0
         var kept = 0
-        for routed in batch.touches {
-            guard let index = touchIndex(of: routed.id), touches[index].claimed else {
+        for position in batch.touches.indices {
+            guard let index = touchIndex(of: batch.touches[position].id), touches[index].claimed else {
                 kept += 1
                 continue
             }
