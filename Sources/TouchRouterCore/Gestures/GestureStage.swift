@@ -169,8 +169,8 @@ public struct GestureStage: Sendable {
         }
         guard let state = states[slot].take() else { return }  // moved out, not copied
         live[slot] = false
-        if pool.count < Self.poolLimit { pool.append(state) }
         if templates[slot].isEmpty, slotByView[state.viewID] == slot { slotByView[state.viewID] = nil }
+        if pool.count < Self.poolLimit { pool.append(consume state) }
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer

@@ -255,6 +255,9 @@ struct Recogniser {
     @inline(__always)
     func takesPart(_ touch: GestureTouch) -> Bool { participants.contains(touch.touch.id) }
 
+    // The loops below go by index and read fields in place: iterating would copy each touch
+    // (about 160 bytes) once per recogniser per step.
+
     // MARK: - A step
 
     /// Looks at one step's touches of the view (every live one, plus those that ended in it).
@@ -262,7 +265,8 @@ struct Recogniser {
         -> RecogniserRequest
     {
         if state.isTerminal || pending { return .none }
-        for touch in touches where touch.touch.phase == .cancelled && takesPart(touch) {
+        for i in touches.indices
+        where touches[i].touch.phase == .cancelled && participants.contains(touches[i].touch.id) {
             return state == .possible ? .fail : .cancel
         }
         let request: RecogniserRequest
@@ -292,19 +296,21 @@ struct Recogniser {
     }
 
     private mutating func join(_ touches: [GestureTouch], now: UInt64) {
-        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+        for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if participants.isEmpty && tapsDone == 0 { sequenceStartMicros = now }
-            participants.append(touch.touch.id)
+            participants.append(touches[i].touch.id)
         }
     }
 
     /// Participants down now, and participants seen in this step (down or ended in it).
-    private func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
+    /// `mutating` only so that `self` is passed by reference: a non-mutating call from a mutating
+    /// one copies the recogniser (about 500 bytes) first. The same for `movedBeyond`.
+    private mutating func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
         var down = 0
         var present = 0
-        for touch in touches where takesPart(touch) {
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
             present += 1
-            if touch.isDown { down += 1 }
+            if touches[i].isDown { down += 1 }
         }
         return (down, present)
     }
@@ -313,9 +319,9 @@ struct Recogniser {
         var local = Point(0, 0)
         var screen = Point(0, 0)
         var count = 0.0
-        for touch in touches where takesPart(touch) {
-            local = Point(local.x + touch.touch.localPoint.x, local.y + touch.touch.localPoint.y)
-            screen = Point(screen.x + touch.touch.screenPoint.x, screen.y + touch.touch.screenPoint.y)
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
+            local = Point(local.x + touches[i].touch.localPoint.x, local.y + touches[i].touch.localPoint.y)
+            screen = Point(screen.x + touches[i].touch.screenPoint.x, screen.y + touches[i].touch.screenPoint.y)
             count += 1
         }
         guard count > 0 else { return }
@@ -323,9 +329,13 @@ struct Recogniser {
         screenCentroid = Point(screen.x / count, screen.y / count)
     }
 
-    private func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale) -> Bool {
-        for touch in touches where takesPart(touch) && touch.touch.phase != .began {
-            if physical.distanceMillimetres(touch.startScreenPoint, touch.touch.screenPoint) > limitMM { return true }
+    private mutating func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale)
+        -> Bool
+    {
+        for i in touches.indices where touches[i].touch.phase != .began && participants.contains(touches[i].touch.id) {
+            if physical.distanceMillimetres(touches[i].startScreenPoint, touches[i].touch.screenPoint) > limitMM {
+                return true
+            }
         }
         return false
     }
@@ -333,11 +343,11 @@ struct Recogniser {
     private mutating func observeTap(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
         -> RecogniserRequest
     {
-        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+        for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if touchesThisTap == 0 {
                 // A new tap: the run goes on only near the previous one (the deadline checked the time).
                 if tapsDone > 0
-                    && physical.distanceMillimetres(lastTapScreenPoint, touch.startScreenPoint)
+                    && physical.distanceMillimetres(lastTapScreenPoint, touches[i].startScreenPoint)
                         > GestureDefaults.tapSpacingMM
                 {
                     return .fail
@@ -346,7 +356,7 @@ struct Recogniser {
                 participants.removeAll()
                 deadlineMicros = nil
             }
-            participants.append(touch.touch.id)
+            participants.append(touches[i].touch.id)
             touchesThisTap += 1
         }
         let (down, present) = counts(touches)
@@ -379,9 +389,9 @@ struct Recogniser {
             return .none
         }
         var moved = false
-        for touch in touches where takesPart(touch) {
-            if !touch.isDown { return .end }
-            if touch.touch.screenPoint != touch.lastScreenPoint { moved = true }
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
+            if !touches[i].isDown { return .end }
+            if touches[i].touch.screenPoint != touches[i].lastScreenPoint { moved = true }
         }
         return moved ? .change : .none
     }
@@ -392,13 +402,13 @@ struct Recogniser {
         var local = Point(0, 0)
         var screen = Point(0, 0)
         var count = 0.0
-        for touch in touches where takesPart(touch) && touch.touch.phase != .began {
+        for i in touches.indices where touches[i].touch.phase != .began && participants.contains(touches[i].touch.id) {
             local = Point(
-                local.x + touch.touch.localPoint.x - touch.lastLocalPoint.x,
-                local.y + touch.touch.localPoint.y - touch.lastLocalPoint.y)
+                local.x + touches[i].touch.localPoint.x - touches[i].lastLocalPoint.x,
+                local.y + touches[i].touch.localPoint.y - touches[i].lastLocalPoint.y)
             screen = Point(
-                screen.x + touch.touch.screenPoint.x - touch.lastScreenPoint.x,
-                screen.y + touch.touch.screenPoint.y - touch.lastScreenPoint.y)
+                screen.x + touches[i].touch.screenPoint.x - touches[i].lastScreenPoint.x,
+                screen.y + touches[i].touch.screenPoint.y - touches[i].lastScreenPoint.y)
             count += 1
         }
         guard count > 0, local != Point(0, 0) || screen != Point(0, 0) else { return false }
@@ -417,10 +427,10 @@ struct Recogniser {
     {
         let moved = accumulate(touches, now: now)
         // Fingers join while there is room; more than the maximum before it begins fails it.
-        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+        for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if state == .possible || participants.count < spec.maximumFingers {
                 if participants.isEmpty { sequenceStartMicros = now }
-                participants.append(touch.touch.id)
+                participants.append(touches[i].touch.id)
             }
         }
         let (down, _) = counts(touches)

@@ -77,10 +77,18 @@ struct ViewGestures {
     }
 
     /// Where the view stands now. Cost: one pass over the recognisers.
+    /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
+    /// the state, retaining its arrays. The same for `excludes` and `earliestDeadline`.)
     var end: StepEnd {
-        isIdle
-            ? StepEnd(isIdle: true, deadlineMicros: .max)
-            : StepEnd(isIdle: false, deadlineMicros: nextDeadlineMicros ?? .max)
+        mutating get {
+            var idle = touches.isEmpty
+            var earliest = UInt64.max
+            for index in recognisers.indices {
+                if !recognisers[index].isIdle { idle = false }
+                if let deadline = recognisers[index].deadlineMicros, deadline < earliest { earliest = deadline }
+            }
+            return StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest)
+        }
     }
 
     /// One tracker message of this view: records the touches, lets every recogniser look, and
@@ -150,7 +158,7 @@ struct ViewGestures {
         return count
     }
 
-    private func earliestDeadline() -> (Int, UInt64)? {
+    private mutating func earliestDeadline() -> (Int, UInt64)? {
         var best: (Int, UInt64)?
         for index in recognisers.indices {
             if let deadline = recognisers[index].deadlineMicros, deadline < (best?.1 ?? .max) {
@@ -209,7 +217,7 @@ struct ViewGestures {
 
     /// Whether `other` keeps `index` from recognising, or is kept by it: both exclusive, not pinch
     /// and rotate.
-    private func excludes(_ index: Int, _ other: Int) -> Bool {
+    private mutating func excludes(_ index: Int, _ other: Int) -> Bool {
         let a = recognisers[index].spec
         let b = recognisers[other].spec
         return other != index && a.exclusive && b.exclusive && !Self.arePartners(a, b)

@@ -132,6 +132,11 @@ struct GestureStateLifetimeTests {
         #expect(grid.stage.viewsWithState == 0)
         #expect(grid.events.count == 60)
         #expect(grid.events.allSatisfy { $0.kind == .tap && $0.state == .recognized && $0.taps == 1 })
+        // Deadlines due together fire in view id order, whatever order the views got state in.
+        for row in 0..<6 {
+            let ids = grid.events[(row * 10)..<(row * 10 + 10)].map(\.viewID)
+            #expect(ids == ids.sorted(), "row \(row): \(ids)")
+        }
         #expect(grid.stage.pooledStates == GestureStage.poolLimit)
         // Reused states recognise as new ones do: a double tap on a tap button, a pan on a pan one.
         grid.events = []
