@@ -16,6 +16,11 @@ struct ViewGestures {
     /// while they are the same, and refills it in place otherwise (no allocation once the event
     /// that held it was delivered).
     private var eventTouchIDs: [[UInt64]] = []
+    /// Per recogniser, `membership` when its `eventTouchIDs` were computed.
+    private var eventTouchIDsMembership: [UInt64] = []
+    /// Bumped whenever `touches` gains or loses one (never reset, not even on reuse): while it
+    /// and a recogniser's participants are unchanged, so are the ids its events name.
+    private var membership: UInt64 = 0
 
     init(viewID: String, screen: String, recognisers: [Recogniser]) {
         self.viewID = viewID
@@ -30,6 +35,7 @@ struct ViewGestures {
         self.viewID = viewID
         self.screen = screen
         touches.removeAll(keepingCapacity: true)
+        membership &+= 1
         devices.removeAll(keepingCapacity: true)
         physicalScale = .fallback
         recognisers.removeAll(keepingCapacity: true)
@@ -108,6 +114,7 @@ struct ViewGestures {
                 touches[index].touch = TouchSample(batch.touches[position])
             } else if batch.touches[position].phase == .began {
                 touches.append(GestureTouch(batch.touches[position]))
+                membership &+= 1
                 let device = batch.touches[position].device
                 if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
                 claimIfJoiningActive(touches.count - 1)
@@ -201,7 +208,10 @@ struct ViewGestures {
     }
 
     private mutating func endStep(keepingTouches: Bool = false) {
-        if !keepingTouches && touches.contains(where: { !$0.isDown }) { touches.removeAll { !$0.isDown } }
+        if !keepingTouches && touches.contains(where: { !$0.isDown }) {
+            touches.removeAll { !$0.isDown }
+            membership &+= 1
+        }
         guard touches.isEmpty else { return }
         devices.removeAll(keepingCapacity: true)
         for index in recognisers.indices where recognisers[index].state.isTerminal {
@@ -300,13 +310,23 @@ struct ViewGestures {
     /// The touches an event of recogniser `index` names: its participants still here (all of
     /// them when none is), in began order, in the array the recogniser's last event had.
     private mutating func eventIDs(_ index: Int) -> [UInt64] {
+        // The touches and the participants as when the array was made: it still holds.
+        if index < eventTouchIDs.count && eventTouchIDsMembership[index] == membership
+            && Self.holds(eventTouchIDs[index], recognisers[index].participants)
+        {
+            return eventTouchIDs[index]
+        }
         let participants = recognisers[index].participants
         var wanted = TouchIDList()
         for position in 0..<participants.count where touchIndex(of: participants[position]) != nil {
             wanted.append(participants[position])
         }
         if wanted.isEmpty { wanted = participants }
-        while eventTouchIDs.count <= index { eventTouchIDs.append([]) }
+        while eventTouchIDs.count <= index {
+            eventTouchIDs.append([])
+            eventTouchIDsMembership.append(0)
+        }
+        eventTouchIDsMembership[index] = membership
         if Self.holds(eventTouchIDs[index], wanted) { return eventTouchIDs[index] }
         eventTouchIDs[index].removeAll(keepingCapacity: true)
         for position in 0..<wanted.count { eventTouchIDs[index].append(wanted[position]) }
