@@ -63,12 +63,13 @@ public struct Config: Hashable, Sendable {
     }
 
     /// The millimetres per layout unit of a device reporting `deviceSize` (nil: none) on the named
-    /// screen: the device's size, else the screen's `physicalSize`, else the fallback density.
+    /// screen: the device's size (through the screen's calibration), else the screen's
+    /// `physicalSize`, else the fallback density.
     public func physicalScale(forScreen name: String, deviceSize: PhysicalSize?) -> PhysicalScale {
         guard let screen = layout.screen(named: name) else { return .fallback }
         let input = input(forScreen: name)
         return PhysicalScale.resolve(
-            deviceSize: deviceSize, rotationDegrees: input?.rotationDegrees ?? 0,
+            deviceSize: deviceSize, rotationDegrees: input?.rotationDegrees ?? 0, calibration: input?.calibration,
             configuredSize: input?.physicalSize, screenWidth: screen.width, screenHeight: screen.height)
     }
 

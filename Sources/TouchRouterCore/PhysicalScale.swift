@@ -29,6 +29,25 @@ public struct PhysicalSize: Hashable, Sendable, CustomStringConvertible {
             heightMM: Double(Int64(y.maximum) - Int64(y.minimum)) / Double(yResolution))
     }
 
+    /// The part of the panel a calibration matrix `[a, b, c, d, e, f]` (normalised units, applied
+    /// before the rotation, as `ScreenMapping` does) stretches over the screen, in the panel's
+    /// native axes: a calibrated axis's length in mm is the length on the glass of a move of 1
+    /// along it, `|(widthMM·M⁻¹₀ᵢ, heightMM·M⁻¹₁ᵢ)|` with M = `[a b; d e]` (the offsets c, f move
+    /// nothing). `[2, 0, 0, 0, 1, 0]` (the left half of the panel covers the screen) halves the
+    /// width. The size itself for no matrix, an identity one, or one that is singular or not six
+    /// finite numbers (it maps the panel onto a line; the config rejects the latter).
+    public func calibrated(by calibration: [Double]?) -> PhysicalSize {
+        guard let calibration, calibration.count == 6, calibration.allSatisfy(\.isFinite) else { return self }
+        let (a, b, d, e) = (calibration[0], calibration[1], calibration[3], calibration[4])
+        let determinant = a * e - b * d
+        guard determinant != 0, determinant.isFinite else { return self }
+        func length(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
+        // M⁻¹ = [e -b; -d a] / det: its columns are the panel moves of a calibrated unit move.
+        let width = length(widthMM * e / determinant, heightMM * -d / determinant)
+        let height = length(widthMM * -b / determinant, heightMM * a / determinant)
+        return PhysicalSize(widthMM: width, heightMM: height) ?? self
+    }
+
     /// The same panel seen after a clockwise mounting rotation of 90 or 270 degrees: the sides swap.
     public func rotated(byDegrees degrees: Int) -> PhysicalSize {
         guard degrees == 90 || degrees == 270 else { return self }
@@ -48,8 +67,9 @@ public struct PhysicalSize: Hashable, Sendable, CustomStringConvertible {
 /// Resolution order (`resolve`): the device's own size (libinput's, or a recording's axis
 /// resolution), else the screen's `physicalSize` from the config, else `fallback`: 96 layout units
 /// per inch, the CSS reference pixel, which is within 10 % of a 1080-unit-wide layout on a 21.5"
-/// portrait kiosk panel (0.248 mm per unit). The screen is assumed to cover the whole panel; a
-/// calibration matrix's own scaling is not taken into account.
+/// portrait kiosk panel (0.248 mm per unit). A device's size is narrowed by the screen's
+/// calibration matrix (`PhysicalSize.calibrated(by:)`): the screen covers the part of the panel
+/// the matrix stretches over it.
 public struct PhysicalScale: Hashable, Sendable, CustomStringConvertible {
     /// Where a scale came from.
     public enum Source: String, Hashable, Sendable {
@@ -88,18 +108,19 @@ public struct PhysicalScale: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The scale of a device on a screen of `screenWidth` × `screenHeight` layout units:
-    /// `deviceSize` (in the panel's native axes, turned by the screen's `rotationDegrees`) when the
-    /// device reports one, else `configuredSize` (the screen's `physicalSize`, in the layout's
-    /// orientation), else `fallback`.
+    /// `deviceSize` (in the panel's native axes, narrowed to the part the screen's `calibration`
+    /// stretches over the screen, then turned by the screen's `rotationDegrees`) when the device
+    /// reports one, else `configuredSize` (the screen's `physicalSize`: the glass the layout covers,
+    /// in the layout's orientation, so a calibration changes nothing), else `fallback`.
     public static func resolve(
-        deviceSize: PhysicalSize?, rotationDegrees: Int, configuredSize: PhysicalSize?,
-        screenWidth: Double, screenHeight: Double
+        deviceSize: PhysicalSize?, rotationDegrees: Int, calibration: [Double]? = nil,
+        configuredSize: PhysicalSize?, screenWidth: Double, screenHeight: Double
     ) -> PhysicalScale {
         guard screenWidth.isFinite, screenHeight.isFinite, screenWidth > 0, screenHeight > 0 else {
             return .fallback
         }
         if let deviceSize {
-            let size = deviceSize.rotated(byDegrees: rotationDegrees)
+            let size = deviceSize.calibrated(by: calibration).rotated(byDegrees: rotationDegrees)
             return PhysicalScale(
                 millimetresPerUnitX: size.widthMM / screenWidth, millimetresPerUnitY: size.heightMM / screenHeight,
                 source: .device)

@@ -53,19 +53,22 @@ extension Daemon {
     }
 
     /// Queues each gesture message to the subscribers of its view that asked for gestures (and may
-    /// see the view), then writes once per client. Cost: one encoding per event, one enqueue per
-    /// subscriber.
+    /// see the view), then writes once per client. Cost: one encoding per event that some
+    /// subscriber takes (none when no subscriber of the view asked for gestures: the wire strings
+    /// are built only for those that did), one enqueue per such subscriber.
     func deliver(_ events: [GestureEvent]) {
         guard !events.isEmpty else { return }
         clientsToFlush.removeAll(keepingCapacity: true)
         for event in events {
             let subscribers = subscriptions.subscribers(of: event.viewID)
             if subscribers.isEmpty { continue }
-            let bytes = line(.gesture(GestureMessage(event)))
+            var encoded: [UInt8]?
             let checksAccess = !access.isEmpty && !access.permits(nil, viewID: event.viewID)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil, client.receivesGestures else { continue }
                 if checksAccess && !access.permits(client.credentials, viewID: event.viewID) { continue }
+                if encoded == nil { encoded = line(.gesture(GestureMessage(event))) }
+                let bytes = encoded!
                 let wasEmpty = client.outbox.isEmpty
                 switch client.outbox.enqueue(line: bytes) {
                 case .queued, .coalesced:

@@ -33,7 +33,9 @@ public enum GestureState: String, Hashable, Sendable, CaseIterable {
     case recognized
 
     /// Nothing follows it in this sequence of touches.
-    public var isTerminal: Bool { self == .ended || self == .cancelled || self == .failed || self == .recognized }
+    @inlinable public var isTerminal: Bool {
+        self == .ended || self == .cancelled || self == .failed || self == .recognized
+    }
 }
 
 /// One gesture message: a view's recogniser moved to `state` (never `possible` or `failed`).

@@ -5,7 +5,7 @@ public enum TouchPhase: String, Hashable, Sendable, CaseIterable {
     case began, moved, stationary, ended, cancelled
 
     /// The phase ends the touch: nothing follows it.
-    public var isTerminal: Bool { self == .ended || self == .cancelled }
+    @inlinable public var isTerminal: Bool { self == .ended || self == .cancelled }
 }
 
 /// Why a touch was cancelled instead of ending normally.

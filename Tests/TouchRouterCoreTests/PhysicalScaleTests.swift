@@ -123,4 +123,54 @@ struct PhysicalScaleTests {
         #expect(device == PhysicalScale(millimetresPerUnitX: 0.2, millimetresPerUnitY: 0.1, source: .device))
         #expect(config.physicalScale(forScreen: "nowhere", deviceSize: nil) == .fallback)
     }
+
+    @Test("a calibration that stretches part of the panel over the screen makes each unit that much smaller")
+    func calibrationScaling() throws {
+        let panel = PhysicalSize(widthMM: 400, heightMM: 200)
+        func scale(_ calibration: [Double]?, rotation: Int = 0) -> PhysicalScale {
+            PhysicalScale.resolve(
+                deviceSize: panel, rotationDegrees: rotation, calibration: calibration, configuredSize: nil,
+                screenWidth: 100, screenHeight: 100)
+        }
+        // No matrix, the identity, an offset only: the whole panel.
+        for calibration in [nil, [1, 0, 0, 0, 1, 0], [1, 0, 0.1, 0, 1, -0.2]] as [[Double]?] {
+            #expect(scale(calibration).millimetresPerUnitX == 4)
+            #expect(scale(calibration).millimetresPerUnitY == 2)
+        }
+        // The left half of the panel covers the screen's width; the middle 80 % of its height, its height.
+        #expect(scale([2, 0, 0, 0, 1, 0]).millimetresPerUnitX == 2)
+        #expect(scale([2, 0, 0, 0, 1, 0]).millimetresPerUnitY == 2)
+        #expect(scale([1, 0, 0, 0, 1.25, -0.125]).millimetresPerUnitY == 1.6)
+        // A mirrored axis is as long as it was.
+        #expect(scale([-1, 0, 1, 0, 1, 0]).millimetresPerUnitX == 4)
+        // Calibration first, then the rotation: the quarter width becomes the layout's height.
+        let turned = scale([4, 0, 0, 0, 1, 0], rotation: 90)
+        #expect(turned.millimetresPerUnitX == 2)
+        #expect(turned.millimetresPerUnitY == 1)
+        #expect(scale([4, 0, 0, 0, 1, 0], rotation: 270).millimetresPerUnitY == 1)
+        // A calibration that swaps the axes gives the panel's height to the layout's width.
+        #expect(scale([0, 1, 0, 1, 0, 0]).millimetresPerUnitX == 2)
+        #expect(scale([0, 1, 0, 1, 0, 0]).millimetresPerUnitY == 4)
+        // A shear: a move of 1 along the calibrated y axis is (-0.5 · 400, 200) mm on the glass.
+        let sheared = scale([1, 0.5, 0, 0, 1, 0])
+        #expect(sheared.millimetresPerUnitX == 4)
+        #expect(abs(sheared.millimetresPerUnitY - (200.0 * 200 + 200 * 200).squareRoot() / 100) < 1e-12)
+        // A singular matrix maps the panel onto a line: the panel's own size stands.
+        #expect(scale([0, 0, 0, 0, 0, 0]).millimetresPerUnitX == 4)
+        #expect(scale([1, 2, 0, 2, 4, 0]).millimetresPerUnitY == 2)
+    }
+
+    @Test("the config's calibration narrows a device's size, never the screen's physicalSize")
+    func configCalibration() throws {
+        let config = try Config.parse(
+            Data(fileWithScreenKeys("physicalSize: [50, 25], calibration: [2, 0, 0, 0, 1, 0],").utf8),
+            fileName: "test.json5")
+        let device = config.physicalScale(forScreen: "main", deviceSize: PhysicalSize(widthMM: 10, heightMM: 20))
+        let screen = try #require(config.layout.screen(named: "main"))
+        #expect(device.millimetresPerUnitX == 5 / screen.width)
+        #expect(device.millimetresPerUnitY == 20 / screen.height)
+        let configured = config.physicalScale(forScreen: "main", deviceSize: nil)
+        #expect(configured.millimetresPerUnitX == 50 / screen.width)
+        #expect(configured.millimetresPerUnitY == 25 / screen.height)
+    }
 }

@@ -64,6 +64,98 @@ struct GestureDeliveryTests {
         #expect(try daemon.waitForExit() == 0)
     }
 
+    /// What the tracker and the recognisers make of the 4-finger drag on `config`'s view "panel".
+    static func expectedGestures(config: Config) throws -> [GestureMessage] {
+        let recording = try Recording.load(path: Scenario.fourFingerDrag)
+        let scale = config.physicalScale(forScreen: "main", deviceSize: recording.device.physicalSize)
+        var tracker = TouchTracker(layout: config.layout)
+        var stage = GestureStage(viewGestures: config.viewGestures)
+        var expected: [GestureMessage] = []
+        for event in try Expected.events(recording: Scenario.fourFingerDrag, config: config) {
+            guard case .frame(let frame) = event else { continue }
+            let output = stage.process(
+                tracker.process(event, subscribedViews: Set(["panel"])), scale: scale,
+                timestampMicros: frame.timestampMicros)
+            expected += output.gestures.map(GestureMessage.init)
+        }
+        return expected
+    }
+
+    /// A daemon replaying the 4-finger drag on `config` once one client subscribed.
+    static func replayingDaemon(_ directory: TemporaryDirectory) throws -> (DaemonProcess, Config) {
+        try directory.write("gestures.json5", Self.config)
+        let configPath = directory.file("gestures.json5")
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments(config: configPath) + ["--exit-after-replay"])
+        return (daemon, try loadConfig(path: configPath))
+    }
+
+    @Test("touchrouterctl monitor --gestures prints one line per gesture message, between the raw touches")
+    func monitorGestures() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (daemon, config) = try Self.replayingDaemon(directory)
+        defer { daemon.stop() }
+        let monitor = try TouchrouterctlProcess.run(["monitor", "panel", "--gestures", "--socket", daemon.socketPath])
+        let lines = monitor.stdoutLines
+        #expect(lines.first == "watching panel (layout generation 1); Ctrl-C to stop")
+        let expected = try Self.expectedGestures(config: config)
+        #expect(expected.count > 2)
+        let gestureLines = lines.filter { $0.hasPrefix("panel  gesture ") }
+        #expect(gestureLines.count == expected.count, "\(gestureLines.prefix(3))")
+        for (line, message) in zip(gestureLines, expected) {
+            #expect(line.hasPrefix("panel  gesture \(message.gesture) \(message.state)  local ("), "\(line)")
+            #expect(line.contains("  touches \(message.touchIDs.map(String.init).joined(separator: ","))"), "\(line)")
+            if message.gesture == "pan" { #expect(line.contains("  translation ("), "\(line)") }
+        }
+        // The raw touches still come (the monitor did not say touches: false), the pan's cancelled.
+        #expect(lines.contains { $0.hasPrefix("panel  touch ") && $0.contains(" began ") })
+        #expect(lines.contains { $0.hasPrefix("panel  touch ") && $0.contains("(gesture)") })
+        // The pan begins after its touches began, and its end is the last gesture line.
+        let firstGesture = try #require(lines.firstIndex { $0.hasPrefix("panel  gesture pan began") })
+        let firstTouch = try #require(lines.firstIndex { $0.hasPrefix("panel  touch ") })
+        #expect(firstTouch < firstGesture)
+        #expect(gestureLines.last?.hasPrefix("panel  gesture pan ended") == true)
+        #expect(monitor.stderr.contains("shutting-down"))
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test("python-client.py --gestures prints the gesture messages with their location and fields")
+    func pythonGestures() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (daemon, config) = try Self.replayingDaemon(directory)
+        defer { daemon.stop() }
+        let script = Paths.packageRoot.appendingPathComponent("examples/python-client.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--socket", daemon.socketPath, "--gestures", "panel"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.first == "subscribed: ['panel']")
+        let expected = try Self.expectedGestures(config: config)
+        // Python's `:g` is C's `%g`; the wire carries the same doubles (the message round-trips).
+        let expectedLines = expected.map { message in
+            "panel \(message.gesture) \(message.state) at "
+                + String(format: "(%g, %g)", message.localPoint.x, message.localPoint.y)
+        }
+        let gestureLines = lines.filter { $0.hasPrefix("panel ") && !$0.hasPrefix("panel touch ") }
+        #expect(gestureLines.count == expectedLines.count)
+        for (line, (prefix, message)) in zip(gestureLines, zip(expectedLines, expected)) {
+            #expect(line.hasPrefix(prefix), "\(line) vs \(prefix)")
+            if message.gesture == "pan" { #expect(line.contains(" {'translation': ["), "\(line)") }
+        }
+        #expect(gestureLines.first?.hasPrefix("panel pan began at (") == true)
+        #expect(lines.contains { $0.hasPrefix("panel touch ") && $0.contains(" began at ") })
+        #expect(lines.last == "error shutting-down the daemon is stopping")
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test("a config with a bad gesture does not start the daemon, and says where")
     func badGestureConfig() throws {
         let directory = try TemporaryDirectory()

@@ -8,20 +8,37 @@
 /// that way), and call `advance(to:)` when `nextDeadlineMicros` is due, so a long press begins and a
 /// single tap waiting for a double tap is decided without any touch moving. A view without
 /// gestures costs one dictionary lookup per message; with none configured at all, the daemon does
-/// not call it (raw delivery is then exactly the tracker's).
+/// not call it (raw delivery is then exactly the tracker's). A view holds recognition state only
+/// while it has touches or something pending; then the state goes back to a pool.
 public struct GestureStage: Sendable {
     /// The gestures by view id (`Config.viewGestures`).
     public private(set) var specsByView: [String: [GestureSpec]]
     /// Every view with gestures (and one whose gestures a reload removed while touched) → its slot
-    /// in `templates` and `states`: one lookup per tracker message.
+    /// in `templates`, `states` and `deadlines`.
     private var slotByView: [String: Int] = [:]
     /// Per slot, the view's recognisers as configured (built once per config).
     private var templates: [[Recogniser]] = []
-    /// Per slot, the view's state once touched: kept when idle, so touching the view again
-    /// allocates nothing, and in an array so a step mutates it in place.
+    /// Per slot, the view's state while it has touches or something pending (in an array so a
+    /// step mutates it in place); nil otherwise. A view that goes idle gives its state back to
+    /// `pool`, so a kiosk touching thousands of views over a day holds state only for the few
+    /// touched now.
     private var states: [ViewGestures?] = []
-    /// The views with touches down or something pending: where deadlines are looked for.
-    private var activeViews: [String] = []
+    /// Per slot, whether `states` holds one: what the hot path tests (testing the optional
+    /// itself copies the state out first).
+    private var live: [Bool] = []
+    /// Per slot, the earliest deadline of the view's state (`.max`: none), kept by each step, so
+    /// looking for the next deadline reads one integer per active view.
+    private var deadlines: [UInt64] = []
+    /// Released states, their arrays' storage kept: the next view touched reuses one, so a touch
+    /// down allocates nothing once the pool holds as many states as views were ever touched at
+    /// once (at most `poolLimit` are kept).
+    private var pool: [ViewGestures] = []
+    static let poolLimit = 32
+    /// The slots with state, in the order they got it, and their view ids at the same positions.
+    /// The tracker sends a frame's messages in the same order frame after frame, so each message
+    /// is first compared with the one after the previous message's (no hashing when it matches).
+    private var activeSlots: [Int] = []
+    private var activeViewIDs: [String] = []
     private var output = GestureOutput()
     /// Tests: also report `failed` transitions as events (never sent to clients).
     public var recordsFailures = false
@@ -38,60 +55,126 @@ public struct GestureStage: Sendable {
         slotByView[viewID] = templates.count
         templates.append(template)
         states.append(state)
+        live.append(state != nil)
+        deadlines.append(.max)
     }
 
     /// No view has gestures.
     public var isEmpty: Bool { specsByView.isEmpty }
 
-    /// Views with recognition state now (touches down, or a tap or long press waiting).
-    public var activeViewCount: Int { activeViews.count }
+    /// Views with recognition state now (touches down, or a tap or long press waiting): every
+    /// other view's state was released.
+    public var activeViewCount: Int { activeSlots.count }
+
+    /// Views holding recognition state, counted slot by slot (tests: it equals
+    /// `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear in
+    /// the views with gestures.
+    public var viewsWithState: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+
+    /// Released states kept for reuse (at most `poolLimit`).
+    var pooledStates: Int { pool.count }
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
-    /// Cost: one lookup per active view.
+    /// Cost: one integer read per active view.
     public var nextDeadlineMicros: UInt64? {
-        var earliest: UInt64?
-        for viewID in activeViews {
-            guard let slot = slotByView[viewID], let deadline = states[slot]?.nextDeadlineMicros else { continue }
-            if deadline < (earliest ?? .max) { earliest = deadline }
-        }
-        return earliest
+        var earliest = UInt64.max
+        for slot in activeSlots where deadlines[slot] < earliest { earliest = deadlines[slot] }
+        return earliest == .max ? nil : earliest
     }
 
     /// One tracker output: deadlines up to `timestampMicros` fire first, then every message goes
     /// through its view's recognisers. Returns the raw messages to deliver (the tracker's, minus
     /// what recognised gestures took) and the gesture events. `scale` is the input frame's.
-    /// Cost: per message, one lookup, then recognisers × touches of that view.
+    /// Cost: per message, one string comparison (or one lookup when the order changed), then the
+    /// view's step (`ViewGestures.step`: recognisers × touches of that view).
     public mutating func process(
         _ batches: [ViewTouches], scale: PhysicalScale, timestampMicros: UInt64
     ) -> GestureOutput {
         output.touches.removeAll(keepingCapacity: true)
         output.gestures.removeAll(keepingCapacity: true)
         fireDeadlines(upTo: timestampMicros)  // first: they fell due before this frame
-        for batch in batches {
-            guard let slot = slotByView[batch.viewID] else {
-                output.touches.append(batch)
+        var cursor = 0
+        // By index: the messages are read in place, not copied.
+        for position in batches.indices {
+            guard let slot = slot(of: batches[position].viewID, cursor: &cursor) else {
+                output.touches.append(batches[position])
                 continue
             }
-            if states[slot] == nil {
+            if !live[slot] {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
-                guard batch.touches.contains(where: { $0.phase == .began }) else {
-                    output.touches.append(batch)
+                guard batches[position].touches.contains(where: { $0.phase == .began }) else {
+                    output.touches.append(batches[position])
                     continue
                 }
-                var view = ViewGestures(viewID: batch.viewID, screen: batch.screen, recognisers: templates[slot])
-                view.recordsTransitions = recordsFailures
-                states[slot] = view
+                let viewID = batches[position].viewID
+                states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
+                live[slot] = true
+                activeSlots.append(slot)
+                activeViewIDs.append(viewID)
+                cursor = activeSlots.count
             }
-            let isIdle = states[slot]!.step(batch, scale: scale, into: &output)
-            noteActivity(batch.viewID, isIdle: isIdle)
+            // The view is at `cursor - 1` in the active list; if it went idle it left it.
+            let activeBefore = activeSlots.count
+            settle(slot, states[slot]!.step(batches[position], scale: scale, into: &output))
+            if activeSlots.count < activeBefore { cursor -= 1 }
         }
         return output
     }
 
+    /// The slot of a message's view: the active view after the previous message's if it is this
+    /// one (one comparison, equal storage compares at once), else the dictionary's.
+    @inline(__always)
+    private func slot(of viewID: String, cursor: inout Int) -> Int? {
+        if cursor < activeViewIDs.count && activeViewIDs[cursor] == viewID {
+            cursor += 1
+            return activeSlots[cursor - 1]
+        }
+        guard let slot = slotByView[viewID] else { return nil }
+        if live[slot], let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
+        return slot
+    }
+
+    /// After a view's state changed: its deadline noted, or (idle) its state released.
+    private mutating func settle(_ slot: Int, _ end: ViewGestures.StepEnd) {
+        guard end.isIdle else {
+            deadlines[slot] = end.deadlineMicros
+            return
+        }
+        release(slot)
+    }
+
+    /// A view's state at its first touch: a pooled one refilled from the view's template (no
+    /// allocation), else a new one. Cost: the view's recognisers copied.
+    private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
+        guard var view = pool.popLast() else {
+            var view = ViewGestures(viewID: viewID, screen: screen, recognisers: templates[slot])
+            view.recordsTransitions = recordsFailures
+            return view
+        }
+        view.reuse(viewID: viewID, screen: screen, recognisers: templates[slot])
+        view.recordsTransitions = recordsFailures
+        return view
+    }
+
+    /// An idle view gives its state back (to the pool while it has room) and leaves the active
+    /// list; a view that has no gestures any more (a reload removed them while it was touched)
+    /// loses its slot too. Cost: one pass over the active views.
+    private mutating func release(_ slot: Int) {
+        deadlines[slot] = .max
+        if let position = activeSlots.firstIndex(of: slot) {
+            activeSlots.remove(at: position)
+            activeViewIDs.remove(at: position)
+        }
+        guard let state = states[slot].take() else { return }  // moved out, not copied
+        live[slot] = false
+        if templates[slot].isEmpty, slotByView[state.viewID] == slot { slotByView[state.viewID] = nil }
+        if pool.count < Self.poolLimit { pool.append(consume state) }
+    }
+
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
-    /// calls. Cost: one pass over the active views, plus the events.
+    /// calls. Cost: one pass over the active views per deadline due, plus the events.
     public mutating func advance(to timestampMicros: UInt64) -> GestureOutput {
         output.touches.removeAll(keepingCapacity: true)
         output.gestures.removeAll(keepingCapacity: true)
@@ -99,35 +182,27 @@ public struct GestureStage: Sendable {
         return output
     }
 
-    /// Keeps `activeViews` in step with a view's state after it changed.
-    private mutating func noteActivity(_ viewID: String, isIdle: Bool) {
-        let position = activeViews.firstIndex(of: viewID)
-        if isIdle, let position {
-            activeViews.remove(at: position)
-        } else if !isIdle && position == nil {
-            activeViews.append(viewID)
-        }
-    }
-
     private mutating func fireDeadlines(upTo now: UInt64) {
         guard let first = nextDeadlineMicros, first <= now else { return }
         // In time order across views, so messages keep the order things happened in.
-        while let (viewID, deadline) = earliestView(), deadline <= now {
-            let slot = slotByView[viewID]!
-            states[slot]!.fireDeadlines(upTo: deadline, into: &output)
-            noteActivity(viewID, isIdle: states[slot]!.isIdle)
+        while let slot = earliestSlot(), deadlines[slot] <= now {
+            settle(slot, states[slot]!.fireDeadlines(upTo: deadlines[slot], into: &output))
         }
     }
 
-    private func earliestView() -> (String, UInt64)? {
-        var best: (String, UInt64)?
-        for viewID in activeViews {
-            guard let slot = slotByView[viewID], let deadline = states[slot]?.nextDeadlineMicros else { continue }
+    /// The active view with the earliest deadline (ties: the smaller slot, which is the view id
+    /// order: slots are numbered in it, but for a view a reload removed while touched). Integers
+    /// only: fingers lifted together fall due together, and comparing ids is dear.
+    private func earliestSlot() -> Int? {
+        var best: Int?
+        for slot in activeSlots where deadlines[slot] != .max {
             guard let current = best else {
-                best = (viewID, deadline)
+                best = slot
                 continue
             }
-            if deadline < current.1 || (deadline == current.1 && viewID < current.0) { best = (viewID, deadline) }
+            if deadlines[slot] < deadlines[current] || (deadlines[slot] == deadlines[current] && slot < current) {
+                best = slot
+            }
         }
         return best
     }
@@ -141,32 +216,46 @@ public struct GestureStage: Sendable {
     ) -> GestureOutput {
         output.touches.removeAll(keepingCapacity: true)
         output.gestures.removeAll(keepingCapacity: true)
-        var old = (slotByView, states)
+        let oldSlots = slotByView
+        var oldStates = states
+        let oldActive = activeViewIDs
         slotByView = [:]
         templates = []
         states = []
+        live = []
+        deadlines = []
+        activeSlots = []
+        activeViewIDs = []
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
             let unchanged: Bool = specsByView[viewID] == specs
-            let state = unchanged ? old.0[viewID].flatMap { old.1[$0] } : nil
+            let state = unchanged ? oldSlots[viewID].flatMap { oldStates[$0] } : nil
             addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: state)
         }
         // A touched view whose gestures changed keeps its state (and its taken touches) until idle.
-        for viewID in activeViews.sorted() {
+        for viewID in oldActive.sorted() {
             let unchanged: Bool = viewGestures[viewID] == specsByView[viewID]
-            guard !unchanged, let oldSlot = old.0[viewID], var state = old.1[oldSlot] else { continue }
-            old.1[oldSlot] = nil
+            guard !unchanged, let oldSlot = oldSlots[viewID], var state = oldStates[oldSlot] else { continue }
+            oldStates[oldSlot] = nil
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)
             state.adopt(viewGestures[viewID] ?? [])
             if let slot = slotByView[viewID] {
                 states[slot] = state
+                live[slot] = true
             } else {
                 addSlot(viewID, template: [], state: state)
             }
         }
         specsByView = viewGestures
-        activeViews.removeAll { viewID in
-            guard let slot = slotByView[viewID], let state = states[slot] else { return true }
-            return state.isIdle
+        // The views with state, in their old order; the idle ones give it back.
+        for viewID in oldActive {
+            guard let slot = slotByView[viewID], let state = states[slot] else { continue }
+            activeSlots.append(slot)
+            activeViewIDs.append(viewID)
+            if state.isIdle {
+                release(slot)
+            } else {
+                deadlines[slot] = state.nextDeadlineMicros ?? .max
+            }
         }
         return output
     }

@@ -61,6 +61,131 @@ struct GestureTouch {
     var isDown: Bool { !touch.phase.isTerminal }
 }
 
+/// A recogniser's settings: its `GestureSpec`'s, with the swipe directions as a bit mask, so that
+/// a recogniser holds no reference at all and copying one is a plain copy of its bytes.
+struct RecogniserSettings {
+    var kind: GestureKind
+    var taps: Int
+    var fingers: Int
+    var minimumFingers: Int
+    var maximumFingers: Int
+    var movementMM: Double
+    var distanceMM: Double
+    var angleDegrees: Double
+    var intervalMicros: UInt64
+    var durationMicros: UInt64
+    var maximumDurationMicros: UInt64
+    var directions: DirectionMask
+    var cancelsTouches: Bool
+    var exclusive: Bool
+
+    init(_ spec: GestureSpec) {
+        kind = spec.kind
+        taps = spec.taps
+        fingers = spec.fingers
+        minimumFingers = spec.minimumFingers
+        maximumFingers = spec.maximumFingers
+        movementMM = spec.movementMM
+        distanceMM = spec.distanceMM
+        angleDegrees = spec.angleDegrees
+        intervalMicros = spec.intervalMicros
+        durationMicros = spec.durationMicros
+        maximumDurationMicros = spec.maximumDurationMicros
+        directions = DirectionMask(spec.directions)
+        cancelsTouches = spec.cancelsTouches
+        exclusive = spec.exclusive
+    }
+}
+
+/// A set of swipe directions as four bits.
+struct DirectionMask {
+    private var bits: UInt8 = 0
+
+    init(_ directions: Set<SwipeDirection>) {
+        for direction in directions { bits |= Self.bit(direction) }
+    }
+
+    private static func bit(_ direction: SwipeDirection) -> UInt8 {
+        switch direction {
+        case .left: 1
+        case .right: 2
+        case .up: 4
+        case .down: 8
+        }
+    }
+
+    func contains(_ direction: SwipeDirection) -> Bool { bits & Self.bit(direction) != 0 }
+}
+
+/// A set of a view's recognisers by index (a view has at most
+/// `GestureDefaults.recognisersPerView`, 16): what a tap waits for, without an array to retain.
+struct RecogniserMask: Sequence {
+    private(set) var bits: UInt32 = 0
+
+    init() {}
+
+    init(_ indices: [Int]) {
+        for index in indices { insert(index) }
+    }
+
+    mutating func insert(_ index: Int) { bits |= 1 << UInt32(index) }
+
+    func contains(_ index: Int) -> Bool { index >= 0 && index < 32 && bits & (1 << UInt32(index)) != 0 }
+
+    var isEmpty: Bool { bits == 0 }
+
+    struct Iterator: IteratorProtocol {
+        var rest: UInt32
+        mutating func next() -> Int? {
+            guard rest != 0 else { return nil }
+            let index = rest.trailingZeroBitCount
+            rest &= rest - 1
+            return index
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(rest: bits) }
+}
+
+/// The touches a recogniser follows, in began order, in place (no array to retain or allocate):
+/// at most `capacity`. Every kind's finger limit is 10 at most (`GestureDefaults.fingerLimit`),
+/// so a recogniser that would need more has failed already; a 17th touch is not followed.
+struct TouchIDList: Sequence {
+    static let capacity = 16
+    private var ids = InlineArray<16, UInt64>(repeating: 0)
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    func contains(_ id: UInt64) -> Bool {
+        for index in 0..<count where ids[index] == id { return true }
+        return false
+    }
+
+    mutating func append(_ id: UInt64) {
+        guard count < Self.capacity else { return }
+        ids[count] = id
+        count += 1
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    subscript(index: Int) -> UInt64 { ids[index] }
+
+    struct Iterator: IteratorProtocol {
+        let list: TouchIDList
+        var index = 0
+        mutating func next() -> UInt64? {
+            guard index < list.count else { return nil }
+            defer { index += 1 }
+            return list[index]
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(list: self) }
+}
+
 /// What a recogniser asks for after looking at a step's touches (or at a deadline).
 enum RecogniserRequest {
     case none, fail, begin, change, end, cancel, recognize
@@ -69,17 +194,17 @@ enum RecogniserRequest {
 /// One recogniser of one view: the kind's rules (thresholds in mm and µs) and UIKit's state.
 /// Arbitration between a view's recognisers is `ViewGestures`' job; this only says what it wants.
 struct Recogniser {
-    let spec: GestureSpec
+    let spec: RecogniserSettings
     /// Position in the view's `gestures` list.
     let index: Int
     /// The recognisers that must fail before this one may recognise (require(toFail:)): a tap's
     /// are the view's taps with more taps and as many fingers.
-    var blockers: [Int] = []
+    var blockers = RecogniserMask()
     var state: GestureState = .possible
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
     /// The touches taking part (a tap's: the current tap's), in began order.
-    var participants: [UInt64] = []
+    var participants = TouchIDList()
     var sequenceStartMicros: UInt64 = 0
     var deadlineMicros: UInt64?
     var lastMicros: UInt64 = 0
@@ -108,30 +233,30 @@ struct Recogniser {
     var rotationVelocity = 0.0
 
     init(spec: GestureSpec, index: Int) {
-        self.spec = spec
+        self.spec = RecogniserSettings(spec)
         self.index = index
     }
 
-    /// Back to `possible` with nothing remembered (the view's touches are all up); the
-    /// participants' storage is kept for the next sequence.
+    /// Back to `possible` with nothing remembered (the view's touches are all up).
     mutating func reset() {
-        var participants: [UInt64] = []
-        swap(&participants, &self.participants)
-        participants.removeAll(keepingCapacity: true)
-        self = Recogniser(spec: spec, index: index, blockers: blockers)
-        self.participants = participants
+        self = Recogniser(settings: spec, index: index, blockers: blockers)
     }
 
-    private init(spec: GestureSpec, index: Int, blockers: [Int]) {
-        self.init(spec: spec, index: index)
+    private init(settings: RecogniserSettings, index: Int, blockers: RecogniserMask) {
+        self.spec = settings
+        self.index = index
         self.blockers = blockers
     }
 
     /// Waiting for more taps or a long press, with no touch that could bring news.
+    @inline(__always)
     var isIdle: Bool { state == .possible && !pending && deadlineMicros == nil && tapsDone == 0 }
 
     @inline(__always)
     func takesPart(_ touch: GestureTouch) -> Bool { participants.contains(touch.touch.id) }
+
+    // The loops below go by index and read fields in place: iterating would copy each touch
+    // (about 160 bytes) once per recogniser per step.
 
     // MARK: - A step
 
@@ -140,7 +265,8 @@ struct Recogniser {
         -> RecogniserRequest
     {
         if state.isTerminal || pending { return .none }
-        for touch in touches where touch.touch.phase == .cancelled && takesPart(touch) {
+        for i in touches.indices
+        where touches[i].touch.phase == .cancelled && participants.contains(touches[i].touch.id) {
             return state == .possible ? .fail : .cancel
         }
         let request: RecogniserRequest
@@ -170,19 +296,21 @@ struct Recogniser {
     }
 
     private mutating func join(_ touches: [GestureTouch], now: UInt64) {
-        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+        for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if participants.isEmpty && tapsDone == 0 { sequenceStartMicros = now }
-            participants.append(touch.touch.id)
+            participants.append(touches[i].touch.id)
         }
     }
 
     /// Participants down now, and participants seen in this step (down or ended in it).
-    private func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
+    /// `mutating` only so that `self` is passed by reference: a non-mutating call from a mutating
+    /// one copies the recogniser (about 500 bytes) first. The same for `movedBeyond`.
+    private mutating func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
         var down = 0
         var present = 0
-        for touch in touches where takesPart(touch) {
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
             present += 1
-            if touch.isDown { down += 1 }
+            if touches[i].isDown { down += 1 }
         }
         return (down, present)
     }
@@ -191,9 +319,9 @@ struct Recogniser {
         var local = Point(0, 0)
         var screen = Point(0, 0)
         var count = 0.0
-        for touch in touches where takesPart(touch) {
-            local = Point(local.x + touch.touch.localPoint.x, local.y + touch.touch.localPoint.y)
-            screen = Point(screen.x + touch.touch.screenPoint.x, screen.y + touch.touch.screenPoint.y)
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
+            local = Point(local.x + touches[i].touch.localPoint.x, local.y + touches[i].touch.localPoint.y)
+            screen = Point(screen.x + touches[i].touch.screenPoint.x, screen.y + touches[i].touch.screenPoint.y)
             count += 1
         }
         guard count > 0 else { return }
@@ -201,9 +329,13 @@ struct Recogniser {
         screenCentroid = Point(screen.x / count, screen.y / count)
     }
 
-    private func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale) -> Bool {
-        for touch in touches where takesPart(touch) && touch.touch.phase != .began {
-            if physical.distanceMillimetres(touch.startScreenPoint, touch.touch.screenPoint) > limitMM { return true }
+    private mutating func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale)
+        -> Bool
+    {
+        for i in touches.indices where touches[i].touch.phase != .began && participants.contains(touches[i].touch.id) {
+            if physical.distanceMillimetres(touches[i].startScreenPoint, touches[i].touch.screenPoint) > limitMM {
+                return true
+            }
         }
         return false
     }
@@ -211,20 +343,20 @@ struct Recogniser {
     private mutating func observeTap(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
         -> RecogniserRequest
     {
-        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+        for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if touchesThisTap == 0 {
                 // A new tap: the run goes on only near the previous one (the deadline checked the time).
                 if tapsDone > 0
-                    && physical.distanceMillimetres(lastTapScreenPoint, touch.startScreenPoint)
+                    && physical.distanceMillimetres(lastTapScreenPoint, touches[i].startScreenPoint)
                         > GestureDefaults.tapSpacingMM
                 {
                     return .fail
                 }
                 if tapsDone == 0 { sequenceStartMicros = now }
-                participants.removeAll(keepingCapacity: true)
+                participants.removeAll()
                 deadlineMicros = nil
             }
-            participants.append(touch.touch.id)
+            participants.append(touches[i].touch.id)
             touchesThisTap += 1
         }
         let (down, present) = counts(touches)
@@ -257,9 +389,9 @@ struct Recogniser {
             return .none
         }
         var moved = false
-        for touch in touches where takesPart(touch) {
-            if !touch.isDown { return .end }
-            if touch.touch.screenPoint != touch.lastScreenPoint { moved = true }
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
+            if !touches[i].isDown { return .end }
+            if touches[i].touch.screenPoint != touches[i].lastScreenPoint { moved = true }
         }
         return moved ? .change : .none
     }
@@ -270,13 +402,13 @@ struct Recogniser {
         var local = Point(0, 0)
         var screen = Point(0, 0)
         var count = 0.0
-        for touch in touches where takesPart(touch) && touch.touch.phase != .began {
+        for i in touches.indices where touches[i].touch.phase != .began && participants.contains(touches[i].touch.id) {
             local = Point(
-                local.x + touch.touch.localPoint.x - touch.lastLocalPoint.x,
-                local.y + touch.touch.localPoint.y - touch.lastLocalPoint.y)
+                local.x + touches[i].touch.localPoint.x - touches[i].lastLocalPoint.x,
+                local.y + touches[i].touch.localPoint.y - touches[i].lastLocalPoint.y)
             screen = Point(
-                screen.x + touch.touch.screenPoint.x - touch.lastScreenPoint.x,
-                screen.y + touch.touch.screenPoint.y - touch.lastScreenPoint.y)
+                screen.x + touches[i].touch.screenPoint.x - touches[i].lastScreenPoint.x,
+                screen.y + touches[i].touch.screenPoint.y - touches[i].lastScreenPoint.y)
             count += 1
         }
         guard count > 0, local != Point(0, 0) || screen != Point(0, 0) else { return false }
@@ -295,10 +427,10 @@ struct Recogniser {
     {
         let moved = accumulate(touches, now: now)
         // Fingers join while there is room; more than the maximum before it begins fails it.
-        for touch in touches where touch.touch.phase == .began && !takesPart(touch) {
+        for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if state == .possible || participants.count < spec.maximumFingers {
                 if participants.isEmpty { sequenceStartMicros = now }
-                participants.append(touch.touch.id)
+                participants.append(touches[i].touch.id)
             }
         }
         let (down, _) = counts(touches)
@@ -351,6 +483,15 @@ struct Recogniser {
         -> RecogniserRequest
     {
         join(touches, now: now)
+        if state == .possible {
+            // Fewer than two fingers down: no pair to measure (what the search below would find).
+            let (down, _) = counts(touches)
+            if down == 0 { return .fail }
+            if down < 2 {
+                pair = nil
+                return .none
+            }
+        }
         var first: GestureTouch?
         var second: GestureTouch?
         for touch in touches where takesPart(touch) {
@@ -363,8 +504,6 @@ struct Recogniser {
             guard let first, let second, first.isDown, second.isDown else { return .end }
             return updatePair(first, second, physical, now) ? .change : .none
         }
-        let (down, _) = counts(touches)
-        if down == 0 { return .fail }
         guard let first, let second, first.isDown, second.isDown else {
             pair = nil
             return .none

@@ -2,7 +2,7 @@
 /// time (pinch and rotate together), a tap waits for the view's taps with more taps to fail, a
 /// non-`exclusive` recogniser neither blocks nor is blocked.
 struct ViewGestures {
-    let viewID: String
+    private(set) var viewID: String
     var screen: String
     var recognisers: [Recogniser]
     /// The view's touches: every live one, plus those that ended in the step being processed.
@@ -12,11 +12,34 @@ struct ViewGestures {
     var recordsTransitions = false
     /// The devices of the touches (a touch keeps the id only), for messages a deadline builds.
     var devices: [InputDevice] = []
+    /// Per recogniser, the touch ids its last event carried: the next event shares the array
+    /// while they are the same, and refills it in place otherwise (no allocation once the event
+    /// that held it was delivered).
+    private var eventTouchIDs: [[UInt64]] = []
+    /// Per recogniser, `membership` when its `eventTouchIDs` were computed.
+    private var eventTouchIDsMembership: [UInt64] = []
+    /// Bumped whenever `touches` gains or loses one (never reset, not even on reuse): while it
+    /// and a recogniser's participants are unchanged, so are the ids its events name.
+    private var membership: UInt64 = 0
 
     init(viewID: String, screen: String, recognisers: [Recogniser]) {
         self.viewID = viewID
         self.screen = screen
         self.recognisers = recognisers
+    }
+
+    /// This released state made another view's (or the same one's again): `recognisers` as
+    /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
+    /// Cost: the recognisers copied (plain bytes: a recogniser holds no reference).
+    mutating func reuse(viewID: String, screen: String, recognisers template: [Recogniser]) {
+        self.viewID = viewID
+        self.screen = screen
+        touches.removeAll(keepingCapacity: true)
+        membership &+= 1
+        devices.removeAll(keepingCapacity: true)
+        physicalScale = .fallback
+        recognisers.removeAll(keepingCapacity: true)
+        recognisers.append(contentsOf: template)
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
@@ -25,10 +48,11 @@ struct ViewGestures {
         var recognisers = specs.enumerated().map { Recogniser(spec: $1, index: $0) }
         for index in recognisers.indices where specs[index].kind == .tap && specs[index].exclusive {
             let spec = specs[index]
-            recognisers[index].blockers = specs.indices.filter {
-                specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
-                    && specs[$0].taps > spec.taps
-            }
+            recognisers[index].blockers = RecogniserMask(
+                specs.indices.filter {
+                    specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
+                        && specs[$0].taps > spec.taps
+                })
         }
         return recognisers
     }
@@ -52,33 +76,59 @@ struct ViewGestures {
 
     // MARK: - Steps
 
+    /// How a step left the view: idle (its state can go), else its earliest deadline (`.max`: none).
+    struct StepEnd {
+        var isIdle: Bool
+        var deadlineMicros: UInt64
+    }
+
+    /// Where the view stands now. Cost: one pass over the recognisers.
+    /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
+    /// the state, retaining its arrays. The same for `excludes` and `earliestDeadline`.)
+    var end: StepEnd {
+        mutating get {
+            var idle = touches.isEmpty
+            var earliest = UInt64.max
+            for index in recognisers.indices {
+                if !recognisers[index].isIdle { idle = false }
+                if let deadline = recognisers[index].deadlineMicros, deadline < earliest { earliest = deadline }
+            }
+            return StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest)
+        }
+    }
+
     /// One tracker message of this view: records the touches, lets every recogniser look, and
     /// appends the gesture events and the view's raw message (minus what gestures took).
     /// Cost: recognisers × touches of the view.
-    /// Returns whether the view is idle afterwards.
+    /// Returns whether the view is idle afterwards, and its next deadline.
     @discardableResult
-    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) -> Bool {
+    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) -> StepEnd {
         screen = batch.screen
         physicalScale = scale
         let now = batch.timestampMicros
-        for routed in batch.touches {
-            if let index = touchIndex(of: routed.id) {
+        // By index: iterating would copy each routed touch (and retain its device's name).
+        for position in batch.touches.indices {
+            if let index = touchIndex(of: batch.touches[position].id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
-                touches[index].touch = TouchSample(routed)
-            } else if routed.phase == .began {
-                touches.append(GestureTouch(routed))
-                if !devices.contains(where: { $0.id == routed.device.id }) { devices.append(routed.device) }
+                touches[index].touch = TouchSample(batch.touches[position])
+            } else if batch.touches[position].phase == .began {
+                touches.append(GestureTouch(batch.touches[position]))
+                membership &+= 1
+                let device = batch.touches[position].device
+                if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
                 claimIfJoiningActive(touches.count - 1)
             }
         }
         for index in recognisers.indices {
+            // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
+            if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
             let request = recognisers[index].observe(touches, scale: scale, now: now)
             apply(request, to: index, now: now, into: &output)
         }
         appendRaw(batch, into: &output)
         endStep()
-        return isIdle
+        return end
     }
 
     /// The device of a touch of the view (registered at its began).
@@ -93,20 +143,29 @@ struct ViewGestures {
         return nil
     }
 
-    /// Fires every deadline up to `now`, earliest first, each at its own time.
-    mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) {
+    /// Fires every deadline up to `now`, earliest first, each at its own time; returns where the
+    /// view stands then.
+    @discardableResult
+    mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) -> StepEnd {
         while let (index, deadline) = earliestDeadline(), deadline <= now {
-            let claimedBefore = touches.filter(\.claimed).count
+            let claimedBefore = claimedCount
             let request = recognisers[index].deadlinePassed(touches)
             apply(request, to: index, now: deadline, into: &output)
-            if touches.filter(\.claimed).count != claimedBefore {
+            if claimedCount != claimedBefore {
                 appendClaimedCancellations(timestampMicros: deadline, into: &output)
             }
             endStep(keepingTouches: true)
         }
+        return end
     }
 
-    private func earliestDeadline() -> (Int, UInt64)? {
+    private var claimedCount: Int {
+        var count = 0
+        for index in touches.indices where touches[index].claimed { count += 1 }
+        return count
+    }
+
+    private mutating func earliestDeadline() -> (Int, UInt64)? {
         var best: (Int, UInt64)?
         for index in recognisers.indices {
             if let deadline = recognisers[index].deadlineMicros, deadline < (best?.1 ?? .max) {
@@ -136,10 +195,11 @@ struct ViewGestures {
     /// A touch that begins while a `cancelsTouches` pan is active and joins it belongs to the pan
     /// from the start: raw clients never see it.
     private mutating func claimIfJoiningActive(_ touchIndex: Int) {
-        for recogniser in recognisers
-        where recogniser.spec.kind == .pan && recogniser.spec.cancelsTouches
-            && (recogniser.state == .began || recogniser.state == .changed)
-            && recogniser.participants.count < recogniser.spec.maximumFingers
+        // By index: iterating would copy each recogniser.
+        for index in recognisers.indices
+        where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
+            && (recognisers[index].state == .began || recognisers[index].state == .changed)
+            && recognisers[index].participants.count < recognisers[index].spec.maximumFingers
         {
             touches[touchIndex].claimed = true
             touches[touchIndex].cancellationSent = true
@@ -148,7 +208,10 @@ struct ViewGestures {
     }
 
     private mutating func endStep(keepingTouches: Bool = false) {
-        if !keepingTouches { touches.removeAll { !$0.isDown } }
+        if !keepingTouches && touches.contains(where: { !$0.isDown }) {
+            touches.removeAll { !$0.isDown }
+            membership &+= 1
+        }
         guard touches.isEmpty else { return }
         devices.removeAll(keepingCapacity: true)
         for index in recognisers.indices where recognisers[index].state.isTerminal {
@@ -158,13 +221,13 @@ struct ViewGestures {
 
     // MARK: - Arbitration
 
-    private static func arePartners(_ a: GestureSpec, _ b: GestureSpec) -> Bool {
+    private static func arePartners(_ a: RecogniserSettings, _ b: RecogniserSettings) -> Bool {
         (a.kind == .pinch && b.kind == .rotate) || (a.kind == .rotate && b.kind == .pinch)
     }
 
     /// Whether `other` keeps `index` from recognising, or is kept by it: both exclusive, not pinch
     /// and rotate.
-    private func excludes(_ index: Int, _ other: Int) -> Bool {
+    private mutating func excludes(_ index: Int, _ other: Int) -> Bool {
         let a = recognisers[index].spec
         let b = recognisers[other].spec
         return other != index && a.exclusive && b.exclusive && !Self.arePartners(a, b)
@@ -241,44 +304,73 @@ struct ViewGestures {
     private mutating func move(_ index: Int, to state: GestureState, now: UInt64, into output: inout GestureOutput) {
         recognisers[index].state = state
         guard state != .failed || recordsTransitions else { return }
-        output.gestures.append(event(index, state, now: now))
+        appendEvent(index, state, now: now, into: &output)
     }
 
-    private func event(_ index: Int, _ state: GestureState, now: UInt64) -> GestureEvent {
-        let recogniser = recognisers[index]
-        // Usually every participant is still here: the event then shares the participants' storage.
-        var present = 0
-        for index in touches.indices where recogniser.participants.contains(touches[index].touch.id) { present += 1 }
-        var ids = recogniser.participants
-        if present != 0 && present != ids.count {
-            ids = []
-            for index in touches.indices where recogniser.participants.contains(touches[index].touch.id) {
-                ids.append(touches[index].touch.id)
-            }
+    /// The touches an event of recogniser `index` names: its participants still here (all of
+    /// them when none is), in began order, in the array the recogniser's last event had.
+    private mutating func eventIDs(_ index: Int) -> [UInt64] {
+        // The touches and the participants as when the array was made: it still holds.
+        if index < eventTouchIDs.count && eventTouchIDsMembership[index] == membership
+            && Self.holds(eventTouchIDs[index], recognisers[index].participants)
+        {
+            return eventTouchIDs[index]
         }
-        var event = GestureEvent(
-            viewID: viewID, screen: screen, kind: recogniser.spec.kind, recogniserIndex: index, state: state,
-            timestampMicros: now, touchIDs: ids, localPoint: recogniser.localCentroid,
-            screenPoint: recogniser.screenCentroid)
-        switch recogniser.spec.kind {
-        case .tap: event.taps = recogniser.tapsDone
-        case .longPress: event.durationMicros = now - min(now, recogniser.sequenceStartMicros)
+        let participants = recognisers[index].participants
+        var wanted = TouchIDList()
+        for position in 0..<participants.count where touchIndex(of: participants[position]) != nil {
+            wanted.append(participants[position])
+        }
+        if wanted.isEmpty { wanted = participants }
+        while eventTouchIDs.count <= index {
+            eventTouchIDs.append([])
+            eventTouchIDsMembership.append(0)
+        }
+        eventTouchIDsMembership[index] = membership
+        if Self.holds(eventTouchIDs[index], wanted) { return eventTouchIDs[index] }
+        eventTouchIDs[index].removeAll(keepingCapacity: true)
+        for position in 0..<wanted.count { eventTouchIDs[index].append(wanted[position]) }
+        return eventTouchIDs[index]
+    }
+
+    private static func holds(_ ids: [UInt64], _ list: TouchIDList) -> Bool {
+        guard ids.count == list.count else { return false }
+        for position in 0..<list.count where ids[position] != list[position] { return false }
+        return true
+    }
+
+    /// Appends recogniser `index`'s event, built in place in the output (the event is large:
+    /// copying it around costs more than filling it).
+    private mutating func appendEvent(
+        _ index: Int, _ state: GestureState, now: UInt64, into output: inout GestureOutput
+    ) {
+        let ids = eventIDs(index)
+        let kind = recognisers[index].spec.kind
+        output.gestures.append(
+            GestureEvent(
+                viewID: viewID, screen: screen, kind: kind, recogniserIndex: index, state: state,
+                timestampMicros: now, touchIDs: ids, localPoint: recognisers[index].localCentroid,
+                screenPoint: recognisers[index].screenCentroid))
+        let last = output.gestures.count - 1
+        let duration = now - min(now, recognisers[index].sequenceStartMicros)
+        switch kind {
+        case .tap: output.gestures[last].taps = recognisers[index].tapsDone
+        case .longPress: output.gestures[last].durationMicros = duration
         case .pan:
-            event.translation = recogniser.translation
-            event.velocity = recogniser.velocity
+            output.gestures[last].translation = recognisers[index].translation
+            output.gestures[last].velocity = recognisers[index].velocity
         case .swipe:
-            event.direction = recogniser.direction
-            event.translation = recogniser.translation
-            event.velocity = recogniser.velocity
-            event.durationMicros = now - min(now, recogniser.sequenceStartMicros)
+            output.gestures[last].direction = recognisers[index].direction
+            output.gestures[last].translation = recognisers[index].translation
+            output.gestures[last].velocity = recognisers[index].velocity
+            output.gestures[last].durationMicros = duration
         case .pinch:
-            event.scale = recogniser.scale
-            event.scaleVelocity = recogniser.scaleVelocity
+            output.gestures[last].scale = recognisers[index].scale
+            output.gestures[last].scaleVelocity = recognisers[index].scaleVelocity
         case .rotate:
-            event.rotation = recogniser.rotation
-            event.rotationVelocity = recogniser.rotationVelocity
+            output.gestures[last].rotation = recognisers[index].rotation
+            output.gestures[last].rotationVelocity = recognisers[index].rotationVelocity
         }
-        return event
     }
 
     // MARK: - Raw touches
@@ -289,8 +381,8 @@ struct ViewGestures {
         // Most messages change nothing: pass them on as they are (no copy).
         var changes = 0
         var kept = 0
-        for routed in batch.touches {
-            guard let index = touchIndex(of: routed.id), touches[index].claimed else {
+        for position in batch.touches.indices {
+            guard let index = touchIndex(of: batch.touches[position].id), touches[index].claimed else {
                 kept += 1
                 continue
             }

@@ -168,6 +168,7 @@ struct GestureConflictTests {
             run.tracker.cancelAll(reason: .shutdown, timestampMicros: GestureHarness.micros(600)),
             GestureHarness.micros(600))
         #expect(run.summary == ["longPress began", "longPress cancelled"])
+        #expect(run.stage.viewsWithState == 0)
 
         var reload = GestureHarness(.pan)
         reload.down(0, 0, 500, 500)
@@ -180,6 +181,9 @@ struct GestureConflictTests {
         reload.take(
             reload.tracker.replaceLayout(empty, timestampMicros: GestureHarness.micros(20)), GestureHarness.micros(20))
         #expect(reload.summary == ["pan began", "pan cancelled"])
+        // The removed view's touches were cancelled, so its recognition state is gone too.
+        #expect(reload.stage.viewsWithState == 0)
+        #expect(reload.stage.activeViewCount == 0)
     }
 
     @Test("a reload that changes the view's gestures cancels the active one; the next touches use the new ones")

@@ -26,6 +26,9 @@ struct GesturePropertyTests {
         Self.drive(&run, seed: seed, steps: 400)
         let failures = Self.check(run)
         #expect(failures.isEmpty, "seed \(seed): \(failures.prefix(5))")
+        // Everything ended: no view holds recognition state any more.
+        #expect(run.stage.viewsWithState == 0, "seed \(seed)")
+        #expect(run.stage.activeViewCount == 0, "seed \(seed)")
     }
 
     @Test(arguments: 0..<20)

@@ -1,0 +1,179 @@
+import Testing
+
+@testable import TouchRouterCore
+
+/// Recognition state lives only while a view has touches or something pending: a kiosk that
+/// touches thousands of views over a day holds state for the few touched now, and a reused state
+/// recognises exactly as a new one does.
+@Suite("Gesture state lifetime")
+struct GestureStateLifetimeTests {
+    /// A 40 × 25 grid of 50 × 50 buttons (1000 views) on a 2000 × 1250 screen at 0.1 mm per unit;
+    /// even columns take taps, odd ones pans and long presses (recogniser lists of other lengths,
+    /// so a reused state is refilled from a different template).
+    struct Grid {
+        static let columns = 40
+        static let rows = 25
+        var tracker: TouchTracker
+        var stage: GestureStage
+        var subscribed: Set<String> = []
+        var events: [GestureEvent] = []
+        var raw: [ViewTouches] = []
+        var now: UInt64 = 1_000_000
+        let device = InputDevice(id: 1, name: "grid panel")
+        let scale = PhysicalScale(millimetresPerUnitX: 0.1, millimetresPerUnitY: 0.1, source: .config)
+
+        static func id(_ column: Int, _ row: Int) -> String { "button-\(column)-\(row)" }
+        static func gestures(column: Int) -> [GestureSpec] {
+            var double = GestureSpec(.tap)
+            double.taps = 2
+            return column % 2 == 0
+                ? [GestureSpec(.tap), double] : [GestureSpec(.pan), GestureSpec(.longPress), GestureSpec(.swipe)]
+        }
+
+        init() {
+            var buttons: [View] = []
+            var viewGestures: [String: [GestureSpec]] = [:]
+            for column in 0..<Self.columns {
+                for row in 0..<Self.rows {
+                    let id = Self.id(column, row)
+                    buttons.append(
+                        View(id: id, frame: Rect(x: Double(column) * 50, y: Double(row) * 50, width: 50, height: 50)))
+                    viewGestures[id] = Self.gestures(column: column)
+                    subscribed.insert(id)
+                }
+            }
+            let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 2000, height: 1250), children: buttons)
+            tracker = TouchTracker(
+                layout: Layout(screens: [Screen(name: "main", width: 2000, height: 1250, root: root)]))
+            stage = GestureStage(viewGestures: viewGestures)
+        }
+
+        mutating func frame(after ms: UInt64, _ contacts: [ContactEvent]) {
+            now += ms * 1000
+            let frame = InputFrame(
+                device: device, screen: "main", timestampMicros: now, contacts: contacts, physicalScale: scale)
+            let output = stage.process(
+                tracker.process(.frame(frame), subscribedViews: subscribed), scale: scale, timestampMicros: now)
+            events += output.gestures
+            raw += output.touches
+        }
+
+        mutating func advance(after ms: UInt64) {
+            now += ms * 1000
+            let output = stage.advance(to: now)
+            events += output.gestures
+            raw += output.touches
+        }
+
+        /// A tap on an even column's button, a pan (a 20 mm drag) on an odd one's.
+        mutating func use(_ column: Int, _ row: Int, slot: Int32 = 0) {
+            let centre = Point(Double(column) * 50 + 25, Double(row) * 50 + 25)
+            frame(after: 5, [ContactEvent(kind: .down, slot: slot, screenPoint: centre)])
+            if column % 2 == 1 {
+                for step in 1...4 {
+                    frame(
+                        after: 8,
+                        [
+                            ContactEvent(
+                                kind: .motion, slot: slot, screenPoint: Point(centre.x + Double(step) * 50, centre.y))
+                        ])
+                }
+            }
+            frame(after: 8, [ContactEvent(kind: .up, slot: slot)])
+        }
+    }
+
+    @Test("every one of 1000 views touched in turn: state for one view at a time, none once it is over")
+    func stateGoesBackToZero() {
+        var grid = Grid()
+        #expect(grid.stage.viewsWithState == 0)
+        var expected: [String] = []
+        for column in 0..<Grid.columns {
+            for row in 0..<Grid.rows {
+                grid.use(column, row)
+                // A tap waits for its double tap's interval; a pan is over when its finger lifts.
+                #expect(grid.stage.viewsWithState == (column % 2 == 0 ? 1 : 0), "\(Grid.id(column, row))")
+                grid.advance(after: 400)
+                #expect(grid.stage.viewsWithState == 0, "\(Grid.id(column, row))")
+                #expect(grid.stage.activeViewCount == 0)
+                expected +=
+                    column % 2 == 0
+                    ? ["tap recognized"] : ["pan began", "pan changed", "pan changed", "pan changed", "pan ended"]
+            }
+        }
+        #expect(grid.events.map { "\($0.kind.rawValue) \($0.state.rawValue)" } == expected)
+        // One state served every view in turn.
+        #expect(grid.stage.pooledStates == 1)
+    }
+
+    @Test("views touched together each hold state; all of it goes, and the pool keeps at most its limit")
+    func severalAtOnce() {
+        var grid = Grid()
+        // 10 fingers down on 10 tap buttons, then 50 more views' taps pending at once.
+        let downs = (0..<10).map {
+            ContactEvent(kind: .down, slot: Int32($0), screenPoint: Point(Double($0) * 100 + 25, 25))
+        }
+        grid.frame(after: 5, downs)
+        #expect(grid.stage.viewsWithState == 10)
+        grid.frame(after: 8, (0..<10).map { ContactEvent(kind: .up, slot: Int32($0)) })
+        #expect(grid.stage.viewsWithState == 10)  // every single tap waits for its double tap
+        for row in 1..<6 {
+            grid.frame(
+                after: 1,
+                (0..<10).map {
+                    ContactEvent(
+                        kind: .down, slot: Int32($0), screenPoint: Point(Double($0) * 100 + 25, Double(row) * 50 + 25))
+                })
+            grid.frame(after: 1, (0..<10).map { ContactEvent(kind: .up, slot: Int32($0)) })
+        }
+        #expect(grid.stage.viewsWithState == 60)
+        #expect(grid.stage.activeViewCount == 60)
+        grid.advance(after: 400)
+        #expect(grid.stage.viewsWithState == 0)
+        #expect(grid.events.count == 60)
+        #expect(grid.events.allSatisfy { $0.kind == .tap && $0.state == .recognized && $0.taps == 1 })
+        // Deadlines due together fire in view id order, whatever order the views got state in.
+        for row in 0..<6 {
+            let ids = grid.events[(row * 10)..<(row * 10 + 10)].map(\.viewID)
+            #expect(ids == ids.sorted(), "row \(row): \(ids)")
+        }
+        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
+        // Reused states recognise as new ones do: a double tap on a tap button, a pan on a pan one.
+        grid.events = []
+        grid.use(0, 0)
+        grid.use(0, 0)
+        grid.use(1, 0)
+        grid.advance(after: 400)
+        #expect(
+            grid.events.map { "\($0.kind.rawValue) \($0.state.rawValue)" } == [
+                "tap recognized", "pan began", "pan changed", "pan changed", "pan changed", "pan ended",
+            ])
+        #expect(grid.events.first?.taps == 2)
+        #expect(grid.stage.viewsWithState == 0)
+    }
+
+    @Test("a reload that removes a touched view's gestures keeps its state until it is idle, then drops it")
+    func reloadRemovesAView() {
+        var grid = Grid()
+        grid.frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(75, 25))])  // button-1-0: a pan
+        grid.frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(175, 25))])
+        #expect(grid.events.map(\.state) == [.began])
+        var remaining: [String: [GestureSpec]] = [:]
+        for column in 0..<Grid.columns where column != 1 {
+            for row in 0..<Grid.rows { remaining[Grid.id(column, row)] = Grid.gestures(column: column) }
+        }
+        let output = grid.stage.replaceGestures(remaining, timestampMicros: grid.now)
+        #expect(output.gestures.map(\.state) == [.cancelled])
+        #expect(grid.stage.viewsWithState == 1)
+        grid.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
+        #expect(grid.stage.viewsWithState == 0)
+        #expect(grid.stage.activeViewCount == 0)
+        // The view's later touches pass through as raw touches only.
+        grid.events = []
+        grid.raw = []
+        grid.use(1, 0)
+        #expect(grid.events.isEmpty)
+        #expect(grid.raw.flatMap(\.touches).map(\.phase) == [.began, .moved, .moved, .moved, .moved, .ended])
+        #expect(grid.stage.viewsWithState == 0)
+    }
+}
