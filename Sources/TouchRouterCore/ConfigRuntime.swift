@@ -32,6 +32,8 @@ public struct MountedViews: Hashable, Sendable {
     public var children: [View]
     /// Access lists the mounted views declare, by view id.
     public var access: [String: AccessList]
+    /// Gestures the mounted views declare, by view id (recognised like the config's once mounted).
+    public var gestures: [String: [GestureSpec]] = [:]
     /// Mounted views that say `resetOnDisconnect: true` (kept for symmetry; a mount goes with its
     /// client anyway).
     public var resetsOnDisconnect: Set<String>
@@ -128,7 +130,7 @@ extension ConfigParser {
         }
         guard parser.pending.isEmpty else { throw ConfigErrors(parser.requestErrors()) }
         return MountedViews(
-            children: children, access: parser.accessByViewID,
+            children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
             resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount)
     }
 

@@ -242,8 +242,8 @@ public struct RuntimeState: Hashable, Sendable {
     }
 
     /// The config's layout with the mounts hung in and the changes made, and the mounted views'
-    /// access lists added. Cost: linear in the layout (every view is visited once); nothing when
-    /// the state is empty.
+    /// access lists and gestures added. Cost: linear in the layout (every view is visited once);
+    /// nothing when the state is empty.
     public func effectiveConfig(_ base: Config) -> Config {
         guard !isEmpty else { return base }
         var config = base
@@ -259,6 +259,7 @@ public struct RuntimeState: Hashable, Sendable {
         }
         for mount in mounts.values {
             config.viewAccess.merge(mount.views.access) { first, _ in first }
+            config.viewGestures.merge(mount.views.gestures) { first, _ in first }
         }
         return config
     }

@@ -162,6 +162,26 @@ struct RuntimeLayoutTests {
         #expect(try layout.apply(.unmount(viewID: "panel"), by: Self.client(1000)).get() == [])
     }
 
+    @Test func mountedViewsBringTheirGesturesAndTakeThemAway() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let children = #"[{"id":"popup","frame":[0,0,200,100],"gestures":["tap",{"type":"swipe","direction":"left"}]}]"#
+        _ = try layout.apply(.mount(viewID: "panel", children: Self.node(children)), by: Self.client(1000)).get()
+        #expect(layout.effective.viewGestures["popup"]?.map(\.kind) == [.tap, .swipe])
+        _ = try layout.apply(.unmount(viewID: "panel"), by: Self.client(1000)).get()
+        #expect(layout.effective.viewGestures["popup"] == nil)
+        // A bad gesture in a mount is the config's error, and nothing is mounted.
+        let bad = #"[{"id":"popup","frame":[0,0,200,100],"gestures":["wave"]}]"#
+        guard
+            case .failure(let failures) = layout.apply(
+                .mount(viewID: "panel", children: Self.node(bad)), by: Self.client(1000))
+        else {
+            Issue.record("a mount with an unknown gesture kind was accepted")
+            return
+        }
+        #expect(failures.failures.first?.code == .config(.invalidValue), "\(failures.failures)")
+        #expect(layout.effective == layout.base)
+    }
+
     @Test(arguments: [
         (
             #"[{"id":"ok","frame":[0,0,1,1]}]"#, RuntimeFailure.Code.config(.duplicateID),

@@ -235,6 +235,41 @@ struct RuntimeChangeTests {
         _ = mounter
     }
 
+    @Test("a mounted view's gestures are recognised, and an unmount cancels its pan")
+    func mountedViewGestures() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let mounter = try LineClient(socketPath: daemon.socketPath)
+        let mount =
+            #"{"type":"mount","view":"layer","children":[{"id":"map","frame":[0,0,1280,768],"gestures":["pan"]}],"seq":1}"#
+        guard case .mounted = try Self.exchange(mounter, mount).reply else { throw HarnessError("not mounted") }
+        let subscriber = try LineClient(socketPath: daemon.socketPath)
+        try subscriber.send(
+            ClientRequest(
+                .subscribe(views: ["map"], subtree: false, delivery: Delivery(touches: false, gestures: true)), seq: 1))
+        guard case .subscribed = try subscriber.readReply() else { throw HarnessError("not subscribed") }
+        // The one-finger drag pans the mounted view: began, then changed.
+        var states: [String] = []
+        while states.count < 2, let message = try subscriber.readMessage() {
+            guard let gesture = message.gesture else { continue }
+            #expect(gesture.viewID == "map" && gesture.gesture == "pan")
+            states.append(gesture.state)
+        }
+        #expect(states == ["began", "changed"])
+        // Unmounting under the finger cancels the pan (its touch is cancelled: view-removed).
+        _ = try Self.exchange(mounter, #"{"type":"unmount","view":"layer","seq":2}"#)
+        while let message = try subscriber.readMessage() {
+            guard let gesture = message.gesture else { continue }
+            if gesture.state != "changed" {
+                states.append(gesture.state)
+                break
+            }
+        }
+        #expect(states.last == "cancelled")
+    }
+
     @Test("a reload keeps the run-time state of the views the new file still has")
     func reloadKeepsRuntimeState() throws {
         let directory = try TemporaryDirectory()
