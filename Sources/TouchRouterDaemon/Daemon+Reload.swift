@@ -44,11 +44,17 @@ extension Daemon {
         startReload(job)
     }
 
+    /// Starts the build of `job`. One of clients' run-time changes alone (no file to read) is
+    /// urgent while the loop runs at `SCHED_FIFO`: a client waits for it, the change budget bounds
+    /// how often it comes, and no normal thread can delay the loop then, so it runs at the daemon's
+    /// normal priority, not at nice 10 (docs/operations.md, "Run-time changes").
     func startReload(_ job: ReloadJob) {
         reloadInFlight = job
+        stats.layoutBuilds += 1
         reloadWorker.start(
             path: job.readsFile ? options.configPath : nil, current: runtime, work: job.runtime,
-            limits: .standard, subscriptions: subscriptions)
+            limits: .standard, subscriptions: subscriptions,
+            urgent: loopIsRealtime && !job.readsFile && job.runtime.contains { $0.kind.isRequest })
     }
 
     /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
@@ -108,7 +114,9 @@ extension Daemon {
             failure = error.errors.first.map(\.description) ?? "the config did not load"
         case .unchanged:
             logger.info("reload (\(trigger)): config unchanged")
-        case .notRead, .changed:
+        case .changed:
+            for name in build.unknownOwnerNames { logger.warning("owner list: no such \(name); it admits nobody") }
+        case .notRead:
             break
         }
         // The old state's tables (its view index, a replaced mount's views) are freed on the worker.

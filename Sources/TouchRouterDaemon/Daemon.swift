@@ -45,6 +45,8 @@ public final class Daemon {
     var pendingLayoutChanged: [UInt8]?
     /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
     var lastBuildCPUMicros: UInt64 = 0
+    /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).
+    var loopIsRealtime = false
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 
@@ -106,6 +108,8 @@ public final class Daemon {
         var coalescedByGoneClients = 0
         /// Run-time requests refused for exceeding a client's change budget.
         var changesRefused = 0
+        /// Builds the layout worker was given: reloads and batches of run-time changes.
+        var layoutBuilds = 0
     }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
@@ -168,6 +172,9 @@ public final class Daemon {
         // tens of ms at 100k views (touchrouter-bench reload); docs/performance.md.
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
+        }
+        for name in OwnerCheck.unknownNames(in: config.runtime) {
+            logger.warning("owner list: no such \(name); it admits nobody")
         }
         if let path = options.replayPath {
             let frames = try ReplaySource.frames(
@@ -276,6 +283,7 @@ public final class Daemon {
     func makeLoopRealtime(priority: Int32) {
         do throws(SystemError) {
             try ThreadScheduling.makeRealtime(priority: priority)
+            loopIsRealtime = true
             logger.notice("routing at SCHED_FIFO priority \(priority)")
         } catch {
             logger.warning(
