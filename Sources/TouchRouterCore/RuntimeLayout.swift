@@ -58,10 +58,14 @@ public struct RuntimeLayout: Sendable {
     /// Rebuilds the effective config and the index, and forgets changes of views that are gone.
     private mutating func rebuild() {
         effective = state.effectiveConfig(base)
+        let count = entries.count
         entries.removeAll(keepingCapacity: true)
+        entries.reserveCapacity(count)
         var stack: [(view: View, parent: String?, depth: Int)] = effective.layout.screens.map { ($0.root, nil, 1) }
         while let (view, parent, depth) = stack.popLast() {
-            if entries[view.id] == nil { entries[view.id] = Entry(view: view, parent: parent, depth: depth) }
+            // Ids are unique in the effective layout (the config's checks, the mounts' collision
+            // check), so one lookup per view, no "first one wins" test.
+            entries[view.id] = Entry(view: view, parent: parent, depth: depth)
             for child in view.children { stack.append((child, view.id, depth + 1)) }
         }
         let known = entries
@@ -70,6 +74,9 @@ public struct RuntimeLayout: Sendable {
 
     /// The effective layout has a view with this id.
     public func contains(_ viewID: String) -> Bool { entries[viewID] != nil }
+
+    /// The number of views in the effective layout (O(1); `Layout.viewCount` walks the tree).
+    public var viewCount: Int { entries.count }
 
     /// The view's path: ids from its screen's root, itself last.
     public func path(of viewID: String) -> [String] {
@@ -192,8 +199,15 @@ public struct RuntimeLayout: Sendable {
         for (point, mount) in state.mounts where point != viewID {
             for child in mount.views.children { Self.collectIDs(child, into: &otherMounts) }
         }
+        // The paths are built only when some id collides (they are for the messages).
+        var collides = false
+        var views = mounted.children
+        while !collides, let view = views.popLast() {
+            collides = baseIDs.contains(view.id) || (!otherMounts.isEmpty && otherMounts.contains(view.id))
+            views.append(contentsOf: view.children)
+        }
         var mountedIDs: [(String, [String])] = []
-        var stack = mounted.children.map { ($0, viewPath) }
+        var stack = collides ? mounted.children.map { ($0, viewPath) } : []
         while let (view, parentPath) = stack.popLast() {
             let ownPath = parentPath + [view.id]
             mountedIDs.append((view.id, ownPath))

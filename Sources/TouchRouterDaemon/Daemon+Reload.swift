@@ -77,7 +77,7 @@ extension Daemon {
                 broadcastLine(broadcast)
             }
         }
-        if !work.isEmpty { reloadWorker.retire(consume work) }
+        if !work.isEmpty { reloadWorker.retire(consume work, trim: false) }
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply =
@@ -120,9 +120,10 @@ extension Daemon {
             break
         }
         // The old state's tables (its view index, a replaced mount's views) are freed on the worker.
+        let fileRead = if case .notRead = build.file { false } else { true }
         var oldRuntime = Optional(runtime)
         runtime = build.runtime
-        reloadWorker.retire(oldRuntime.take()!)
+        reloadWorker.retire(oldRuntime.take()!, trim: fileRead)
         lastBuildCPUMicros = build.cpuMicros
         guard let prepared = build.ready else { return failure }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
@@ -151,7 +152,7 @@ extension Daemon {
             subscriptions.relayout(prepared.config.layout)
         }
         access = prepared.access
-        reloadWorker.retire(old.take()!)
+        reloadWorker.retire(old.take()!, trim: fileRead)
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }

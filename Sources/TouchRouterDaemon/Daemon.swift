@@ -131,6 +131,11 @@ public final class Daemon {
         // to the size of the largest block freed, after which a reload's big tables land in the
         // reload thread's heap and stay there as RSS (docs/performance.md, "Memory").
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
+        // Fixing that threshold also fixes the trim threshold at 128 KiB: every heap would hand its
+        // free top back after each free, and a run-time change's build (a few MB of small blocks on
+        // the worker) would fault its pages in again every time. Up to 8 MiB of free top stays;
+        // a reload still ends with an explicit `malloc_trim` (ReloadWorker.retire).
+        mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024)
         let logger = Logger(minimumLevel: options.logLevel)
         // A closed stderr (journald restarting) must not kill the daemon; sockets use MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)

@@ -125,7 +125,7 @@ final class ReloadWorker: Sendable {
             let config = runtime.effective
             ready = PreparedReload(
                 config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                subscriptions: subscriptions.relayouted(config.layout), viewCount: config.layout.viewCount)
+                subscriptions: subscriptions.relayouted(config.layout), viewCount: runtime.viewCount)
         }
         var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
         if case .changed = file { result.unknownOwnerNames = OwnerCheck.unknownNames(in: runtime.base.runtime) }
@@ -146,14 +146,17 @@ final class ReloadWorker: Sendable {
     }
 
     /// Lets go of `value` on the worker: the old layout's tables are freed there, not on the loop.
-    /// Then hands the freed pages back to the kernel (`malloc_trim`), also on the worker: the big
-    /// tables are their own mappings (the daemon fixes `M_MMAP_THRESHOLD`), so the trim walks only
-    /// the small blocks the reload freed (the reader's tree) and holds the loop's heap lock briefly.
-    func retire<Value: Sendable>(_ value: consuming Value) {
+    /// With `trim` (after a reload), then hands the freed pages back to the kernel (`malloc_trim`),
+    /// also on the worker: the big tables are their own mappings (the daemon fixes
+    /// `M_MMAP_THRESHOLD`), so the trim walks only the small blocks the reload freed (the reader's
+    /// tree) and holds the loop's heap lock briefly. Not after run-time changes: what they free
+    /// is what the next one allocates, and a trim would hand those pages back only for the next
+    /// build to fault them in again (and stall the loop's allocations on the heap lock meanwhile).
+    func retire<Value: Sendable>(_ value: consuming Value, trim: Bool) {
         let box = RetiredValue(value)
         queue.async { _ = box }
         // A block is released once it has run, so the value is gone when this one runs.
-        queue.async { _ = malloc_trim(0) }
+        if trim { queue.async { _ = malloc_trim(0) } }
     }
 
     /// Waits for a build in progress to end (at teardown, before the eventfd is closed).

@@ -1,5 +1,6 @@
 import Foundation
 import TouchRouterCommandLine
+import TouchRouterProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -89,6 +90,7 @@ enum RuntimeBenchmark {
             "runtime: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed \(speed) --replay-restamp"
                 + (realtimePriority.map { " --realtime-priority \($0)" } ?? ""))
         print("  load average at start: \(DaemonLatencyBenchmark.loadAverage())")
+        decodingCosts(views: mountViews)
         // Round trips, alternating on one connection, paced within the change budget (100/s).
         var statusTimes: [Double] = [], setViewTimes: [Double] = []
         var seq = 1
@@ -155,6 +157,53 @@ enum RuntimeBenchmark {
             "    \(mounts) mounts of \(mountViews) views at 10/s (\(mounting.count) gaps)" + row(mounting)
                 + column(ReloadBenchmark.turn(mountingTurn), 26) + column(ReloadBenchmark.lateness(mountingTurn), 12))
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
+    }
+
+    /// Where a mount line's decoding costs, in this process (medians of 201): the loop's part and
+    /// the worker's, as it was (the whole line decoded on the loop into values, turned into the
+    /// reader's nodes on the worker) and as it is (the loop skims the header and copies the line,
+    /// the worker decodes it into nodes).
+    static func decodingCosts(views count: Int) {
+        let line = Array(mountLine(views: count, prefix: "a", seq: 1).utf8)
+        var sink = 0
+        func median(_ body: () -> Int) -> Double {
+            var times: [Double] = []
+            for _ in 0..<201 {
+                let start = monotonicNanoseconds()
+                sink &+= body()
+                times.append(Double(monotonicNanoseconds() - start))
+            }
+            return percentile(times, 0.5)
+        }
+        var decoded: JSONValue = .null
+        if case .request(let request) = RequestDecoder.decode(line: line),
+            case .mount(_, let children) = request.message
+        {
+            decoded = children
+        }
+        let wholeDecode = median {
+            if case .request = RequestDecoder.decode(line: line) { return 1 }
+            return 0
+        }
+        let toNodes = median {
+            if case .array(let nodes) = decoded.node.value { return nodes.count }
+            return 0
+        }
+        let skim = median { (MountLineHeader.find(in: line[...]) != nil ? 1 : 0) + Array(line[...]).count }
+        let workerDecode = median {
+            if case .success(let mount) = MountRequest.decode(line: line) { return mount.view.count }
+            return 0
+        }
+        print("  a mount line of \(count) views (\(line.count) bytes), decoding, medians of 201 in this process:")
+        print(
+            "    before: loop decodes the line \(formatNanoseconds(wholeDecode)), worker turns it into nodes "
+                + formatNanoseconds(toNodes))
+        print(
+            "    now:    loop skims the header and copies the line \(formatNanoseconds(skim)), worker decodes it "
+                + formatNanoseconds(workerDecode)
+                + String(
+                    format: "  (loop %.0f× less; both halves %.2f× the time)", wholeDecode / skim,
+                    (skim + workerDecode) / (wholeDecode + toNodes)) + (sink == 42 ? " " : ""))
     }
 
     static func row(_ samples: [Double]) -> String {
