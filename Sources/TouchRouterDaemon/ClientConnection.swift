@@ -61,8 +61,8 @@ final class ClientConnection {
     var changeBudget = Daemon.changeBudget
     /// The client sent a `mount` (its disconnect may have a subtree to remove).
     var sentMount = false
-    /// The views the client's `setView`s named (its disconnect may have changes to undo on the
-    /// ones that say `resetOnDisconnect`).
+    /// The views of the layout the client's `setView`s named (its disconnect may have changes to
+    /// undo on the ones that say `resetOnDisconnect`); at most the layout's views.
     var changedViewIDs: Set<String> = []
 
     /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.

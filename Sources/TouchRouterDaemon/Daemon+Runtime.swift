@@ -185,7 +185,9 @@ extension Daemon {
         client.awaitsLayoutReply = true
         switch kind {
         case .mountLine, .request(.mount): client.sentMount = true
-        case .request(.setView(let views)): client.changedViewIDs.formUnion(views.keys)
+        case .request(.setView(let views)):
+            // Only ids the layout has: a client naming made-up ids must not grow this set.
+            client.changedViewIDs.formUnion(views.keys.filter(runtime.contains))
         default: break
         }
         queueLayoutWork(RuntimeWork(kind: kind, clientID: client.id, credentials: client.credentials, seq: seq))
