@@ -108,8 +108,12 @@ private struct TopLevelSkimmer {
         return true
     }
 
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
     /// A key without escapes (a key written with one is left to the whole decode).
@@ -152,8 +156,8 @@ private struct TopLevelSkimmer {
             return false
         default:
             let start = index
-            while index < bytes.count,
-                ![UInt8(ascii: ","), UInt8(ascii: "}"), 0x20, 0x09, 0x0A, 0x0D].contains(bytes[index])
+            while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"),
+                !Self.isWhitespace(bytes[index])
             {
                 index += 1
             }
