@@ -1,5 +1,6 @@
 import Foundation
 import TouchRouterCommandLine
+import TouchRouterCore
 import TouchRouterProtocol
 
 #if canImport(Glibc)
@@ -204,6 +205,25 @@ enum RuntimeBenchmark {
                 + String(
                     format: "  (loop %.0f× less; both halves %.2f× the time)", wholeDecode / skim,
                     (skim + workerDecode) / (wholeDecode + toNodes)) + (sink == 42 ? " " : ""))
+
+        // The rest of the worker's build, in this process: the request applied (the config checks,
+        // the runtime index, the effective layout), then the hit-test index of the result.
+        guard let config = try? Config.parse(Data(layout.utf8), fileName: "runtime.json5"),
+            case .success(let mount) = MountRequest.decode(line: line)
+        else { return }
+        let base = RuntimeLayout(base: config)
+        let root = RuntimeClient(id: 1) { _ in true }
+        var applied = base
+        let apply = median {
+            applied = base
+            let request = RuntimeRequest.mount(viewID: mount.view, children: mount.children)
+            if case .success(let views) = applied.apply(request, by: root) { return views.count }
+            return 0
+        }
+        let index = median { PreparedLayout(applied.effective.layout).layout.screens.count }
+        print(
+            "    the rest of the build: the mount applied \(formatNanoseconds(apply)), the hit-test index "
+                + formatNanoseconds(index))
     }
 
     static func row(_ samples: [Double]) -> String {
