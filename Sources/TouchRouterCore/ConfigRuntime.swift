@@ -118,6 +118,7 @@ extension ConfigParser {
         let parent = parser.pushPath(mountPath)
         var children: [View] = []
         if case .array(let list) = node.value {
+            parser.firstViewByID.reserveCapacity(min(list.count, limits.maxViews))
             for (index, childNode) in list.enumerated() where !parser.stopped {
                 if let child = parser.view(
                     childNode, parent: parent, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil)

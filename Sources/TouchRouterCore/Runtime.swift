@@ -247,15 +247,21 @@ public struct RuntimeState: Hashable, Sendable {
     public func effectiveConfig(_ base: Config) -> Config {
         guard !isEmpty else { return base }
         var config = base
-        func build(_ view: View) -> View {
+        // A mounted view is never a mount point itself (the checks refuse it), so inside a mount
+        // only changes are looked up, and nothing at all while no view has any.
+        func build(_ view: View, inMount: Bool) -> View {
             var view = view
-            if let mount = mounts[view.id] { view.children = mount.views.children }
-            if let change = change(of: view.id) { view = change.applied(to: view) }
-            if !view.children.isEmpty { view.children = view.children.map(build) }
+            var mounted = inMount
+            if !inMount, let mount = mounts[view.id] {
+                view.children = mount.views.children
+                mounted = true
+            }
+            if !changes.isEmpty, let change = change(of: view.id) { view = change.applied(to: view) }
+            if !view.children.isEmpty { view.children = view.children.map { build($0, inMount: mounted) } }
             return view
         }
         config.layout.screens = base.layout.screens.map {
-            Screen(name: $0.name, width: $0.width, height: $0.height, root: build($0.root))
+            Screen(name: $0.name, width: $0.width, height: $0.height, root: build($0.root, inMount: false))
         }
         for mount in mounts.values {
             config.viewAccess.merge(mount.views.access) { first, _ in first }

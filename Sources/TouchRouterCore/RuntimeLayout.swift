@@ -19,9 +19,10 @@ public struct RuntimeLayout: Sendable {
     /// Every id the config file uses.
     private var baseIDs: Set<String> = []
 
-    /// A view of the effective layout: the view, its parent and depth (root 1).
+    /// A view of the effective layout: its parent and depth (root 1). Not the view itself: the
+    /// table is rebuilt for every change, and copying every view into it cost more than finding
+    /// the few views a `setView` names (`view(_:)`).
     struct Entry: Sendable {
-        var view: View
         var parent: String?
         var depth: Int
     }
@@ -58,10 +59,14 @@ public struct RuntimeLayout: Sendable {
     /// Rebuilds the effective config and the index, and forgets changes of views that are gone.
     private mutating func rebuild() {
         effective = state.effectiveConfig(base)
+        let count = entries.count
         entries.removeAll(keepingCapacity: true)
+        entries.reserveCapacity(count)
         var stack: [(view: View, parent: String?, depth: Int)] = effective.layout.screens.map { ($0.root, nil, 1) }
         while let (view, parent, depth) = stack.popLast() {
-            if entries[view.id] == nil { entries[view.id] = Entry(view: view, parent: parent, depth: depth) }
+            // Ids are unique in the effective layout (the config's checks, the mounts' collision
+            // check), so one lookup per view, no "first one wins" test.
+            entries[view.id] = Entry(parent: parent, depth: depth)
             for child in view.children { stack.append((child, view.id, depth + 1)) }
         }
         let known = entries
@@ -70,6 +75,22 @@ public struct RuntimeLayout: Sendable {
 
     /// The effective layout has a view with this id.
     public func contains(_ viewID: String) -> Bool { entries[viewID] != nil }
+
+    /// The effective layout's view with this id, found along its path. Cost: O(depth × siblings).
+    func view(_ viewID: String) -> View? {
+        let ids = path(of: viewID)
+        guard let first = ids.first,
+            var view = effective.layout.screens.first(where: { $0.root.id == first })?.root
+        else { return nil }
+        for id in ids.dropFirst() {
+            guard let child = view.children.first(where: { $0.id == id }) else { return nil }
+            view = child
+        }
+        return view
+    }
+
+    /// The number of views in the effective layout (O(1); `Layout.viewCount` walks the tree).
+    public var viewCount: Int { entries.count }
 
     /// The view's path: ids from its screen's root, itself last.
     public func path(of viewID: String) -> [String] {
@@ -146,7 +167,7 @@ public struct RuntimeLayout: Sendable {
             case .failure(let found): failures += found.failures
             case .success(let change):
                 // The view as it would be: a shape and a per-edge margin do not go together.
-                let merged = change.applied(to: entries[viewID]!.view)
+                let merged = change.applied(to: view(viewID)!)
                 if merged.shape != .rect && !merged.touchMargin.isUniform {
                     failures.append(
                         RuntimeFailure(
@@ -192,8 +213,15 @@ public struct RuntimeLayout: Sendable {
         for (point, mount) in state.mounts where point != viewID {
             for child in mount.views.children { Self.collectIDs(child, into: &otherMounts) }
         }
+        // The paths are built only when some id collides (they are for the messages).
+        var collides = false
+        var views = mounted.children
+        while !collides, let view = views.popLast() {
+            collides = baseIDs.contains(view.id) || (!otherMounts.isEmpty && otherMounts.contains(view.id))
+            views.append(contentsOf: view.children)
+        }
         var mountedIDs: [(String, [String])] = []
-        var stack = mounted.children.map { ($0, viewPath) }
+        var stack = collides ? mounted.children.map { ($0, viewPath) } : []
         while let (view, parentPath) = stack.popLast() {
             let ownPath = parentPath + [view.id]
             mountedIDs.append((view.id, ownPath))

@@ -59,6 +59,11 @@ final class ClientConnection {
     var awaitsLayoutReply = false
     /// Every view a `setView` changes, and every `mount`/`unmount`, takes a token.
     var changeBudget = Daemon.changeBudget
+    /// The client sent a `mount` (its disconnect may have a subtree to remove).
+    var sentMount = false
+    /// The views of the layout the client's `setView`s named (its disconnect may have changes to
+    /// undo on the ones that say `resetOnDisconnect`); at most the layout's views.
+    var changedViewIDs: Set<String> = []
 
     /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.
     static let readChunkBytes = 16 * 1024

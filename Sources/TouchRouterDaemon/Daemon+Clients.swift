@@ -126,16 +126,22 @@ extension Daemon {
                 }
                 if isStopping { continue }
                 let reply: [UInt8]
-                switch RequestDecoder.decode(line: bytes) {
-                case .emptyLine: continue
-                case .request(let request):
-                    // A request whose cost grows with the layout ends the client's turn.
-                    if request.message.costGrowsWithLayout { handled = ClientConnection.linesPerTurn }
-                    guard let answer = handle(request.message, seq: request.seq, from: client) else { continue }
+                // A mount's subtree is read on the layout worker, not here.
+                if let header = MountLineHeader.find(in: bytes) {
+                    guard let answer = handleMountLine(header, bytes, from: client) else { continue }
                     reply = answer
-                case .error(let error):
-                    logger.debug("\(client.label): \(error)")
-                    reply = line(.error(error))
+                } else {
+                    switch RequestDecoder.decode(line: bytes) {
+                    case .emptyLine: continue
+                    case .request(let request):
+                        // A request whose cost grows with the layout ends the client's turn.
+                        if request.message.costGrowsWithLayout { handled = ClientConnection.linesPerTurn }
+                        guard let answer = handle(request.message, seq: request.seq, from: client) else { continue }
+                        reply = answer
+                    case .error(let error):
+                        logger.debug("\(client.label): \(error)")
+                        reply = line(.error(error))
+                    }
                 }
                 if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) }
             case .needMoreData:
@@ -232,7 +238,7 @@ extension Daemon {
         client.fd.close()
         clients[client.id] = nil
         subscriptions.remove(client.id)
-        runtimeClientLeft(client.id)
+        runtimeClientLeft(client)
         switch reason {
         case .closedByPeer, .daemonStopping: logger.info("\(client.label) disconnected: \(reason)")
         default: logger.warning("\(client.label) disconnected: \(reason)")

@@ -44,11 +44,17 @@ extension Daemon {
         startReload(job)
     }
 
+    /// Starts the build of `job`. One of clients' run-time changes alone (no file to read) is
+    /// urgent while the loop runs at `SCHED_FIFO`: a client waits for it, the change budget bounds
+    /// how often it comes, and no normal thread can delay the loop then, so it runs at the daemon's
+    /// normal priority, not at nice 10 (docs/operations.md, "Run-time changes").
     func startReload(_ job: ReloadJob) {
         reloadInFlight = job
+        stats.layoutBuilds += 1
         reloadWorker.start(
             path: job.readsFile ? options.configPath : nil, current: runtime, work: job.runtime,
-            limits: .standard, subscriptions: subscriptions)
+            limits: .standard, subscriptions: subscriptions,
+            urgent: loopIsRealtime && !job.readsFile && job.runtime.contains { $0.kind.isRequest })
     }
 
     /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
@@ -71,7 +77,7 @@ extension Daemon {
                 broadcastLine(broadcast)
             }
         }
-        if !work.isEmpty { reloadWorker.retire(consume work) }
+        if !work.isEmpty { reloadWorker.retire(consume work, trim: false) }
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply =
@@ -108,13 +114,16 @@ extension Daemon {
             failure = error.errors.first.map(\.description) ?? "the config did not load"
         case .unchanged:
             logger.info("reload (\(trigger)): config unchanged")
-        case .notRead, .changed:
+        case .changed:
+            for name in build.unknownOwnerNames { logger.warning("owner list: no such \(name); it admits nobody") }
+        case .notRead:
             break
         }
         // The old state's tables (its view index, a replaced mount's views) are freed on the worker.
+        let fileRead = if case .notRead = build.file { false } else { true }
         var oldRuntime = Optional(runtime)
         runtime = build.runtime
-        reloadWorker.retire(oldRuntime.take()!)
+        reloadWorker.retire(oldRuntime.take()!, trim: fileRead)
         lastBuildCPUMicros = build.cpuMicros
         guard let prepared = build.ready else { return failure }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
@@ -143,7 +152,7 @@ extension Daemon {
             subscriptions.relayout(prepared.config.layout)
         }
         access = prepared.access
-        reloadWorker.retire(old.take()!)
+        reloadWorker.retire(old.take()!, trim: fileRead)
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }

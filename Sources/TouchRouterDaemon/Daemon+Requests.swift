@@ -132,6 +132,7 @@ extension Daemon {
             "reloadsFailed": .integer(Int64(stats.reloadsFailed)),
             "changesRefused": .integer(Int64(stats.changesRefused)),
             "mountedSubtrees": .integer(Int64(runtime.state.mounts.count)),
+            "layoutBuilds": .integer(Int64(stats.layoutBuilds)),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
         ]

@@ -18,9 +18,18 @@ import TouchRouterSystem
 /// One run-time request (or a departed client's undo) for the worker, with who asked.
 struct RuntimeWork: Sendable {
     enum Kind: Sendable {
-        /// The request as decoded; turned into Core's `RuntimeRequest` on the worker.
+        /// The request as decoded on the loop (`setView`, `unmount`, a `mount` the loop had to
+        /// decode whole); turned into Core's `RuntimeRequest` on the worker.
         case request(RequestMessage)
+        /// A `mount` line as received: the loop read only its header; the worker decodes the rest.
+        case mountLine(MountLineHeader, [UInt8])
         case clientLeft
+
+        /// A client's request (not a departure's undo): a client waits for its reply.
+        var isRequest: Bool {
+            if case .clientLeft = self { return false }
+            return true
+        }
     }
 
     var kind: Kind
@@ -28,25 +37,63 @@ struct RuntimeWork: Sendable {
     var credentials: PeerCredentials?
     var seq: Int64?
 
+    /// The request's wire type, for replies and logs.
+    var typeName: String {
+        switch kind {
+        case .request(let message): message.typeName
+        case .mountLine: "mount"
+        case .clientLeft: "clientLeft"
+        }
+    }
+
+    /// The view ids the request names (for `unknownViews`), sorted.
+    var namedViews: [String] {
+        switch kind {
+        case .request(.setView(let views)): views.keys.sorted()
+        case .request(.mount(let viewID, _)), .request(.unmount(let viewID)): [viewID]
+        case .mountLine(let header, _): [header.view]
+        case .request, .clientLeft: []
+        }
+    }
+
     /// Applies it to `runtime` (on the worker: owner names are resolved here, as for `access`).
-    func run(on runtime: inout RuntimeLayout, limits: RuntimeLimits) -> Result<[String], RuntimeFailures> {
+    func run(on runtime: inout RuntimeLayout, limits: RuntimeLimits) -> RuntimeAnswer {
+        let request: RuntimeRequest
         switch kind {
         case .request(let message):
-            let request: RuntimeRequest
             switch message {
             case .setView(let views):
                 request = .setView(views.sorted { $0.key < $1.key }.map { ($0.key, $0.value.node) })
             case .mount(let viewID, let children): request = .mount(viewID: viewID, children: children.node)
             case .unmount(let viewID): request = .unmount(viewID: viewID)
-            default: return .success([])
+            default: return .applied([])
             }
-            let credentials = self.credentials
-            let client = RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
-            return runtime.apply(request, by: client, limits: limits)
+        case .mountLine(_, let line):
+            switch MountRequest.decode(line: line) {
+            case .success(let mount): request = .mount(viewID: mount.view, children: mount.children)
+            case .failure(let error): return .malformed(error)
+            }
         case .clientLeft:
-            return .success(runtime.clientLeft(clientID))
+            return .applied(runtime.clientLeft(clientID))
+        }
+        let credentials = self.credentials
+        let client = RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
+        switch runtime.apply(request, by: client, limits: limits) {
+        case .success(let views): return .applied(views)
+        case .failure(let failures): return .refused(failures)
         }
     }
+}
+
+/// What became of one piece of run-time work.
+enum RuntimeAnswer: Sendable {
+    /// Applied; these views changed (empty: nothing did).
+    case applied([String])
+    /// Refused by Core; nothing of it was applied.
+    case refused(RuntimeFailures)
+    /// The line was not a valid request (a `mount` line decoded on the worker): the error the loop
+    /// would have sent had it decoded the line itself.
+    case malformed(ProtocolError)
 }
 
 /// Owner lists against a client's credentials, names resolved with the system's databases
@@ -59,6 +106,21 @@ enum OwnerCheck {
         let gids = list.groups.compactMap { resolve($0, isGroup: true) }
         return uids.contains(credentials.uid) || gids.contains(credentials.gid)
             || credentials.groups.contains(where: gids.contains)
+    }
+
+    /// The names in the config's owner lists that match no user or group on this system (such a
+    /// name admits nobody), as `user "kiosk" (view app)`, by view id: for the log at load, as
+    /// access lists' are. Cost: one lookup per name (on the worker for a reload).
+    static func unknownNames(in settings: RuntimeSettings) -> [String] {
+        var unknown: [String] = []
+        for (viewID, list) in settings.owners.sorted(by: { $0.key < $1.key }) {
+            let principals = list.users.map { ($0, false) } + list.groups.map { ($0, true) }
+            for (principal, isGroup) in principals {
+                guard case .name(let name) = principal, resolve(principal, isGroup: isGroup) == nil else { continue }
+                unknown.append("\(isGroup ? "group" : "user") \"\(Excerpt.of(name))\" (view \(Excerpt.of(viewID)))")
+            }
+        }
+        return unknown
     }
 
     private static func resolve(_ principal: AccessList.Principal, isGroup: Bool) -> UInt32? {
@@ -87,10 +149,29 @@ extension Daemon {
         case .mount, .unmount: changes = 1
         default: return nil
         }
+        return queueRuntimeRequest(.request(request), changes: changes, seq: seq, from: client)
+    }
+
+    /// A `mount` line the loop did not decode (`MountLineHeader.find` read its header): one change
+    /// token, then the raw line is queued for the worker, which decodes and checks it and answers
+    /// with the same errors a decode on the loop would give. A line past the change budget is
+    /// refused without being read further. Cost on the loop: the header's skim (one pass over the
+    /// line, no allocation) and one copy of the line (at most the 64 KiB line limit).
+    func handleMountLine(_ header: MountLineHeader, _ line: ArraySlice<UInt8>, from client: ClientConnection)
+        -> [UInt8]?
+    {
+        queueRuntimeRequest(.mountLine(header, Array(line)), changes: 1, seq: header.seq, from: client)
+    }
+
+    /// The change budget, then the worker's queue. Cost: O(changes).
+    private func queueRuntimeRequest(
+        _ kind: RuntimeWork.Kind, changes: Int, seq: Int64?, from client: ClientConnection
+    ) -> [UInt8]? {
+        let typeName = RuntimeWork(kind: kind, clientID: client.id, seq: seq).typeName
         let now = monotonicMicros()
         for _ in 0..<changes where !client.changeBudget.take(atMicros: now) {
             stats.changesRefused += 1
-            logger.notice("\(client.label): too many layout changes; \(request.typeName) refused")
+            logger.notice("\(client.label): too many layout changes; \(typeName) refused")
             let budget = Self.changeBudget
             return errorLine(
                 code: .tooManyChanges,
@@ -102,10 +183,14 @@ extension Daemon {
             return errorLine(code: .shuttingDown, message: "the daemon is stopping", seq: seq)
         }
         client.awaitsLayoutReply = true
-        queueLayoutWork(
-            RuntimeWork(
-                kind: .request(request), clientID: client.id,
-                credentials: client.credentials, seq: seq))
+        switch kind {
+        case .mountLine, .request(.mount): client.sentMount = true
+        case .request(.setView(let views)):
+            // Only ids the layout has: a client naming made-up ids must not grow this set.
+            client.changedViewIDs.formUnion(views.keys.filter(runtime.contains))
+        default: break
+        }
+        queueLayoutWork(RuntimeWork(kind: kind, clientID: client.id, credentials: client.credentials, seq: seq))
         return nil
     }
 
@@ -122,39 +207,40 @@ extension Daemon {
         }
     }
 
-    /// A client left: its mounts and resettable changes are undone by the worker. Nothing is
-    /// queued when the config lets nobody change anything.
-    func runtimeClientLeft(_ clientID: ClientID) {
-        guard !runtime.base.runtime.isEmpty, !isStopping else { return }
-        queueLayoutWork(RuntimeWork(kind: .clientLeft, clientID: clientID, credentials: nil, seq: nil))
+    /// A client left: its mounts and resettable changes are undone by the worker. A build is
+    /// queued only when there may be something to undo: the client sent a `mount` (it may still
+    /// have a subtree, or one on its way), or one of its `setView`s named a view that says
+    /// `resetOnDisconnect` in the config in effect. A client that changed nothing costs nothing.
+    /// Cost: O(the distinct views the client's `setView`s named), O(1) for most clients.
+    func runtimeClientLeft(_ client: ClientConnection) {
+        guard !isStopping else { return }
+        let resets = runtime.base.runtime.resetsOnDisconnect
+        guard client.sentMount || client.changedViewIDs.contains(where: resets.contains) else { return }
+        queueLayoutWork(RuntimeWork(kind: .clientLeft, clientID: client.id, credentials: nil, seq: nil))
     }
 
     /// Sends each run-time request its reply (the change is live now) and lets its client go on.
     /// Cost: one line per request of the build.
-    func answerRuntime(_ work: [RuntimeWork], _ answers: [Result<[String], RuntimeFailures>]) {
+    func answerRuntime(_ work: [RuntimeWork], _ answers: [RuntimeAnswer]) {
         for (item, answer) in zip(work, answers) {
-            guard case .request(let request) = item.kind else { continue }
-            let type = request.typeName
+            if case .clientLeft = item.kind { continue }
+            let type = item.typeName
             guard let client = clients[item.clientID], client.closing == nil else { continue }
             let reply: [UInt8]
             switch answer {
-            case .success(let views):
+            case .applied(let views):
                 let message = LayoutChangeReply(generation: layoutGeneration, views: views, seq: item.seq)
                 reply = line(
                     type == "mount" ? .mounted(message) : type == "unmount" ? .unmounted(message) : .viewsSet(message))
                 logger.info("\(client.label) \(type) \(excerptList(views)): generation \(layoutGeneration)")
-            case .failure(let failures):
-                var unknown: [String] = []
-                if case .setView(let views) = request {
-                    unknown = views.keys.sorted().filter { !runtime.contains($0) }
-                } else if case .mount(let viewID, _) = request, !runtime.contains(viewID) {
-                    unknown = [viewID]
-                } else if case .unmount(let viewID) = request, !runtime.contains(viewID) {
-                    unknown = [viewID]
-                }
+            case .refused(let failures):
+                let unknown = item.namedViews.filter { !runtime.contains($0) }
                 let error = ProtocolError.refused(failures, unknownViews: unknown, seq: item.seq)
                 if error.code == .permissionDenied { stats.accessDenials += 1 }
                 logger.info("\(client.label) \(type) refused: \(Excerpt.of(error.message))")
+                reply = line(.error(error))
+            case .malformed(let error):
+                logger.debug("\(client.label): \(error)")
                 reply = line(.error(error))
             }
             client.awaitsLayoutReply = false
@@ -169,9 +255,9 @@ extension Daemon {
     }
 
     /// The views run-time work changed, for `layoutChanged` (sorted, each once).
-    static func changedViews(_ answers: [Result<[String], RuntimeFailures>]) -> [String] {
+    static func changedViews(_ answers: [RuntimeAnswer]) -> [String] {
         var views: Set<String> = []
-        for case .success(let changed) in answers { views.formUnion(changed) }
+        for case .applied(let changed) in answers { views.formUnion(changed) }
         return views.sorted()
     }
 }

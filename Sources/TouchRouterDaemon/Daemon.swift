@@ -45,6 +45,8 @@ public final class Daemon {
     var pendingLayoutChanged: [UInt8]?
     /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
     var lastBuildCPUMicros: UInt64 = 0
+    /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).
+    var loopIsRealtime = false
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 
@@ -104,6 +106,8 @@ public final class Daemon {
         var coalescedByGoneClients = 0
         /// Run-time requests refused for exceeding a client's change budget.
         var changesRefused = 0
+        /// Builds the layout worker was given: reloads and batches of run-time changes.
+        var layoutBuilds = 0
     }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
@@ -125,6 +129,11 @@ public final class Daemon {
         // to the size of the largest block freed, after which a reload's big tables land in the
         // reload thread's heap and stay there as RSS (docs/performance.md, "Memory").
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
+        // Fixing that threshold also fixes the trim threshold at 128 KiB: every heap would hand its
+        // free top back after each free, and a run-time change's build (a few MB of small blocks on
+        // the worker) would fault its pages in again every time. Up to 8 MiB of free top stays;
+        // a reload still ends with an explicit `malloc_trim` (ReloadWorker.retire).
+        mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024)
         let logger = Logger(minimumLevel: options.logLevel)
         // A closed stderr (journald restarting) must not kill the daemon; sockets use MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)
@@ -166,6 +175,9 @@ public final class Daemon {
         // tens of ms at 100k views (touchrouter-bench reload); docs/performance.md.
         for name in access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
+        }
+        for name in OwnerCheck.unknownNames(in: config.runtime) {
+            logger.warning("owner list: no such \(name); it admits nobody")
         }
         if let path = options.replayPath {
             let frames = try ReplaySource.frames(
@@ -273,6 +285,7 @@ public final class Daemon {
     func makeLoopRealtime(priority: Int32) {
         do throws(SystemError) {
             try ThreadScheduling.makeRealtime(priority: priority)
+            loopIsRealtime = true
             logger.notice("routing at SCHED_FIFO priority \(priority)")
         } catch {
             logger.warning(

@@ -39,19 +39,26 @@ enum ReloadOutcome: Sendable {
 struct LayoutBuild: Sendable {
     var file: ReloadOutcome
     var runtime: RuntimeLayout
-    var answers: [Result<[String], RuntimeFailures>]
+    var answers: [RuntimeAnswer]
     var ready: PreparedReload?
+    /// When the file changed: the names in its owner lists that match no user or group.
+    var unknownOwnerNames: [String] = []
     /// The worker thread's CPU time for the build, µs (what the build cost, without the time the
     /// machine gave other threads).
     var cpuMicros: UInt64 = 0
 }
 
-/// One worker thread (a serial dispatch queue) that builds one reload at a time and signals the
-/// loop through an eventfd when the outcome is ready.
+/// The layout worker: builds one reload or batch of run-time changes at a time (the loop starts
+/// the next only when the last is taken) and signals the loop through an eventfd when the outcome
+/// is ready. Builds run on a serial dispatch queue at nice 10; a build of clients' run-time changes
+/// alone, while the loop runs at `SCHED_FIFO`, runs instead on a thread of its own at the daemon's
+/// normal priority (`start(urgent:)`; docs/operations.md, "Run-time changes").
 final class ReloadWorker: Sendable {
     /// Readable when an outcome waits; registered with the loop.
     let fd: FileDescriptor
     private let queue = DispatchQueue(label: "touchrouterd.reload")
+    /// The thread for urgent builds, made at the first one.
+    private let urgentLane = Mutex<DedicatedThread?>(nil)
     private let outcome = Mutex<LayoutBuild?>(nil)
 
     /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`.
@@ -62,47 +69,70 @@ final class ReloadWorker: Sendable {
 
     /// Starts building: the file at `path` read again (when given) under the running state
     /// `current`, then `work` applied in order, then the new layout's tables, if it changed.
-    /// `subscriptions` is a snapshot of the live table. Returns at once.
+    /// `subscriptions` is a snapshot of the live table. `urgent`: a client waits for it and the
+    /// loop cannot be delayed by a normal thread (it is `SCHED_FIFO`), so it runs at the daemon's
+    /// normal priority instead of nice 10. Returns at once.
     func start(
+        path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
+        subscriptions: SubscriptionTable, urgent: Bool = false
+    ) {
+        let job: @Sendable () -> Void = { [self] in
+            build(path: path, current: current, work: work, limits: limits, subscriptions: subscriptions)
+        }
+        guard urgent else {
+            queue.async {
+                // The routing loop comes first: on a busy machine a long build must not take its core.
+                // A thread inherits its creator's policy, so under `--realtime-priority` this one would
+                // be SCHED_FIFO beside the loop: it drops to a normal thread at nice 10 first.
+                ThreadScheduling.makeBackground(nice: 10)
+                job()
+            }
+            return
+        }
+        // A thread of its own: a pool thread may have been reniced by an earlier build, and an
+        // unprivileged thread cannot take a renice back.
+        let lane = urgentLane.withLock { lane in
+            if lane == nil { lane = DedicatedThread(name: "layout-urgent") { ThreadScheduling.makeNormal() } }
+            return lane!
+        }
+        lane.async(job)
+    }
+
+    private func build(
         path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
         subscriptions: SubscriptionTable
     ) {
-        queue.async { [self] in
-            // The routing loop comes first: on a busy machine a long build must not take its core.
-            // A thread inherits its creator's policy, so under `--realtime-priority` this one would
-            // be SCHED_FIFO beside the loop: it drops to a normal thread at nice 10 first.
-            ThreadScheduling.makeBackground(nice: 10)
-            let cpuStart = threadCPUMicros()
-            var runtime = current
-            var file = ReloadOutcome.notRead
-            if let path {
-                do throws(ConfigErrors) {
-                    let config = try loadConfig(path: path)
-                    if config == current.base {
-                        file = .unchanged
-                    } else {
-                        // The run-time state stays for every view the new file still has.
-                        runtime = RuntimeLayout(base: config, state: current.state)
-                        file = .changed
-                    }
-                } catch {
-                    file = .failed(error)
+        let cpuStart = threadCPUMicros()
+        var runtime = current
+        var file = ReloadOutcome.notRead
+        if let path {
+            do throws(ConfigErrors) {
+                let config = try loadConfig(path: path)
+                if config == current.base {
+                    file = .unchanged
+                } else {
+                    // The run-time state stays for every view the new file still has.
+                    runtime = RuntimeLayout(base: config, state: current.state)
+                    file = .changed
                 }
+            } catch {
+                file = .failed(error)
             }
-            let answers = work.map { $0.run(on: &runtime, limits: limits) }
-            var ready: PreparedReload?
-            if runtime.effective != current.effective {
-                let config = runtime.effective
-                ready = PreparedReload(
-                    config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                    subscriptions: subscriptions.relayouted(config.layout), viewCount: config.layout.viewCount)
-            }
-            var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
-            result.cpuMicros = threadCPUMicros() - cpuStart
-            outcome.withLock { $0 = result }
-            var one: UInt64 = 1
-            _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
         }
+        let answers = work.map { $0.run(on: &runtime, limits: limits) }
+        var ready: PreparedReload?
+        if runtime.effective != current.effective {
+            let config = runtime.effective
+            ready = PreparedReload(
+                config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
+                subscriptions: subscriptions.relayouted(config.layout), viewCount: runtime.viewCount)
+        }
+        var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
+        if case .changed = file { result.unknownOwnerNames = OwnerCheck.unknownNames(in: runtime.base.runtime) }
+        result.cpuMicros = threadCPUMicros() - cpuStart
+        outcome.withLock { $0 = result }
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
     }
 
     /// The finished outcome, if there is one (clears the eventfd).
@@ -116,18 +146,24 @@ final class ReloadWorker: Sendable {
     }
 
     /// Lets go of `value` on the worker: the old layout's tables are freed there, not on the loop.
-    /// Then hands the freed pages back to the kernel (`malloc_trim`), also on the worker: the big
-    /// tables are their own mappings (the daemon fixes `M_MMAP_THRESHOLD`), so the trim walks only
-    /// the small blocks the reload freed (the reader's tree) and holds the loop's heap lock briefly.
-    func retire<Value: Sendable>(_ value: consuming Value) {
+    /// With `trim` (after a reload), then hands the freed pages back to the kernel (`malloc_trim`),
+    /// also on the worker: the big tables are their own mappings (the daemon fixes
+    /// `M_MMAP_THRESHOLD`), so the trim walks only the small blocks the reload freed (the reader's
+    /// tree) and holds the loop's heap lock briefly. Not after run-time changes: what they free
+    /// is what the next one allocates, and a trim would hand those pages back only for the next
+    /// build to fault them in again (and stall the loop's allocations on the heap lock meanwhile).
+    func retire<Value: Sendable>(_ value: consuming Value, trim: Bool) {
         let box = RetiredValue(value)
         queue.async { _ = box }
         // A block is released once it has run, so the value is gone when this one runs.
-        queue.async { _ = malloc_trim(0) }
+        if trim { queue.async { _ = malloc_trim(0) } }
     }
 
     /// Waits for a build in progress to end (at teardown, before the eventfd is closed).
-    func waitUntilIdle() { queue.sync {} }
+    func waitUntilIdle() {
+        queue.sync {}
+        urgentLane.withLock { $0 }?.sync()
+    }
 
     func close() { fd.close() }
 }
@@ -136,4 +172,67 @@ final class ReloadWorker: Sendable {
 private final class RetiredValue<Value: Sendable>: Sendable {
     let value: Value
     init(_ value: consuming Value) { self.value = value }
+}
+
+/// A thread of its own that runs the blocks given to it, one at a time in order: a serial queue
+/// whose thread never changes, so the scheduling `setUp` gives it stays. It lives as long as the
+/// process (the daemon makes at most one).
+final class DedicatedThread: Sendable {
+    private let blocks = Mutex<[@Sendable () -> Void]>([])
+    private let wake = DispatchSemaphore(value: 0)
+    private let setUp: @Sendable () -> Void
+    private let name: String
+
+    /// Starts the thread (`pthread_create`), which names itself `name` (at most 15 bytes, as
+    /// `/proc/PID/task/TID/comm` shows it) and runs `setUp` first.
+    init(name: String, setUp: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.setUp = setUp
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                let lane = Unmanaged<DedicatedThread>.fromOpaque(context!).takeRetainedValue()
+                lane.run()
+                return nil
+            }, context)
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            // No thread: the blocks run on a dispatch queue instead (at whatever priority it has).
+            Unmanaged<DedicatedThread>.fromOpaque(context).release()
+            DispatchQueue.global().async { [self] in run() }
+        }
+    }
+
+    /// Runs `block` after the blocks given before it.
+    func async(_ block: @escaping @Sendable () -> Void) {
+        blocks.withLock { $0.append(block) }
+        wake.signal()
+    }
+
+    /// Returns once every block given before has run.
+    func sync() {
+        let done = DispatchSemaphore(value: 0)
+        async { done.signal() }
+        done.wait()
+    }
+
+    private func run() {
+        // The thread's name, for ps and /proc (pthread_setname_np is not in Glibc's module).
+        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if comm >= 0 {
+            _ = name.utf8CString.withUnsafeBufferPointer {
+                Glibc.write(comm, $0.baseAddress, min(strlen($0.baseAddress!), 15))
+            }
+            Glibc.close(comm)
+        }
+        setUp()
+        while true {
+            wake.wait()
+            let block = blocks.withLock { $0.removeFirst() }
+            block()
+        }
+    }
 }

@@ -129,15 +129,8 @@ public enum RequestDecoder {
     static func request<Bytes: Collection>(
         fromLine line: Bytes
     ) throws(ProtocolError) -> ClientRequest where Bytes.Element == UInt8 {
-        let object = try JSONReading.object(fromLine: line)
-        var fields = FieldReader(object: object)
-        // seq first, so every later error can carry it.
-        fields.seq = try fields.optionalInteger("seq", in: ClientRequest.seqRange)
+        let (_, fields, type) = try topLevel(fromLine: line, keepingNode: nil)
         let seq = fields.seq
-        guard case .string(let type) = object["type"] else {
-            throw fields.fail(
-                fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")
-        }
         let message: RequestMessage
         switch type {
         case "hello":
@@ -185,6 +178,23 @@ public enum RequestDecoder {
                 code: .unknownType, message: "unknown request type \"\(Excerpt.of(type))\"", seq: seq)
         }
         return ClientRequest(message, seq: seq)
+    }
+
+    /// The line's top-level object read, its `seq` checked and its `type` found: the steps every
+    /// request's decoding starts with, in this order (so both halves of a `mount` fail alike).
+    /// The member `keepingNode` names is left out of the fields (see `MountRequest`).
+    static func topLevel<Bytes: Collection>(
+        fromLine line: Bytes, keepingNode: String?
+    ) throws(ProtocolError) -> (object: JSONObject, fields: FieldReader, type: String) where Bytes.Element == UInt8 {
+        let object = try JSONReading.nodeObject(fromLine: line)
+        var fields = FieldReader(object: JSONReading.fields(object, skipping: keepingNode))
+        // seq first, so every later error can carry it.
+        fields.seq = try fields.optionalInteger("seq", in: ClientRequest.seqRange)
+        guard case .string(let type) = fields.object["type"] else {
+            throw fields.fail(
+                fields.has("type") ? "field \"type\" must be a string" : "missing field \"type\"")
+        }
+        return (object, fields, type)
     }
 }
 

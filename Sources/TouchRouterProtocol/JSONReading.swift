@@ -12,6 +12,13 @@ enum JSONReading {
     static func object<Bytes: Collection>(
         fromLine line: Bytes
     ) throws(ProtocolError) -> [String: JSONValue] where Bytes.Element == UInt8 {
+        fields(try nodeObject(fromLine: line))
+    }
+
+    /// `object(fromLine:)` before its members become values: the reader's top-level object.
+    static func nodeObject<Bytes: Collection>(
+        fromLine line: Bytes
+    ) throws(ProtocolError) -> JSONObject where Bytes.Element == UInt8 {
         let read = JSONReader.read(line, syntax: .strictJSON)
         if let failure = read.failure {
             throw ProtocolError(
@@ -24,7 +31,7 @@ enum JSONReading {
         if let problem = read.problems.first {
             throw ProtocolError(code: .malformedJSON, message: describe(problem), seq: seq(in: object))
         }
-        return fields(object)
+        return object
     }
 
     private static func describe(_ problem: JSONProblem) -> String {
@@ -44,10 +51,12 @@ enum JSONReading {
         return value
     }
 
-    static func fields(_ object: JSONObject) -> [String: JSONValue] {
+    /// The members as values; the member named `skipped` is left out (a `mount`'s subtree, which
+    /// the layout worker reads as nodes).
+    static func fields(_ object: JSONObject, skipping skipped: String? = nil) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
         fields.reserveCapacity(object.count)
-        for member in object.members { fields[member.key] = JSONValue(member.node) }
+        for member in object.members where member.key != skipped { fields[member.key] = JSONValue(member.node) }
         return fields
     }
 }

@@ -21,4 +21,12 @@ public enum ThreadScheduling {
         _ = sched_setscheduler(0, SCHED_OTHER, &parameters)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
     }
+
+    /// `sched_setscheduler(0, SCHED_OTHER, 0)`: the calling thread runs as a normal thread at the
+    /// nice value it has (its creator's), whatever policy it was created with. Best effort, as
+    /// `makeBackground`.
+    public static func makeNormal() {
+        var parameters = sched_param(sched_priority: 0)
+        _ = sched_setscheduler(0, SCHED_OTHER, &parameters)
+    }
 }

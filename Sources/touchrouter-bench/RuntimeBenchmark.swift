@@ -1,11 +1,13 @@
 import Foundation
 import TouchRouterCommandLine
+import TouchRouterCore
+import TouchRouterProtocol
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// `touchrouter-bench runtime [--samples N] [--seconds S] [--views N] [--speed X]`.
+/// `touchrouter-bench runtime [--samples N] [--seconds S] [--views N] [--speed X] [--realtime-priority N]`.
 let runtimeBenchmark = Benchmark(
     spec: CommandSpec(
         name: "runtime",
@@ -19,6 +21,9 @@ let runtimeBenchmark = Benchmark(
             OptionSpec(
                 .speed, valueName: "X",
                 help: "Replay speed; 0 = one frame per loop turn (default), 15.9 = 1 kHz frames."),
+            OptionSpec(
+                .realtimePriority, valueName: "N",
+                help: "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO; use a finite --speed)."),
         ]),
     run: { arguments in RuntimeBenchmark.main(arguments) })
 
@@ -28,7 +33,9 @@ let runtimeBenchmark = Benchmark(
 /// (alternating), `mount` of an N-view subtree until its `mounted` reply (the reply is sent once
 /// the layout is swapped in, so a touch-down after it hit-tests the subtree: the time until the
 /// next touch-down uses it), and the gaps between routed frames with no change (reference) and
-/// while a subtree is mounted 10 times a second.
+/// while a subtree is mounted 10 times a second. At a finite `--speed` the gaps include the
+/// recording's own pauses, so it also reports the daemon's `replayLongestLatenessMicros` for both
+/// windows: the longest any replayed frame waited past its due time.
 enum RuntimeBenchmark {
     static let layout = """
         { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
@@ -53,6 +60,7 @@ enum RuntimeBenchmark {
         let seconds = arguments.value(.seconds).flatMap { Double($0) } ?? 3
         let mountViews = arguments.value(.views).flatMap { Int($0) } ?? 1000
         let speed = arguments.value(.speed).flatMap { Double($0) != nil ? $0 : nil } ?? "0"
+        let realtimePriority = arguments.value(.realtimePriority)
         var template = Array("/tmp/touchrouter-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { DaemonLatencyBenchmark.fail("mkdtemp failed") }
         let directory = String(cString: made)
@@ -67,7 +75,7 @@ enum RuntimeBenchmark {
             arguments: [
                 "--config", config, "--replay", recording, "--speed", speed, "--loop", "--replay-wait-for", "1",
                 "--replay-restamp", "--socket", socketPath, "--log-level", "warning",
-            ], logPath: logPath)
+            ] + (realtimePriority.map { ["--realtime-priority", $0] } ?? []), logPath: logPath)
         defer { stopDaemon(process) }
         let control = connectWhenListening(socketPath, daemon: process, logPath: logPath)
         defer { close(control) }
@@ -79,8 +87,11 @@ enum RuntimeBenchmark {
         probe.start()
         usleep(1_000_000)
 
-        print("runtime: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed \(speed) --replay-restamp")
+        print(
+            "runtime: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed \(speed) --replay-restamp"
+                + (realtimePriority.map { " --realtime-priority \($0)" } ?? ""))
         print("  load average at start: \(DaemonLatencyBenchmark.loadAverage())")
+        decodingCosts(views: mountViews)
         // Round trips, alternating on one connection, paced within the change budget (100/s).
         var statusTimes: [Double] = [], setViewTimes: [Double] = []
         var seq = 1
@@ -103,16 +114,17 @@ enum RuntimeBenchmark {
                 percentile(setViewTimes, 0.5) / percentile(statusTimes, 0.5)))
 
         // Mount → live: the `mounted` reply comes after the swap.
-        var mountTimes: [Double] = []
+        var mountTimes: [Double] = [], buildTimes: [Double] = []
         for index in 0..<min(samples, 30) {
             let line = mountLine(views: mountViews, prefix: index % 2 == 0 ? "a" : "b", seq: seq)
             mountTimes.append(reader.roundTrip(line, seq: seq))
             seq += 1
+            let buildCPU = DaemonLatencyBenchmark.status(statusConnection)["lastLayoutBuildCPUMicros"] ?? -1
+            buildTimes.append(Double(buildCPU) * 1000)
             usleep(100_000)
         }
         print("  mount of \(mountViews) views → mounted (live)  " + row(mountTimes))
-        let buildCPU = DaemonLatencyBenchmark.status(statusConnection)["lastLayoutBuildCPUMicros"] ?? -1
-        print("    of which the worker's CPU for the last build: \(formatNanoseconds(Double(buildCPU) * 1000))")
+        print("    the worker's CPU per mount build            " + row(buildTimes))
 
         // Routing gaps: reference, then mounting 10 times a second.
         _ = DaemonLatencyBenchmark.status(statusConnection)
@@ -136,14 +148,82 @@ enum RuntimeBenchmark {
         probe.finished.wait()
         let reference = probe.frameGaps(from: referenceStart, to: referenceEnd)
         let mounting = probe.frameGaps(from: referenceEnd, to: mountingEnd)
-        print("  routing gap between frames                     p50        p99        max    longest turn (wall / CPU)")
+        print(
+            "  routing gap between frames                     p50        p99        max    longest turn (wall / CPU)"
+                + "   longest lateness")
         print(
             "    no change (\(reference.count) gaps)  " + row(reference)
-                + column(ReloadBenchmark.turn(referenceTurn), 26))
+                + column(ReloadBenchmark.turn(referenceTurn), 26) + column(ReloadBenchmark.lateness(referenceTurn), 12))
         print(
             "    \(mounts) mounts of \(mountViews) views at 10/s (\(mounting.count) gaps)" + row(mounting)
-                + column(ReloadBenchmark.turn(mountingTurn), 26))
+                + column(ReloadBenchmark.turn(mountingTurn), 26) + column(ReloadBenchmark.lateness(mountingTurn), 12))
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
+    }
+
+    /// Where a mount line's decoding costs, in this process (medians of 201): the loop's part and
+    /// the worker's, as it was (the whole line decoded on the loop into values, turned into the
+    /// reader's nodes on the worker) and as it is (the loop skims the header and copies the line,
+    /// the worker decodes it into nodes).
+    static func decodingCosts(views count: Int) {
+        let line = Array(mountLine(views: count, prefix: "a", seq: 1).utf8)
+        var sink = 0
+        func median(_ body: () -> Int) -> Double {
+            var times: [Double] = []
+            for _ in 0..<201 {
+                let start = monotonicNanoseconds()
+                sink &+= body()
+                times.append(Double(monotonicNanoseconds() - start))
+            }
+            return percentile(times, 0.5)
+        }
+        var decoded: JSONValue = .null
+        if case .request(let request) = RequestDecoder.decode(line: line),
+            case .mount(_, let children) = request.message
+        {
+            decoded = children
+        }
+        let wholeDecode = median {
+            if case .request = RequestDecoder.decode(line: line) { return 1 }
+            return 0
+        }
+        let toNodes = median {
+            if case .array(let nodes) = decoded.node.value { return nodes.count }
+            return 0
+        }
+        let skim = median { (MountLineHeader.find(in: line[...]) != nil ? 1 : 0) + Array(line[...]).count }
+        let workerDecode = median {
+            if case .success(let mount) = MountRequest.decode(line: line) { return mount.view.count }
+            return 0
+        }
+        print("  a mount line of \(count) views (\(line.count) bytes), decoding, medians of 201 in this process:")
+        print(
+            "    before: loop decodes the line \(formatNanoseconds(wholeDecode)), worker turns it into nodes "
+                + formatNanoseconds(toNodes))
+        print(
+            "    now:    loop skims the header and copies the line \(formatNanoseconds(skim)), worker decodes it "
+                + formatNanoseconds(workerDecode)
+                + String(
+                    format: "  (loop %.0f× less; both halves %.2f× the time)", wholeDecode / skim,
+                    (skim + workerDecode) / (wholeDecode + toNodes)) + (sink == 42 ? " " : ""))
+
+        // The rest of the worker's build, in this process: the request applied (the config checks,
+        // the runtime index, the effective layout), then the hit-test index of the result.
+        guard let config = try? Config.parse(Data(layout.utf8), fileName: "runtime.json5"),
+            case .success(let mount) = MountRequest.decode(line: line)
+        else { return }
+        let base = RuntimeLayout(base: config)
+        let root = RuntimeClient(id: 1) { _ in true }
+        var applied = base
+        let apply = median {
+            applied = base
+            let request = RuntimeRequest.mount(viewID: mount.view, children: mount.children)
+            if case .success(let views) = applied.apply(request, by: root) { return views.count }
+            return 0
+        }
+        let index = median { PreparedLayout(applied.effective.layout).layout.screens.count }
+        print(
+            "    the rest of the build: the mount applied \(formatNanoseconds(apply)), the hit-test index "
+                + formatNanoseconds(index))
     }
 
     static func row(_ samples: [Double]) -> String {

@@ -20,16 +20,16 @@ struct RuntimeChangeTests {
         ] } }] }
         """
 
-    static func startDaemon(_ directory: TemporaryDirectory, speed: String = "1", waitFor: Int = 1) throws
-        -> DaemonProcess
-    {
+    static func startDaemon(
+        _ directory: TemporaryDirectory, speed: String = "1", waitFor: Int = 1, extraArguments: [String] = []
+    ) throws -> DaemonProcess {
         chmod(directory.path, 0o755)
         try directory.write("runtime.json5", Self.config)
         return try DaemonProcess(
             directory: directory,
             arguments: Scenario.arguments(
                 recording: Scenario.oneFingerDrag, config: directory.file("runtime.json5"), waitFor: waitFor,
-                speed: speed) + ["--socket-mode", "0666"])
+                speed: speed) + ["--socket-mode", "0666"] + extraArguments)
     }
 
     /// The reply to `request` (touches and layoutChanged lines before it are returned too).
@@ -371,5 +371,147 @@ struct RuntimeChangeTests {
         let unmount = try ExamplesTests().outputLines(
             ctl, ["unmount", "layer", "--json", "--socket", daemon.socketPath])
         #expect(unmount == [#"{"type":"unmounted","generation":5,"views":[],"seq":1}"#])
+    }
+
+    @Test(
+        "a mount whose subtree is malformed JSON: the worker answers with the loop's error, in order; the client goes on"
+    )
+    func malformedMount() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        // The subtree is read on the worker; the status after it waits for its reply.
+        let broken = #"{"type":"mount","seq":7,"view":"layer","children":[{"id":"x","frame":[0,0,1,1]},{"id":"y",,}]}"#
+        try client.send(broken + "\n" + #"{"type":"status","seq":8}"#)
+        var replies: [DaemonMessage] = []
+        while replies.count < 2, let message = try client.readMessage() {
+            if message.seq != nil { replies.append(message) }
+        }
+        guard case .error(let error) = replies.first else { throw HarnessError("accepted: \(replies)") }
+        #expect(error.code == .malformedJSON && error.seq == 7)
+        // Exactly what decoding the whole line at once says.
+        #expect(RequestDecoder.decode(line: Array(broken.utf8)) == .error(error))
+        #expect(replies.last?.seq == 8)
+        // A subtree that is JSON but not a valid view: the config's error, with the path in the request.
+        let (invalid, _) = try Self.exchange(
+            client, #"{"type":"mount","view":"layer","children":[{"id":"x","frame":[0,0,-1,1]}],"seq":9}"#)
+        guard case .error(let refused) = invalid else { throw HarnessError("accepted: \(invalid)") }
+        #expect(refused.code == .invalidLayout && refused.seq == 9)
+        #expect(refused.failures.map(\.view) == ["panel/app/layer/x"] && refused.failures.map(\.field) == ["children"])
+        let (mounted, _) = try Self.exchange(
+            client, #"{"type":"mount","view":"layer","children":[{"id":"x","frame":[0,0,1,1]}],"seq":10}"#)
+        guard case .mounted(let reply) = mounted else { throw HarnessError("not mounted: \(mounted)") }
+        #expect(reply.views == ["layer"] && reply.seq == 10)
+    }
+
+    /// `layoutBuilds` and `generation` from an admin's status, once only `clients` are connected.
+    static func builds(_ observer: LineClient, clients: Int) throws -> (builds: Int64, generation: Int64) {
+        for attempt in 0..<300 {
+            guard
+                case .status(let status) = try exchange(observer, #"{"type":"status","seq":\#(500 + attempt)}"#).reply,
+                let count = status.counters["clients"]?.integerValue,
+                let builds = status.counters["layoutBuilds"]?.integerValue,
+                let generation = status.counters["generation"]?.integerValue
+            else { throw HarnessError("no status") }
+            if count == clients { return (builds, generation) }
+            usleep(10_000)
+        }
+        throw HarnessError("clients never went down to \(clients)")
+    }
+
+    @Test("a leaving client queues a layout build only if it mounted or changed a view that resets on disconnect")
+    func disconnectBuilds() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let observer = try LineClient(socketPath: daemon.socketPath)
+        let start = try Self.builds(observer, clients: 1)
+        // Changed nothing: no build, same generation.
+        var quiet: LineClient? = try LineClient(socketPath: daemon.socketPath)
+        _ = try Self.exchange(quiet!, #"{"type":"status","seq":1}"#)
+        quiet = nil
+        #expect(try Self.builds(observer, clients: 1) == start)
+        // Changed a view that keeps its change: one build for the setView, none when it leaves.
+        var setter: LineClient? = try LineClient(socketPath: daemon.socketPath)
+        _ = try Self.exchange(setter!, #"{"type":"setView","views":{"pad":{"alpha":0.5}},"seq":1}"#)
+        setter = nil
+        #expect(try Self.builds(observer, clients: 1) == (start.builds + 1, start.generation + 1))
+        // Changed `guest` (resetOnDisconnect), and mounted: each leaving is one build that undoes it.
+        for request in [
+            #"{"type":"setView","views":{"guest":{"alpha":0.5}},"seq":1}"#,
+            #"{"type":"mount","view":"layer","children":[{"id":"x","frame":[0,0,1,1]}],"seq":1}"#,
+        ] {
+            let before = try Self.builds(observer, clients: 1)
+            var changer: LineClient? = try LineClient(socketPath: daemon.socketPath)
+            _ = try Self.exchange(changer!, request)
+            changer = nil
+            var after = try Self.builds(observer, clients: 1)
+            for _ in 0..<300 where after.generation < before.generation + 2 {
+                usleep(10_000)
+                after = try Self.builds(observer, clients: 1)
+            }
+            #expect(after == (before.builds + 2, before.generation + 2), "\(request)")
+        }
+        _ = quiet
+        _ = setter
+    }
+
+    @Test("owner names that match no user or group are logged at start and at reload, as access lists' are")
+    func unknownOwnerNames() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(
+            "runtime.json5",
+            Self.config.replacingOccurrences(
+                of: "owner: { users: [0] }",
+                with: #"owner: { users: [0, "tr-no-such-user"], groups: ["tr-no-such-group"] }"#))
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(
+                recording: Scenario.oneFingerDrag, config: directory.file("runtime.json5"), waitFor: 1, speed: "1"))
+        defer { daemon.stop() }
+        try daemon.waitForLog(#"owner list: no such user "tr-no-such-user" (view app); it admits nobody"#)
+        try daemon.waitForLog(#"owner list: no such group "tr-no-such-group" (view app); it admits nobody"#)
+        try directory.write(
+            "runtime.json5",
+            Self.config.replacingOccurrences(of: "users: [65534]", with: #"users: ["tr-nobody-here"]"#))
+        try daemon.waitForLog(#"owner list: no such user "tr-nobody-here" (view guest); it admits nobody"#)
+    }
+
+    @Test(
+        "under --realtime-priority a run-time build runs on its own thread at the normal priority; reloads stay at nice 10",
+        .enabled(if: getuid() == 0, "SCHED_FIFO needs root (CAP_SYS_NICE) here"))
+    func urgentBuildThread() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory, extraArguments: ["--realtime-priority", "3"])
+        defer { daemon.stop() }
+        try daemon.waitForLog("routing at SCHED_FIFO priority 3")
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard
+            case .viewsSet = try Self.exchange(client, #"{"type":"setView","views":{"pad":{"alpha":0.5}},"seq":1}"#)
+                .reply
+        else { throw HarnessError("refused") }
+        let pid = daemon.process.processIdentifier
+        func urgentThreads() -> [(tid: Int32, policy: Int, nice: Int)] {
+            DaemonLifecycleTests.threadScheduling(pid: pid).filter {
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\($0.tid)/comm", encoding: .utf8)) == "layout-urgent\n"
+            }
+        }
+        let urgent = urgentThreads()
+        #expect(urgent.count == 1 && urgent.allSatisfy { $0.policy == Int(SCHED_OTHER) && $0.nice == 0 }, "\(urgent)")
+        // A reload is not urgent: the worker's queue builds it at nice 10, and the urgent thread keeps its priority.
+        try directory.write(
+            "runtime.json5", Self.config.replacingOccurrences(of: "[0, 0, 10, 10]", with: "[1, 1, 10, 10]"))
+        var reloaded = false
+        while !reloaded, let message = try client.readMessage() {
+            if case .layoutChanged = message { reloaded = true }
+        }
+        let threads = DaemonLifecycleTests.threadScheduling(pid: pid)
+        #expect(threads.contains { $0.policy == Int(SCHED_OTHER) && $0.nice == 10 }, "\(threads)")
+        #expect(urgentThreads().map(\.nice) == [0])
     }
 }
