@@ -35,7 +35,9 @@ let runtimeBenchmark = Benchmark(
 /// next touch-down uses it), and the gaps between routed frames with no change (reference) and
 /// while a subtree is mounted 10 times a second. At a finite `--speed` the gaps include the
 /// recording's own pauses, so it also reports the daemon's `replayLongestLatenessMicros` for both
-/// windows: the longest any replayed frame waited past its due time.
+/// windows: the longest any replayed frame waited past its due time, and beside it the machine's
+/// own floor in the same windows (`WakeupReference`: a thread that only sleeps, at the loop's
+/// policy).
 enum RuntimeBenchmark {
     static let layout = """
         { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
@@ -126,7 +128,11 @@ enum RuntimeBenchmark {
         print("  mount of \(mountViews) views → mounted (live)  " + row(mountTimes))
         print("    the worker's CPU per mount build            " + row(buildTimes))
 
-        // Routing gaps: reference, then mounting 10 times a second.
+        // Routing gaps: reference, then mounting 10 times a second; the machine's own wake-up
+        // lateness at the loop's policy alongside, in both windows.
+        let wakeups = WakeupReference(realtimePriority: realtimePriority.flatMap { Int32($0) })
+        wakeups.start()
+        usleep(100_000)
         _ = DaemonLatencyBenchmark.status(statusConnection)
         let referenceStart = monotonicNanoseconds()
         usleep(UInt32(seconds * 1_000_000))
@@ -143,6 +149,7 @@ enum RuntimeBenchmark {
         }
         let mountingEnd = monotonicNanoseconds()
         let mountingTurn = DaemonLatencyBenchmark.status(statusConnection)
+        wakeups.stop()
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         probe.finished.wait()
@@ -157,6 +164,13 @@ enum RuntimeBenchmark {
         print(
             "    \(mounts) mounts of \(mountViews) views at 10/s (\(mounting.count) gaps)" + row(mounting)
                 + column(ReloadBenchmark.turn(mountingTurn), 26) + column(ReloadBenchmark.lateness(mountingTurn), 12))
+        let quietWakeups = wakeups.lateness(from: referenceStart, to: referenceEnd)
+        let mountingWakeups = wakeups.lateness(from: referenceEnd, to: mountingEnd)
+        print(
+            "  the machine's floor: a thread that only sleeps 1 ms at a time (\(wakeups.policy)), longest lateness")
+        print(
+            "    no change (\(quietWakeups.count) wake-ups)   " + formatNanoseconds(Double(quietWakeups.longest))
+                + "    mounting (\(mountingWakeups.count) wake-ups)   " + formatNanoseconds(Double(mountingWakeups.longest)))
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
     }
 
