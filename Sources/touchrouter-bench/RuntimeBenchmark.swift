@@ -170,7 +170,8 @@ enum RuntimeBenchmark {
             "  the machine's floor: a thread that only sleeps 1 ms at a time (\(wakeups.policy)), longest lateness")
         print(
             "    no change (\(quietWakeups.count) wake-ups)   " + formatNanoseconds(Double(quietWakeups.longest))
-                + "    mounting (\(mountingWakeups.count) wake-ups)   " + formatNanoseconds(Double(mountingWakeups.longest)))
+                + "    mounting (\(mountingWakeups.count) wake-ups)   "
+                + formatNanoseconds(Double(mountingWakeups.longest)))
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
     }
 
