@@ -255,16 +255,34 @@ struct Recogniser {
     @inline(__always)
     func takesPart(_ touch: GestureTouch) -> Bool { participants.contains(touch.touch.id) }
 
+    /// Appends the touches an event of this recogniser names: its participants still among the
+    /// view's `touches` (all of them when none is), in began order. Returns how many. Cost:
+    /// participants × touches. (`mutating`, like the helpers below: `self` by reference.)
+    mutating func appendEventIDs(present touches: [GestureTouch], to ids: inout [UInt64]) -> Int {
+        var appended = 0
+        for position in 0..<participants.count {
+            let id = participants[position]
+            for i in touches.indices where touches[i].touch.id == id {
+                ids.append(id)
+                appended += 1
+                break
+            }
+        }
+        guard appended == 0 else { return appended }
+        for position in 0..<participants.count { ids.append(participants[position]) }
+        return participants.count
+    }
+
     // The loops below go by index and read fields in place: iterating would copy each touch
     // (about 160 bytes) once per recogniser per step.
 
     // MARK: - A step
 
     /// Looks at one step's touches of the view (every live one, plus those that ended in it).
+    /// Only for a recogniser that has not ended and is not waiting (`ViewGestures.step` skips those).
     mutating func observe(_ touches: [GestureTouch], scale physical: PhysicalScale, now: UInt64)
         -> RecogniserRequest
     {
-        if state.isTerminal || pending { return .none }
         for i in touches.indices
         where touches[i].touch.phase == .cancelled && participants.contains(touches[i].touch.id) {
             return state == .possible ? .fail : .cancel
@@ -378,9 +396,9 @@ struct Recogniser {
     private mutating func observeLongPress(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
         -> RecogniserRequest
     {
-        if state == .possible { join(touches, now: now) }
-        updateCentroid(touches)
         if state == .possible {
+            join(touches, now: now)
+            updateCentroid(touches)
             let (down, present) = counts(touches)
             if present > spec.fingers || down < present || movedBeyond(touches, spec.movementMM, physical) {
                 return .fail
@@ -388,11 +406,24 @@ struct Recogniser {
             if down == spec.fingers && deadlineMicros == nil { deadlineMicros = now + spec.durationMicros }
             return .none
         }
+        // Active (in every frame while held): the centroid and the movement in one pass.
+        var local = Point(0, 0)
+        var screen = Point(0, 0)
+        var count = 0.0
         var moved = false
+        var ended = false
         for i in touches.indices where participants.contains(touches[i].touch.id) {
-            if !touches[i].isDown { return .end }
+            local = Point(local.x + touches[i].touch.localPoint.x, local.y + touches[i].touch.localPoint.y)
+            screen = Point(screen.x + touches[i].touch.screenPoint.x, screen.y + touches[i].touch.screenPoint.y)
+            count += 1
+            if !touches[i].isDown { ended = true }
             if touches[i].touch.screenPoint != touches[i].lastScreenPoint { moved = true }
         }
+        if count > 0 {
+            localCentroid = Point(local.x / count, local.y / count)
+            screenCentroid = Point(screen.x / count, screen.y / count)
+        }
+        if ended { return .end }
         return moved ? .change : .none
     }
 
