@@ -237,7 +237,7 @@ struct Recogniser {
         self.index = index
     }
 
-    /// Back to `possible` with nothing remembered (the view's touches are all up).
+    /// Back to `possible` with nothing remembered (a new sequence of touches starts).
     mutating func reset() {
         self = Recogniser(settings: spec, index: index, blockers: blockers)
     }
@@ -251,6 +251,10 @@ struct Recogniser {
     /// Waiting for more taps or a long press, with no touch that could bring news.
     @inline(__always)
     var isIdle: Bool { state == .possible && !pending && deadlineMicros == nil && tapsDone == 0 }
+
+    /// Idle, or ended (with no touch down, what `reset()` will make idle when the next one comes).
+    @inline(__always)
+    var isIdleOrEnded: Bool { state.isTerminal || isIdle }
 
     @inline(__always)
     func takesPart(_ touch: GestureTouch) -> Bool { participants.contains(touch.touch.id) }

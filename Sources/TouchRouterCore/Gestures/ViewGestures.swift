@@ -29,11 +29,12 @@ struct ViewGestures {
         self.viewID = viewID
         self.screen = screen
         self.slot = slot
-        touches.removeAll(keepingCapacity: true)
-        devices.removeAll(keepingCapacity: true)
+        // Released idle, so normally empty already (removing nothing still costs a call each).
+        if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
+        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
         recognisers.removeAll(keepingCapacity: true)
-        recognisers.append(contentsOf: template)
+        recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
@@ -51,10 +52,11 @@ struct ViewGestures {
         return recognisers
     }
 
-    /// Nothing down, nothing waiting: the state can be dropped.
+    /// Nothing down, nothing waiting: the state can be dropped. (A recogniser that ended is reset
+    /// only when the view's next touch comes, so with no touch down it counts as idle.)
     var isIdle: Bool {
         guard touches.isEmpty else { return false }
-        for index in recognisers.indices where !recognisers[index].isIdle { return false }
+        for index in recognisers.indices where !recognisers[index].isIdleOrEnded { return false }
         return true
     }
 
@@ -85,7 +87,7 @@ struct ViewGestures {
             var earliest = UInt64.max
             for index in recognisers.indices {
                 // With touches down the view is not idle: no need to ask each recogniser.
-                if idle && !recognisers[index].isIdle { idle = false }
+                if idle && !recognisers[index].isIdleOrEnded { idle = false }
                 if let deadline = recognisers[index].deadlineMicros, deadline < earliest { earliest = deadline }
             }
             return StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest)
@@ -108,6 +110,7 @@ struct ViewGestures {
         }
         physicalScale = scale
         let now = batches[batch].timestampMicros
+        if touches.isEmpty { resetEnded() }
         // By index: iterating would copy each routed touch (and retain its device's name).
         for position in batches[batch].touches.indices {
             if let index = touchIndex(of: batches[batch].touches[position].id) {
@@ -213,7 +216,15 @@ struct ViewGestures {
             touches.removeAll { !$0.isDown }
         }
         guard touches.isEmpty else { return }
-        devices.removeAll(keepingCapacity: true)
+        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
+        // The ended recognisers are reset by the next step's first touch (`resetEnded`), not here:
+        // most views go idle now or after their taps' deadline, and a released state is refilled
+        // from the template anyway.
+    }
+
+    /// A new sequence of touches starts (none was down): the recognisers that ended in the last
+    /// one go back to `possible`. Cost: one read per recogniser, a reset per ended one.
+    private mutating func resetEnded() {
         for index in recognisers.indices where recognisers[index].state.isTerminal {
             recognisers[index].reset()
         }
