@@ -220,6 +220,19 @@ struct GestureConflictTests {
         #expect(changed.records.map(changed.viewID(of:)) == ["pad"])
     }
 
+    @Test("a recogniser that failed in one sequence takes part in the next, while a double tap still waits")
+    func failedRecogniserTakesPartInNextSequence() {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        var run = GestureHarness([GestureSpec(.pan), GestureSpec(.tap), double])
+        run.down(0, 0, 500, 500)
+        run.up(50, 0)  // a tap: the pan fails, the single tap waits for the double tap's window
+        run.down(100, 0, 500, 500)  // within the window: the view's state is still there
+        run.drag(from: 110, 0, by: 200, 0)  // 8 mm at the second step: the pan begins first
+        run.up(200, 0)
+        #expect(run.summary == ["pan began", "pan changed", "pan changed", "pan changed", "pan ended"])
+    }
+
     @Test("views without gestures pass through untouched, message for message")
     func otherViewsPassThrough() {
         var run = GestureHarness([])
