@@ -90,7 +90,8 @@ public struct GestureStage: Sendable {
 
     /// One tracker output: deadlines up to `timestampMicros` fire first, then every message goes
     /// through its view's recognisers. Returns the raw messages to deliver (the tracker's, minus
-    /// what recognised gestures took) and the gesture events. `scale` is the input frame's.
+    /// what recognised gestures took) and the gesture messages (as `GestureRecord`s, plain
+    /// values: `GestureOutput.event(_:)` makes one public). `scale` is the input frame's.
     /// Cost: per message, one string comparison (or one lookup when the order changed), then the
     /// view's step (`ViewGestures.step`: recognisers × touches of that view).
     public mutating func process(
@@ -150,7 +151,8 @@ public struct GestureStage: Sendable {
     }
 
     /// A view's state at its first touch: a pooled one refilled from the view's template (no
-    /// allocation), else a new one. Cost: the view's recognisers copied.
+    /// allocation), else a new one; the view's screen noted in the output's table. Cost: the
+    /// view's recognisers copied (and the table once, if the caller still holds the last output).
     private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
         guard var view = pool.popLast() else {
             var view = ViewGestures(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])

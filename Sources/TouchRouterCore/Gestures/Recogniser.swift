@@ -317,6 +317,7 @@ struct Recogniser {
         }
     }
 
+    @inline(__always)
     private mutating func join(_ touches: [GestureTouch], now: UInt64) {
         for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if participants.isEmpty && tapsDone == 0 { sequenceStartMicros = now }
@@ -327,6 +328,7 @@ struct Recogniser {
     /// Participants down now, and participants seen in this step (down or ended in it).
     /// `mutating` only so that `self` is passed by reference: a non-mutating call from a mutating
     /// one copies the recogniser (about 500 bytes) first. The same for `movedBeyond`.
+    @inline(__always)
     private mutating func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
         var down = 0
         var present = 0
@@ -337,6 +339,7 @@ struct Recogniser {
         return (down, present)
     }
 
+    @inline(__always)
     private mutating func updateCentroid(_ touches: [GestureTouch]) {
         var local = Point(0, 0)
         var screen = Point(0, 0)
@@ -351,6 +354,7 @@ struct Recogniser {
         screenCentroid = Point(screen.x / count, screen.y / count)
     }
 
+    @inline(__always)
     private mutating func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale)
         -> Bool
     {

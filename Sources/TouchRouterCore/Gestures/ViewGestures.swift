@@ -95,9 +95,9 @@ struct ViewGestures {
     }
 
     /// One tracker message of this view (`batches[batch]`, read in place: passing the message
-    /// itself retained its strings and touches for the call): records the touches, lets every recogniser look, and
-    /// appends the gesture events and the view's raw message (minus what gestures took).
-    /// Cost: recognisers × touches of the view.
+    /// itself retained its strings and touches for the call): records the touches, lets every
+    /// recogniser look, and appends the gesture records and the view's raw message (minus what
+    /// gestures took). Cost: recognisers × touches of the view.
     /// Returns whether the view is idle afterwards, and its next deadline.
     @discardableResult
     mutating func step(
