@@ -28,7 +28,7 @@ extension Daemon {
         let time = timestampMicros ?? inputMicros(monotonicMicros())
         let output = gestures.process(batches, scale: scale, timestampMicros: time)
         deliver(output.touches)
-        deliver(output.gestures)
+        deliverGestures(of: output)
         armHousekeepingTimer()
     }
 
@@ -49,25 +49,27 @@ extension Daemon {
     func advanceGestures(monotonicMicros monotonic: UInt64) {
         let output = gestures.advance(to: inputMicros(monotonic))
         deliver(output.touches)
-        deliver(output.gestures)
+        deliverGestures(of: output)
     }
 
-    /// Queues each gesture message to the subscribers of its view that asked for gestures (and may
-    /// see the view), then writes once per client. Cost: one encoding per event that some
-    /// subscriber takes (none when no subscriber of the view asked for gestures: the wire strings
-    /// are built only for those that did), one enqueue per such subscriber.
-    func deliver(_ events: [GestureEvent]) {
-        guard !events.isEmpty else { return }
+    /// Queues each gesture message of `output` to the subscribers of its view that asked for
+    /// gestures (and may see the view), then writes once per client. Cost: per record, one
+    /// subscriber lookup; the public event and its wire line are made once per record that some
+    /// subscriber takes (none when no subscriber of the view asked for gestures), one enqueue per
+    /// such subscriber.
+    func deliverGestures(of output: GestureOutput) {
+        guard !output.records.isEmpty else { return }
         clientsToFlush.removeAll(keepingCapacity: true)
-        for event in events {
-            let subscribers = subscriptions.subscribers(of: event.viewID)
+        for record in output.records {
+            let viewID = output.viewID(of: record)
+            let subscribers = subscriptions.subscribers(of: viewID)
             if subscribers.isEmpty { continue }
             var encoded: [UInt8]?
-            let checksAccess = !access.isEmpty && !access.permits(nil, viewID: event.viewID)
+            let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewID)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil, client.receivesGestures else { continue }
-                if checksAccess && !access.permits(client.credentials, viewID: event.viewID) { continue }
-                if encoded == nil { encoded = line(.gesture(GestureMessage(event))) }
+                if checksAccess && !access.permits(client.credentials, viewID: viewID) { continue }
+                if encoded == nil { encoded = line(.gesture(GestureMessage(output.event(record)))) }
                 let bytes = encoded!
                 let wasEmpty = client.outbox.isEmpty
                 switch client.outbox.enqueue(line: bytes) {

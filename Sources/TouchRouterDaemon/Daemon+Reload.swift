@@ -138,7 +138,7 @@ extension Daemon {
         if !gestures.isEmpty || !config.viewGestures.isEmpty {
             let output = gestures.replaceGestures(config.viewGestures, timestampMicros: inputMicros(monotonicMicros()))
             deliver(output.touches)
-            deliver(output.gestures)
+            deliverGestures(of: output)
             armHousekeepingTimer()
         }
         // Screens keep their idle state by name; new filter settings apply from now on.

@@ -97,7 +97,7 @@ func runGestureBenchmark(frameCount: Int, tapCount: Int) {
             let messages = tracker.process(.frame(frame), subscribedViews: subscribed)
             if recognising {
                 let output = stage.process(messages, scale: frame.physicalScale, timestampMicros: now)
-                events &+= output.gestures.count &+ output.touches.count
+                events &+= output.records.count &+ output.touches.count
             } else {
                 events &+= messages.count
             }
@@ -117,7 +117,7 @@ func runGestureBenchmark(frameCount: Int, tapCount: Int) {
         for _ in 0..<max(1, tapCount) {
             now += 1_000_000
             let start = monotonicNanoseconds()
-            if recognising { events &+= stage.advance(to: now - 4_000).gestures.count }
+            if recognising { events &+= stage.advance(to: now - 4_000).records.count }
             run.timer.append(monotonicNanoseconds() - start)
             run.timedDowns.append(step(downFrame))
             run.timedUps.append(step(upFrame))

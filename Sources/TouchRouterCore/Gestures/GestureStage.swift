@@ -52,11 +52,16 @@ public struct GestureStage: Sendable {
     }
 
     private mutating func addSlot(_ viewID: String, template: [Recogniser], state: ViewGestures?) {
-        slotByView[viewID] = templates.count
+        let slot = templates.count
+        slotByView[viewID] = slot
         templates.append(template)
+        var state = state
+        state?.slot = slot  // a reload numbers the slots anew
         states.append(state)
         live.append(state != nil)
         deadlines.append(.max)
+        output.viewIDs.append(viewID)
+        output.screens.append(state?.screen ?? "")
     }
 
     /// No view has gestures.
@@ -85,14 +90,14 @@ public struct GestureStage: Sendable {
 
     /// One tracker output: deadlines up to `timestampMicros` fire first, then every message goes
     /// through its view's recognisers. Returns the raw messages to deliver (the tracker's, minus
-    /// what recognised gestures took) and the gesture events. `scale` is the input frame's.
+    /// what recognised gestures took) and the gesture messages (as `GestureRecord`s, plain
+    /// values: `GestureOutput.event(_:)` makes one public). `scale` is the input frame's.
     /// Cost: per message, one string comparison (or one lookup when the order changed), then the
     /// view's step (`ViewGestures.step`: recognisers × touches of that view).
     public mutating func process(
         _ batches: [ViewTouches], scale: PhysicalScale, timestampMicros: UInt64
     ) -> GestureOutput {
-        output.touches.removeAll(keepingCapacity: true)
-        output.gestures.removeAll(keepingCapacity: true)
+        output.clear()
         fireDeadlines(upTo: timestampMicros)  // first: they fell due before this frame
         var cursor = 0
         // By index: the messages are read in place, not copied.
@@ -117,7 +122,7 @@ public struct GestureStage: Sendable {
             }
             // The view is at `cursor - 1` in the active list; if it went idle it left it.
             let activeBefore = activeSlots.count
-            settle(slot, states[slot]!.step(batches[position], scale: scale, into: &output))
+            settle(slot, states[slot]!.step(batches, at: position, scale: scale, into: &output))
             if activeSlots.count < activeBefore { cursor -= 1 }
         }
         return output
@@ -146,14 +151,17 @@ public struct GestureStage: Sendable {
     }
 
     /// A view's state at its first touch: a pooled one refilled from the view's template (no
-    /// allocation), else a new one. Cost: the view's recognisers copied.
+    /// allocation), else a new one; the view's screen noted in the output's table. Cost: the
+    /// view's recognisers copied (and the table once, if the caller still holds the last output).
     private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
         guard var view = pool.popLast() else {
-            var view = ViewGestures(viewID: viewID, screen: screen, recognisers: templates[slot])
+            var view = ViewGestures(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
             view.recordsTransitions = recordsFailures
+            output.screens[slot] = screen
             return view
         }
-        view.reuse(viewID: viewID, screen: screen, recognisers: templates[slot])
+        view.reuse(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
+        output.screens[slot] = screen
         view.recordsTransitions = recordsFailures
         return view
     }
@@ -176,8 +184,7 @@ public struct GestureStage: Sendable {
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
     /// calls. Cost: one pass over the active views per deadline due, plus the events.
     public mutating func advance(to timestampMicros: UInt64) -> GestureOutput {
-        output.touches.removeAll(keepingCapacity: true)
-        output.gestures.removeAll(keepingCapacity: true)
+        output.clear()
         fireDeadlines(upTo: timestampMicros)
         return output
     }
@@ -214,8 +221,7 @@ public struct GestureStage: Sendable {
     public mutating func replaceGestures(
         _ viewGestures: [String: [GestureSpec]], timestampMicros: UInt64
     ) -> GestureOutput {
-        output.touches.removeAll(keepingCapacity: true)
-        output.gestures.removeAll(keepingCapacity: true)
+        output.clear()
         let oldSlots = slotByView
         var oldStates = states
         let oldActive = activeViewIDs
@@ -226,6 +232,8 @@ public struct GestureStage: Sendable {
         deadlines = []
         activeSlots = []
         activeViewIDs = []
+        output.viewIDs = []
+        output.screens = []
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
             let unchanged: Bool = specsByView[viewID] == specs
             let state = unchanged ? oldSlots[viewID].flatMap { oldStates[$0] } : nil
@@ -236,14 +244,14 @@ public struct GestureStage: Sendable {
             let unchanged: Bool = viewGestures[viewID] == specsByView[viewID]
             guard !unchanged, let oldSlot = oldSlots[viewID], var state = oldStates[oldSlot] else { continue }
             oldStates[oldSlot] = nil
+            let slot = slotByView[viewID] ?? templates.count
+            if slot == templates.count { addSlot(viewID, template: [], state: nil) }
+            state.slot = slot
+            output.screens[slot] = state.screen
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)
             state.adopt(viewGestures[viewID] ?? [])
-            if let slot = slotByView[viewID] {
-                states[slot] = state
-                live[slot] = true
-            } else {
-                addSlot(viewID, template: [], state: state)
-            }
+            states[slot] = state
+            live[slot] = true
         }
         specsByView = viewGestures
         // The views with state, in their old order; the idle ones give it back.

@@ -237,7 +237,7 @@ struct Recogniser {
         self.index = index
     }
 
-    /// Back to `possible` with nothing remembered (the view's touches are all up).
+    /// Back to `possible` with nothing remembered (a new sequence of touches starts).
     mutating func reset() {
         self = Recogniser(settings: spec, index: index, blockers: blockers)
     }
@@ -252,8 +252,30 @@ struct Recogniser {
     @inline(__always)
     var isIdle: Bool { state == .possible && !pending && deadlineMicros == nil && tapsDone == 0 }
 
+    /// Idle, or ended (with no touch down, what `reset()` will make idle when the next one comes).
+    @inline(__always)
+    var isIdleOrEnded: Bool { state.isTerminal || isIdle }
+
     @inline(__always)
     func takesPart(_ touch: GestureTouch) -> Bool { participants.contains(touch.touch.id) }
+
+    /// Appends the touches an event of this recogniser names: its participants still among the
+    /// view's `touches` (all of them when none is), in began order. Returns how many. Cost:
+    /// participants × touches. (`mutating`, like the helpers below: `self` by reference.)
+    mutating func appendEventIDs(present touches: [GestureTouch], to ids: inout [UInt64]) -> Int {
+        var appended = 0
+        for position in 0..<participants.count {
+            let id = participants[position]
+            for i in touches.indices where touches[i].touch.id == id {
+                ids.append(id)
+                appended += 1
+                break
+            }
+        }
+        guard appended == 0 else { return appended }
+        for position in 0..<participants.count { ids.append(participants[position]) }
+        return participants.count
+    }
 
     // The loops below go by index and read fields in place: iterating would copy each touch
     // (about 160 bytes) once per recogniser per step.
@@ -261,10 +283,10 @@ struct Recogniser {
     // MARK: - A step
 
     /// Looks at one step's touches of the view (every live one, plus those that ended in it).
+    /// Only for a recogniser that has not ended and is not waiting (`ViewGestures.step` skips those).
     mutating func observe(_ touches: [GestureTouch], scale physical: PhysicalScale, now: UInt64)
         -> RecogniserRequest
     {
-        if state.isTerminal || pending { return .none }
         for i in touches.indices
         where touches[i].touch.phase == .cancelled && participants.contains(touches[i].touch.id) {
             return state == .possible ? .fail : .cancel
@@ -295,6 +317,7 @@ struct Recogniser {
         }
     }
 
+    @inline(__always)
     private mutating func join(_ touches: [GestureTouch], now: UInt64) {
         for i in touches.indices where touches[i].touch.phase == .began && !participants.contains(touches[i].touch.id) {
             if participants.isEmpty && tapsDone == 0 { sequenceStartMicros = now }
@@ -305,6 +328,7 @@ struct Recogniser {
     /// Participants down now, and participants seen in this step (down or ended in it).
     /// `mutating` only so that `self` is passed by reference: a non-mutating call from a mutating
     /// one copies the recogniser (about 500 bytes) first. The same for `movedBeyond`.
+    @inline(__always)
     private mutating func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
         var down = 0
         var present = 0
@@ -315,6 +339,7 @@ struct Recogniser {
         return (down, present)
     }
 
+    @inline(__always)
     private mutating func updateCentroid(_ touches: [GestureTouch]) {
         var local = Point(0, 0)
         var screen = Point(0, 0)
@@ -329,6 +354,7 @@ struct Recogniser {
         screenCentroid = Point(screen.x / count, screen.y / count)
     }
 
+    @inline(__always)
     private mutating func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale)
         -> Bool
     {
@@ -378,9 +404,9 @@ struct Recogniser {
     private mutating func observeLongPress(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
         -> RecogniserRequest
     {
-        if state == .possible { join(touches, now: now) }
-        updateCentroid(touches)
         if state == .possible {
+            join(touches, now: now)
+            updateCentroid(touches)
             let (down, present) = counts(touches)
             if present > spec.fingers || down < present || movedBeyond(touches, spec.movementMM, physical) {
                 return .fail
@@ -388,11 +414,24 @@ struct Recogniser {
             if down == spec.fingers && deadlineMicros == nil { deadlineMicros = now + spec.durationMicros }
             return .none
         }
+        // Active (in every frame while held): the centroid and the movement in one pass.
+        var local = Point(0, 0)
+        var screen = Point(0, 0)
+        var count = 0.0
         var moved = false
+        var ended = false
         for i in touches.indices where participants.contains(touches[i].touch.id) {
-            if !touches[i].isDown { return .end }
+            local = Point(local.x + touches[i].touch.localPoint.x, local.y + touches[i].touch.localPoint.y)
+            screen = Point(screen.x + touches[i].touch.screenPoint.x, screen.y + touches[i].touch.screenPoint.y)
+            count += 1
+            if !touches[i].isDown { ended = true }
             if touches[i].touch.screenPoint != touches[i].lastScreenPoint { moved = true }
         }
+        if count > 0 {
+            localCentroid = Point(local.x / count, local.y / count)
+            screenCentroid = Point(screen.x / count, screen.y / count)
+        }
+        if ended { return .end }
         return moved ? .change : .none
     }
 

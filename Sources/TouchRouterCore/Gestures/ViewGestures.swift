@@ -4,6 +4,8 @@
 struct ViewGestures {
     private(set) var viewID: String
     var screen: String
+    /// The view's slot in the stage (and in its output's tables, which its records name).
+    var slot: Int
     var recognisers: [Recogniser]
     /// The view's touches: every live one, plus those that ended in the step being processed.
     var touches: [GestureTouch] = []
@@ -12,34 +14,27 @@ struct ViewGestures {
     var recordsTransitions = false
     /// The devices of the touches (a touch keeps the id only), for messages a deadline builds.
     var devices: [InputDevice] = []
-    /// Per recogniser, the touch ids its last event carried: the next event shares the array
-    /// while they are the same, and refills it in place otherwise (no allocation once the event
-    /// that held it was delivered).
-    private var eventTouchIDs: [[UInt64]] = []
-    /// Per recogniser, `membership` when its `eventTouchIDs` were computed.
-    private var eventTouchIDsMembership: [UInt64] = []
-    /// Bumped whenever `touches` gains or loses one (never reset, not even on reuse): while it
-    /// and a recogniser's participants are unchanged, so are the ids its events name.
-    private var membership: UInt64 = 0
 
-    init(viewID: String, screen: String, recognisers: [Recogniser]) {
+    init(viewID: String, screen: String, slot: Int, recognisers: [Recogniser]) {
         self.viewID = viewID
         self.screen = screen
+        self.slot = slot
         self.recognisers = recognisers
     }
 
     /// This released state made another view's (or the same one's again): `recognisers` as
     /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
     /// Cost: the recognisers copied (plain bytes: a recogniser holds no reference).
-    mutating func reuse(viewID: String, screen: String, recognisers template: [Recogniser]) {
+    mutating func reuse(viewID: String, screen: String, slot: Int, recognisers template: [Recogniser]) {
         self.viewID = viewID
         self.screen = screen
-        touches.removeAll(keepingCapacity: true)
-        membership &+= 1
-        devices.removeAll(keepingCapacity: true)
+        self.slot = slot
+        // Released idle, so normally empty already (removing nothing still costs a call each).
+        if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
+        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
         recognisers.removeAll(keepingCapacity: true)
-        recognisers.append(contentsOf: template)
+        recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
@@ -57,10 +52,11 @@ struct ViewGestures {
         return recognisers
     }
 
-    /// Nothing down, nothing waiting: the state can be dropped.
+    /// Nothing down, nothing waiting: the state can be dropped. (A recogniser that ended is reset
+    /// only when the view's next touch comes, so with no touch down it counts as idle.)
     var isIdle: Bool {
         guard touches.isEmpty else { return false }
-        for index in recognisers.indices where !recognisers[index].isIdle { return false }
+        for index in recognisers.indices where !recognisers[index].isIdleOrEnded { return false }
         return true
     }
 
@@ -90,32 +86,40 @@ struct ViewGestures {
             var idle = touches.isEmpty
             var earliest = UInt64.max
             for index in recognisers.indices {
-                if !recognisers[index].isIdle { idle = false }
+                // With touches down the view is not idle: no need to ask each recogniser.
+                if idle && !recognisers[index].isIdleOrEnded { idle = false }
                 if let deadline = recognisers[index].deadlineMicros, deadline < earliest { earliest = deadline }
             }
             return StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest)
         }
     }
 
-    /// One tracker message of this view: records the touches, lets every recogniser look, and
-    /// appends the gesture events and the view's raw message (minus what gestures took).
-    /// Cost: recognisers × touches of the view.
+    /// One tracker message of this view (`batches[batch]`, read in place: passing the message
+    /// itself retained its strings and touches for the call): records the touches, lets every
+    /// recogniser look, and appends the gesture records and the view's raw message (minus what
+    /// gestures took). Cost: recognisers × touches of the view.
     /// Returns whether the view is idle afterwards, and its next deadline.
     @discardableResult
-    mutating func step(_ batch: ViewTouches, scale: PhysicalScale, into output: inout GestureOutput) -> StepEnd {
-        screen = batch.screen
+    mutating func step(
+        _ batches: [ViewTouches], at batch: Int, scale: PhysicalScale, into output: inout GestureOutput
+    ) -> StepEnd {
+        if screen != batches[batch].screen {
+            // Not expected (a view id names one view of one screen); the records follow it.
+            screen = batches[batch].screen
+            output.screens[slot] = screen
+        }
         physicalScale = scale
-        let now = batch.timestampMicros
+        let now = batches[batch].timestampMicros
+        if touches.isEmpty { resetEnded() }
         // By index: iterating would copy each routed touch (and retain its device's name).
-        for position in batch.touches.indices {
-            if let index = touchIndex(of: batch.touches[position].id) {
+        for position in batches[batch].touches.indices {
+            if let index = touchIndex(of: batches[batch].touches[position].id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
-                touches[index].touch = TouchSample(batch.touches[position])
-            } else if batch.touches[position].phase == .began {
-                touches.append(GestureTouch(batch.touches[position]))
-                membership &+= 1
-                let device = batch.touches[position].device
+                touches[index].touch = TouchSample(batches[batch].touches[position])
+            } else if batches[batch].touches[position].phase == .began {
+                touches.append(GestureTouch(batches[batch].touches[position]))
+                let device = batches[batch].touches[position].device
                 if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
                 claimIfJoiningActive(touches.count - 1)
             }
@@ -126,7 +130,7 @@ struct ViewGestures {
             let request = recognisers[index].observe(touches, scale: scale, now: now)
             apply(request, to: index, now: now, into: &output)
         }
-        appendRaw(batch, into: &output)
+        appendRaw(batches, at: batch, into: &output)
         endStep()
         return end
     }
@@ -210,10 +214,17 @@ struct ViewGestures {
     private mutating func endStep(keepingTouches: Bool = false) {
         if !keepingTouches && touches.contains(where: { !$0.isDown }) {
             touches.removeAll { !$0.isDown }
-            membership &+= 1
         }
         guard touches.isEmpty else { return }
-        devices.removeAll(keepingCapacity: true)
+        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
+        // The ended recognisers are reset by the next step's first touch (`resetEnded`), not here:
+        // most views go idle now or after their taps' deadline, and a released state is refilled
+        // from the template anyway.
+    }
+
+    /// A new sequence of touches starts (none was down): the recognisers that ended in the last
+    /// one go back to `possible`. Cost: one read per recogniser, a reset per ended one.
+    private mutating func resetEnded() {
         for index in recognisers.indices where recognisers[index].state.isTerminal {
             recognisers[index].reset()
         }
@@ -307,93 +318,58 @@ struct ViewGestures {
         appendEvent(index, state, now: now, into: &output)
     }
 
-    /// The touches an event of recogniser `index` names: its participants still here (all of
-    /// them when none is), in began order, in the array the recogniser's last event had.
-    private mutating func eventIDs(_ index: Int) -> [UInt64] {
-        // The touches and the participants as when the array was made: it still holds.
-        if index < eventTouchIDs.count && eventTouchIDsMembership[index] == membership
-            && Self.holds(eventTouchIDs[index], recognisers[index].participants)
-        {
-            return eventTouchIDs[index]
-        }
-        let participants = recognisers[index].participants
-        var wanted = TouchIDList()
-        for position in 0..<participants.count where touchIndex(of: participants[position]) != nil {
-            wanted.append(participants[position])
-        }
-        if wanted.isEmpty { wanted = participants }
-        while eventTouchIDs.count <= index {
-            eventTouchIDs.append([])
-            eventTouchIDsMembership.append(0)
-        }
-        eventTouchIDsMembership[index] = membership
-        if Self.holds(eventTouchIDs[index], wanted) { return eventTouchIDs[index] }
-        eventTouchIDs[index].removeAll(keepingCapacity: true)
-        for position in 0..<wanted.count { eventTouchIDs[index].append(wanted[position]) }
-        return eventTouchIDs[index]
-    }
-
-    private static func holds(_ ids: [UInt64], _ list: TouchIDList) -> Bool {
-        guard ids.count == list.count else { return false }
-        for position in 0..<list.count where ids[position] != list[position] { return false }
-        return true
-    }
-
-    /// Appends recogniser `index`'s event, built in place in the output (the event is large:
-    /// copying it around costs more than filling it).
+    /// Appends recogniser `index`'s event as a record (plain values: no retain, no allocation;
+    /// the public event is made at delivery, for subscribers that asked for gestures).
     private mutating func appendEvent(
         _ index: Int, _ state: GestureState, now: UInt64, into output: inout GestureOutput
     ) {
-        let ids = eventIDs(index)
-        let kind = recognisers[index].spec.kind
-        output.gestures.append(
-            GestureEvent(
-                viewID: viewID, screen: screen, kind: kind, recogniserIndex: index, state: state,
-                timestampMicros: now, touchIDs: ids, localPoint: recognisers[index].localCentroid,
-                screenPoint: recognisers[index].screenCentroid))
-        let last = output.gestures.count - 1
+        let touchStart = output.recordTouchIDs.count
+        let touchCount = recognisers[index].appendEventIDs(present: touches, to: &output.recordTouchIDs)
         let duration = now - min(now, recognisers[index].sequenceStartMicros)
+        var measure = Point(0, 0)
+        var velocity = Point(0, 0)
+        var number: UInt64 = 0
+        let kind = recognisers[index].spec.kind
         switch kind {
-        case .tap: output.gestures[last].taps = recognisers[index].tapsDone
-        case .longPress: output.gestures[last].durationMicros = duration
-        case .pan:
-            output.gestures[last].translation = recognisers[index].translation
-            output.gestures[last].velocity = recognisers[index].velocity
-        case .swipe:
-            output.gestures[last].direction = recognisers[index].direction
-            output.gestures[last].translation = recognisers[index].translation
-            output.gestures[last].velocity = recognisers[index].velocity
-            output.gestures[last].durationMicros = duration
-        case .pinch:
-            output.gestures[last].scale = recognisers[index].scale
-            output.gestures[last].scaleVelocity = recognisers[index].scaleVelocity
-        case .rotate:
-            output.gestures[last].rotation = recognisers[index].rotation
-            output.gestures[last].rotationVelocity = recognisers[index].rotationVelocity
+        case .tap: number = UInt64(recognisers[index].tapsDone)
+        case .longPress: number = duration
+        case .pan, .swipe:
+            measure = recognisers[index].translation
+            velocity = recognisers[index].velocity
+            number = duration
+        case .pinch: measure = Point(recognisers[index].scale, recognisers[index].scaleVelocity)
+        case .rotate: measure = Point(recognisers[index].rotation, recognisers[index].rotationVelocity)
         }
+        output.records.append(
+            GestureRecord(
+                slot: slot, touchStart: touchStart, touchCount: touchCount, recogniserIndex: index, kind: kind,
+                state: state, timestampMicros: now, localPoint: recognisers[index].localCentroid,
+                screenPoint: recognisers[index].screenCentroid, measure: measure, velocity: velocity,
+                number: number, direction: kind == .swipe ? recognisers[index].direction : nil))
     }
 
     // MARK: - Raw touches
 
     /// The tracker's message of this view minus what gestures took: a claimed touch is delivered
     /// once more as `cancelled` (reason `gesture`), then never again. Nothing when nothing is left.
-    private mutating func appendRaw(_ batch: ViewTouches, into output: inout GestureOutput) {
+    private mutating func appendRaw(_ batches: [ViewTouches], at batch: Int, into output: inout GestureOutput) {
         // Most messages change nothing: pass them on as they are (no copy).
         var changes = 0
         var kept = 0
-        for position in batch.touches.indices {
-            guard let index = touchIndex(of: batch.touches[position].id), touches[index].claimed else {
+        for position in batches[batch].touches.indices {
+            guard let index = touchIndex(of: batches[batch].touches[position].id), touches[index].claimed else {
                 kept += 1
                 continue
             }
             if !touches[index].cancellationSent { changes += 1 }
         }
-        if kept == batch.touches.count { return output.touches.append(batch) }
+        if kept == batches[batch].touches.count { return output.touches.append(batches[batch]) }
         if kept == 0 && changes == 0 { return }
         var filtered = ViewTouches(
-            viewID: batch.viewID, screen: batch.screen, timestampMicros: batch.timestampMicros, touches: [])
+            viewID: batches[batch].viewID, screen: batches[batch].screen,
+            timestampMicros: batches[batch].timestampMicros, touches: [])
         filtered.touches.reserveCapacity(kept + changes)
-        for routed in batch.touches {
+        for routed in batches[batch].touches {
             guard let index = touchIndex(of: routed.id), touches[index].claimed else {
                 filtered.touches.append(routed)
                 continue

@@ -201,6 +201,38 @@ struct GestureConflictTests {
         #expect(run.summary.last == "tap recognized")
     }
 
+    @Test("after a reload that numbers the views anew, each message still names its own view and screen")
+    func reloadRenumbersViews() {
+        // "a", "b" sort before "pad": its slot moves from 0 to 2, and its records must follow.
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 600, 500)
+        let kept = run.stage.replaceGestures(
+            ["a": [GestureSpec(.tap)], "pad": [GestureSpec(.pan)]], timestampMicros: GestureHarness.micros(15))
+        #expect(kept.records.isEmpty)
+        run.move(20, 0, 700, 500)
+        let changed = run.stage.replaceGestures(
+            ["a": [GestureSpec(.tap)], "b": [GestureSpec(.tap)], "pad": [GestureSpec(.tap)]],
+            timestampMicros: GestureHarness.micros(25))
+        #expect(changed.gestures.map { "\($0.viewID) \($0.screen) \($0.state)" } == ["pad main cancelled"])
+        run.up(30, 0)
+        #expect(run.events.map { "\($0.viewID) \($0.screen) \($0.state)" } == ["pad main began", "pad main changed"])
+        #expect(changed.records.map(changed.viewID(of:)) == ["pad"])
+    }
+
+    @Test("a recogniser that failed in one sequence takes part in the next, while a double tap still waits")
+    func failedRecogniserTakesPartInNextSequence() {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        var run = GestureHarness([GestureSpec(.pan), GestureSpec(.tap), double])
+        run.down(0, 0, 500, 500)
+        run.up(50, 0)  // a tap: the pan fails, the single tap waits for the double tap's window
+        run.down(100, 0, 500, 500)  // within the window: the view's state is still there
+        run.drag(from: 110, 0, by: 200, 0)  // 8 mm at the second step: the pan begins first
+        run.up(200, 0)
+        #expect(run.summary == ["pan began", "pan changed", "pan changed", "pan changed", "pan ended"])
+    }
+
     @Test("views without gestures pass through untouched, message for message")
     func otherViewsPassThrough() {
         var run = GestureHarness([])
