@@ -60,7 +60,8 @@ public struct LayoutIndex: Sendable {
             top.number = Int32(ids.count)
             ids.append(top.view.id)
             subtreeEnd.append(0)
-            if numberByID[top.view.id] == nil { numberByID[top.view.id] = top.number }
+            // One hash per id: a second lookup only for a duplicate, to keep the first.
+            if let first = numberByID.updateValue(top.number, forKey: top.view.id) { numberByID[top.view.id] = first }
             top.expanded = true
             stack.append(top)
             for child in top.view.children.reversed() { stack.append((child, 0, false)) }

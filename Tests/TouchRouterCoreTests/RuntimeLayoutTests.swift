@@ -209,6 +209,44 @@ struct RuntimeLayoutTests {
         #expect(layout.effective == layout.base)
     }
 
+    /// `count` views `prefix0`… in a row, as a mount's children (JSON).
+    static func row(_ prefix: String, _ count: Int, plus extra: String? = nil) -> String {
+        let ids = (0..<count).map { "\(prefix)\($0)" } + (extra.map { [$0] } ?? [])
+        return "[" + ids.map { #"{"id":"\#($0)","frame":[0,0,1,1]}"# }.joined(separator: ",") + "]"
+    }
+
+    /// Collisions are found whichever id table is the smaller (the check looks ids up on the smaller
+    /// side of each pair): a mount larger or smaller than the config, against another mount larger
+    /// or smaller than it; a mount replacing itself may keep its ids.
+    @Test func idCollisionsAreFoundWhicheverSideIsLarger() throws {
+        let text = Self.configText.replacingOccurrences(
+            of: #"{ id: "pin","#, with: #"{ id: "dock", frame: [0, 0, 10, 10], mount: true }, { id: "pin","#)
+        var layout = RuntimeLayout(base: try Self.config(text))
+        let owner = Self.client(1000)
+        func refusal(_ point: String, _ children: String) -> String? {
+            guard
+                case .failure(let failures) = layout.apply(
+                    .mount(viewID: point, children: Self.node(children)), by: owner)
+            else { return nil }
+            return failures.failures.filter { $0.code == .config(.duplicateID) }.map(\.message).first
+        }
+        // Larger than the config (20 views against 9 ids), then smaller, each with one config id.
+        #expect(refusal("panel", Self.row("big", 20, plus: "list"))?.contains("view \"main/app/list\"") == true)
+        #expect(refusal("panel", Self.row("small", 1, plus: "static"))?.contains("view \"main/static\"") == true)
+        #expect(layout.effective == layout.base)
+        // Another mount's ids: a large mount at "panel", then at "dock" a large and a small one
+        // that reuse one of them.
+        #expect(refusal("panel", Self.row("p", 30)) == nil)
+        #expect(refusal("dock", Self.row("d", 40, plus: "p7"))?.contains("view \"main/app/panel/p7\"") == true)
+        #expect(refusal("dock", Self.row("d", 2, plus: "p29"))?.contains("view \"main/app/panel/p29\"") == true)
+        #expect(!layout.contains("d0"))
+        // A mount replacing itself keeps its ids; the other point takes fresh ones.
+        #expect(refusal("panel", Self.row("p", 31)) == nil)
+        #expect(refusal("dock", Self.row("d", 3)) == nil)
+        #expect(layout.contains("p30") && layout.contains("d2") && !layout.contains("placeholder"))
+        #expect(layout.path(of: "d2") == ["main", "app", "dock", "d2"])
+    }
+
     @Test func mountsAreOnlyForMountPointsAndTheirOwners() throws {
         var layout = RuntimeLayout(base: try Self.config())
         let children = Self.node(#"[{"id":"a","frame":[0,0,1,1]}]"#)
