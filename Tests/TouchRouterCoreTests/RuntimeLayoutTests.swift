@@ -162,6 +162,20 @@ struct RuntimeLayoutTests {
         #expect(try layout.apply(.unmount(viewID: "panel"), by: Self.client(1000)).get() == [])
     }
 
+    /// A mounted view changed by `setView` is changed in the effective layout (a mount hangs in
+    /// uncopied only while no view has changes), and a change of a config view beside it applies too.
+    @Test func aMountedViewTakesChanges() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let children = #"[{"id":"popup","frame":[0,0,200,100],"children":[{"id":"yes","frame":[0,0,50,50]}]}]"#
+        _ = try layout.apply(.mount(viewID: "panel", children: Self.node(children)), by: Self.client(1000)).get()
+        #expect(Self.view("yes", in: layout)?.hidden == false)
+        _ = try layout.apply(Self.setView([("yes", #"{"hidden":true}"#)]), by: Self.client(1000)).get()
+        #expect(Self.view("yes", in: layout)?.hidden == true)
+        #expect(Self.view("popup", in: layout)?.frame == Rect(x: 0, y: 0, width: 200, height: 100))
+        _ = try layout.apply(Self.setView([("popup", #"{"alpha":0.5}"#)]), by: Self.client(1000)).get()
+        #expect(Self.view("popup", in: layout)?.alpha == 0.5 && Self.view("yes", in: layout)?.hidden == true)
+    }
+
     @Test func mountedViewsBringTheirGesturesAndTakeThemAway() throws {
         var layout = RuntimeLayout(base: try Self.config())
         let children = #"[{"id":"popup","frame":[0,0,200,100],"gestures":["tap",{"type":"swipe","direction":"left"}]}]"#
