@@ -39,6 +39,23 @@ public struct MountedViews: Hashable, Sendable {
     public var resetsOnDisconnect: Set<String>
     /// Every mounted view (the children and their subtrees).
     public var viewCount: Int
+    /// Every mounted view's id (the parser's duplicate table, kept: a collision check looks ids
+    /// up here instead of collecting them again).
+    var ids: [String: Int32] = [:]
+
+    /// Whether some id is both one of these views' and in `other`. Cost: O(the smaller side)
+    /// lookups.
+    func sharesID(with other: Set<String>) -> Bool {
+        if other.count < ids.count { return other.contains { ids[$0] != nil } }
+        return ids.keys.contains { other.contains($0) }
+    }
+
+    /// Whether some id is both one of these views' and one of `other`'s. Cost: O(the smaller side)
+    /// lookups.
+    func sharesID(with other: MountedViews) -> Bool {
+        let (small, large) = ids.count <= other.ids.count ? (ids, other.ids) : (other.ids, ids)
+        return small.keys.contains { large[$0] != nil }
+    }
 }
 
 extension ConfigParser {
@@ -132,7 +149,8 @@ extension ConfigParser {
         guard parser.pending.isEmpty else { throw ConfigErrors(parser.requestErrors()) }
         return MountedViews(
             children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
-            resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount)
+            resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount,
+            ids: parser.firstViewByID)
     }
 
     /// A `setView`'s fields for one view (`{"hidden": true, "frame": [...]}`), each checked as

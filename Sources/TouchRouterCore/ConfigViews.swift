@@ -3,39 +3,63 @@ import TouchRouterModel
 /// The view half of the config walk: views, their frames, shapes, margins, transforms and access lists.
 extension ConfigParser {
     /// A view's members by key, found in one pass over the object (the first of a duplicate wins).
+    /// It keeps each known key's position among the members, not a copy of its node: a view is
+    /// read once per config or mount, and copying sixteen optional nodes cost more than reading
+    /// the few a view has.
     private struct ViewMembers {
-        var id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform: JSONNode?
-        var multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect: JSONNode?
-        var unknown: [JSONMember] = []
+        /// The members, in file order.
+        let members: [JSONMember]
+        /// Per known key (`Key.rawValue`), the index of its first member, or -1 (a vector: no
+        /// allocation).
+        private var slots = SIMD16<Int32>(repeating: -1)
+        /// Indices of the members with a key no view has.
+        var unknownIndices: [Int] = []
+
+        enum Key: Int {
+            case id, frame, children, hidden, alpha, interactive, touchMargin, shape
+            case transform, multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect
+        }
 
         init(_ object: JSONObject) {
-            for member in object.members {
-                let node = member.node
+            members = object.members
+            for (index, member) in members.enumerated() {
+                let key: Key
                 switch member.key {
-                case "id": if id == nil { id = node }
-                case "frame": if frame == nil { frame = node }
-                case "children": if children == nil { children = node }
-                case "hidden": if hidden == nil { hidden = node }
-                case "alpha": if alpha == nil { alpha = node }
-                case "interactive": if interactive == nil { interactive = node }
-                case "touchMargin": if touchMargin == nil { touchMargin = node }
-                case "shape": if shape == nil { shape = node }
-                case "transform": if transform == nil { transform = node }
-                case "multipleTouch": if multipleTouch == nil { multipleTouch = node }
-                case "exclusiveTouch": if exclusiveTouch == nil { exclusiveTouch = node }
-                case "access": if access == nil { access = node }
-                case "gestures": if gestures == nil { gestures = node }
-                case "owner": if owner == nil { owner = node }
-                case "mount": if mount == nil { mount = node }
-                case "resetOnDisconnect": if resetOnDisconnect == nil { resetOnDisconnect = node }
-                default: unknown.append(member)
+                case "id": key = .id
+                case "frame": key = .frame
+                case "children": key = .children
+                case "hidden": key = .hidden
+                case "alpha": key = .alpha
+                case "interactive": key = .interactive
+                case "touchMargin": key = .touchMargin
+                case "shape": key = .shape
+                case "transform": key = .transform
+                case "multipleTouch": key = .multipleTouch
+                case "exclusiveTouch": key = .exclusiveTouch
+                case "access": key = .access
+                case "gestures": key = .gestures
+                case "owner": key = .owner
+                case "mount": key = .mount
+                case "resetOnDisconnect": key = .resetOnDisconnect
+                default:
+                    unknownIndices.append(index)
+                    continue
                 }
+                if slots[key.rawValue] < 0 { slots[key.rawValue] = Int32(index) }
             }
         }
+
+        /// The first member with this key's node.
+        subscript(_ key: Key) -> JSONNode? {
+            let index = slots[key.rawValue]
+            return index < 0 ? nil : members[Int(index)].node
+        }
+
+        var unknown: [JSONMember] { unknownIndices.map { members[$0] } }
     }
 
     mutating func view(
-        _ node: JSONNode, parent: Int32, placeholder: String, depth: Int, defaultFrame: Rect?
+        _ node: JSONNode, parent: Int32, placeholder: @autoclosure () -> String, depth: Int, defaultFrame: Rect?
     ) -> View? {
         viewCount += 1
         let parentSubject = Subject(view: parent >= 0 ? parent : nil)
@@ -47,16 +71,18 @@ extension ConfigParser {
         guard let object = object(node, parentSubject, "a view") else { return nil }
         let members = ViewMembers(object)
 
-        var segment = placeholder
+        // The placeholder (`#3`) names a view without a usable id in messages; it is made only then.
+        var named: String?
         var validID: String?
-        if let idNode = members.id, case .string(let id) = idNode.value {
+        if let idNode = members[.id], case .string(let id) = idNode.value {
             if Self.isValidID(id) {
-                segment = id
+                named = id
                 validID = id
-            } else {
-                segment = id.isEmpty ? placeholder : id
+            } else if !id.isEmpty {
+                named = id
             }
         }
+        let segment = named ?? placeholder()
         // Messages quote at most an excerpt of each id; the view keeps its id whole.
         let entry = Int32(viewPaths.count)
         viewPaths.append(PathEntry(segment: Excerpt.of(segment), parent: parent))
@@ -67,7 +93,7 @@ extension ConfigParser {
             return nil
         }
 
-        if let idNode = members.id {
+        if let idNode = members[.id] {
             switch idNode.value {
             case .string(let id):
                 if validID == nil {
@@ -84,24 +110,24 @@ extension ConfigParser {
         if let id = validID {
             if let first = firstView(withID: id, entry) {
                 report(
-                    .duplicateID, members.id?.position, subject,
+                    .duplicateID, members[.id]?.position, subject,
                     "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(viewPath(first))\"")
             }
         }
-        if !members.unknown.isEmpty {
+        if !members.unknownIndices.isEmpty {
             reportUnknownKeys(
                 members.unknown, of: object, allowed: Self.viewKeys, reserved: Self.reservedViewKeys, subject)
         }
 
         var frame = defaultFrame ?? Rect(x: 0, y: 0, width: 1, height: 1)
-        if let frameNode = members.frame {
+        if let frameNode = members[.frame] {
             frame = self.frame(frameNode, subject) ?? frame
         } else if defaultFrame == nil {
             report(.missingKey, node.position, subject, "missing \"frame\" ([x, y, width, height])")
         }
 
         var alpha = 1.0
-        if let alphaNode = members.alpha, let value = finiteNumber(alphaNode, subject, "\"alpha\"") {
+        if let alphaNode = members[.alpha], let value = finiteNumber(alphaNode, subject, "\"alpha\"") {
             if (0...1).contains(value) {
                 alpha = value
             } else {
@@ -109,28 +135,28 @@ extension ConfigParser {
                     .alphaOutOfRange, alphaNode.position, subject, "alpha must be in 0…1, found \(Self.format(value))")
             }
         }
-        let shape = members.shape.flatMap { self.shape($0, subject) } ?? .rect
+        let shape = members[.shape].flatMap { self.shape($0, subject) } ?? .rect
         var margin = EdgeMargin.zero
-        if let marginNode = members.touchMargin {
+        if let marginNode = members[.touchMargin] {
             margin = touchMargin(marginNode, subject, shape: shape) ?? .zero
         }
-        let transform = members.transform.flatMap { self.transform($0, subject) }
-        let hidden = members.hidden.flatMap { bool($0, "hidden", subject) } ?? false
-        let interactive = members.interactive.flatMap { bool($0, "interactive", subject) } ?? true
-        let multipleTouch = members.multipleTouch.flatMap { bool($0, "multipleTouch", subject) } ?? false
-        let exclusiveTouch = members.exclusiveTouch.flatMap { bool($0, "exclusiveTouch", subject) } ?? false
-        if let accessNode = members.access, let list = accessList(accessNode, subject), let id = validID {
+        let transform = members[.transform].flatMap { self.transform($0, subject) }
+        let hidden = members[.hidden].flatMap { bool($0, "hidden", subject) } ?? false
+        let interactive = members[.interactive].flatMap { bool($0, "interactive", subject) } ?? true
+        let multipleTouch = members[.multipleTouch].flatMap { bool($0, "multipleTouch", subject) } ?? false
+        let exclusiveTouch = members[.exclusiveTouch].flatMap { bool($0, "exclusiveTouch", subject) } ?? false
+        if let accessNode = members[.access], let list = accessList(accessNode, subject), let id = validID {
             accessByViewID[id] = list
         }
-        if let gesturesNode = members.gestures, let specs = gestureSpecs(gesturesNode, subject), let id = validID {
+        if let gesturesNode = members[.gestures], let specs = gestureSpecs(gesturesNode, subject), let id = validID {
             if !specs.isEmpty { gesturesByViewID[id] = specs }
         }
         runtimeKeys(
-            owner: members.owner, mount: members.mount, resetOnDisconnect: members.resetOnDisconnect,
+            owner: members[.owner], mount: members[.mount], resetOnDisconnect: members[.resetOnDisconnect],
             entry: entry, parent: parent, viewID: validID, subject)
 
         var children: [View] = []
-        if let childrenNode = members.children {
+        if let childrenNode = members[.children] {
             if case .array(let list) = childrenNode.value {
                 children.reserveCapacity(list.count)
                 for (index, childNode) in list.enumerated() {

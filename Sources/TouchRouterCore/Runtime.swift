@@ -242,7 +242,8 @@ public struct RuntimeState: Hashable, Sendable {
     }
 
     /// The config's layout with the mounts hung in and the changes made, and the mounted views'
-    /// access lists and gestures added. Cost: linear in the layout (every view is visited once);
+    /// access lists and gestures added. Cost: linear in the config's views (each visited once),
+    /// plus the mounted views only while some view has changes (else a mount hangs in uncopied);
     /// nothing when the state is empty.
     public func effectiveConfig(_ base: Config) -> Config {
         guard !isEmpty else { return base }
@@ -257,6 +258,8 @@ public struct RuntimeState: Hashable, Sendable {
                 mounted = true
             }
             if !changes.isEmpty, let change = change(of: view.id) { view = change.applied(to: view) }
+            // A mounted subtree without changes hangs in as it is (no copy of its views).
+            if mounted && changes.isEmpty { return view }
             if !view.children.isEmpty { view.children = view.children.map { build($0, inMount: mounted) } }
             return view
         }

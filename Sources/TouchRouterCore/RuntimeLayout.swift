@@ -209,16 +209,14 @@ public struct RuntimeLayout: Sendable {
                     }))
         }
         var failures: [RuntimeFailure] = []
+        // Whether any id collides, looked up on the smaller side of each pair of id tables (the
+        // mount's own is the parser's); the other mounts' ids and the paths are collected only when
+        // one does (they are for the messages).
+        let others = state.mounts.filter { $0.key != viewID }.map(\.value.views)
+        let collides = mounted.sharesID(with: baseIDs) || others.contains { mounted.sharesID(with: $0) }
         var otherMounts: Set<String> = []
-        for (point, mount) in state.mounts where point != viewID {
-            for child in mount.views.children { Self.collectIDs(child, into: &otherMounts) }
-        }
-        // The paths are built only when some id collides (they are for the messages).
-        var collides = false
-        var views = mounted.children
-        while !collides, let view = views.popLast() {
-            collides = baseIDs.contains(view.id) || (!otherMounts.isEmpty && otherMounts.contains(view.id))
-            views.append(contentsOf: view.children)
+        if collides {
+            for views in others { for child in views.children { Self.collectIDs(child, into: &otherMounts) } }
         }
         var mountedIDs: [(String, [String])] = []
         var stack = collides ? mounted.children.map { ($0, viewPath) } : []

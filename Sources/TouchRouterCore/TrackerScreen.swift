@@ -20,7 +20,10 @@ final class TrackerScreen: Sendable {
         let ids = hitIndex.storage.ids
         var indexByID: [String: Int32] = [:]
         indexByID.reserveCapacity(ids.count)
-        for (index, id) in ids.enumerated() where indexByID[id] == nil { indexByID[id] = Int32(index) }
+        for (index, id) in ids.enumerated() {
+            // One hash per id: a second lookup only for a duplicate, to keep the first.
+            if let first = indexByID.updateValue(Int32(index), forKey: id) { indexByID[id] = first }
+        }
         self.indexByID = indexByID
     }
 

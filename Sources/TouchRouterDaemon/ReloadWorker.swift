@@ -125,7 +125,8 @@ final class ReloadWorker: Sendable {
             let config = runtime.effective
             ready = PreparedReload(
                 config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                subscriptions: subscriptions.relayouted(config.layout), viewCount: runtime.viewCount)
+                subscriptions: subscriptions.relayouted(config.layout, viewCount: runtime.viewCount),
+                viewCount: runtime.viewCount)
         }
         var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
         if case .changed = file { result.unknownOwnerNames = OwnerCheck.unknownNames(in: runtime.base.runtime) }

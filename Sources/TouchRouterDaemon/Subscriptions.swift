@@ -23,8 +23,9 @@ public struct LayoutIndex: Sendable {
     private var numberByID: [String: Int32] = [:]
 
     /// Numbers every view of `layout`. Cost: linear in the number of views, no recursion.
-    public init(_ layout: Layout) {
-        let count = layout.viewCount
+    /// `viewCount`, when the caller knows it, sizes the tables without counting the views first.
+    public init(_ layout: Layout, viewCount: Int? = nil) {
+        let count = viewCount ?? layout.viewCount
         ids.reserveCapacity(count)
         subtreeEnd.reserveCapacity(count)
         numberByID.reserveCapacity(count)
@@ -49,21 +50,26 @@ public struct LayoutIndex: Sendable {
     }
 
     /// Pre-order with an explicit stack (a 100,000-deep chain must not overflow the thread's stack).
+    /// The stack holds one entry per open parent (its children and the next one to visit), so a
+    /// view is never copied onto it.
     private mutating func add(_ root: View) {
-        // (view, its number, whether its children were pushed)
-        var stack: [(view: View, number: Int32, expanded: Bool)] = [(root, 0, false)]
-        while var top = stack.popLast() {
-            if top.expanded {
+        var stack: [(children: [View], next: Int, number: Int32)] = []
+        var view = root
+        while true {
+            let number = Int32(ids.count)
+            ids.append(view.id)
+            subtreeEnd.append(number + 1)
+            // One hash per id: a second lookup only for a duplicate, to keep the first.
+            if let first = numberByID.updateValue(number, forKey: view.id) { numberByID[view.id] = first }
+            if !view.children.isEmpty { stack.append((view.children, 0, number)) }
+            // The next view: the open parent's next child, closing every parent whose children are done.
+            while let top = stack.last, top.next == top.children.count {
                 subtreeEnd[Int(top.number)] = Int32(ids.count)
-                continue
+                stack.removeLast()
             }
-            top.number = Int32(ids.count)
-            ids.append(top.view.id)
-            subtreeEnd.append(0)
-            if numberByID[top.view.id] == nil { numberByID[top.view.id] = top.number }
-            top.expanded = true
-            stack.append(top)
-            for child in top.view.children.reversed() { stack.append((child, 0, false)) }
+            guard !stack.isEmpty else { return }
+            view = stack[stack.count - 1].children[stack[stack.count - 1].next]
+            stack[stack.count - 1].next += 1
         }
     }
 }
@@ -161,16 +167,17 @@ public struct SubscriptionTable: Sendable {
     }
 
     /// Recomputes coverage against a new layout; requested ids missing from it stay requested.
-    public mutating func relayout(_ layout: Layout) {
-        index = LayoutIndex(layout)
+    /// `viewCount`, when known, saves counting the layout's views.
+    public mutating func relayout(_ layout: Layout, viewCount: Int? = nil) {
+        index = LayoutIndex(layout, viewCount: viewCount)
         rebuild()
     }
 
     /// This table re-expanded against `layout` (same requests, same `version`). Cost: linear in the
     /// layout plus the number of subscriptions; meant for the reload worker.
-    public func relayouted(_ layout: Layout) -> SubscriptionTable {
+    public func relayouted(_ layout: Layout, viewCount: Int? = nil) -> SubscriptionTable {
         var table = self
-        table.relayout(layout)
+        table.relayout(layout, viewCount: viewCount)
         return table
     }
 

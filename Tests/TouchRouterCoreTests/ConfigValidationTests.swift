@@ -241,6 +241,13 @@ struct ConfigValidationTests {
             .invalidID, at: "name"),
     ]
 
+    /// Of a key given twice in a view, the first is read (the duplicate is reported, and the
+    /// second value is not checked: `alpha: 2` would be out of range).
+    @Test func theFirstOfADuplicateKeyIsRead() {
+        let errors = configErrors(fileWithChildren(#"{ id: "k", frame: [0, 0, 5, 5], alpha: 0.5, alpha: 2 }"#))
+        #expect(errors.map(\.code) == [.duplicateKey], "\(errors)")
+    }
+
     @Test("a bad config is rejected with the expected error and location", arguments: badCases)
     func badConfig(_ badCase: BadConfigCase) throws {
         try expectRejected(badCase)

@@ -88,6 +88,39 @@ struct SubscriptionTableTests {
         #expect(back.version == table.version)
     }
 
+    /// The numbering walks no view twice and copies none onto its stack; whatever it is told of the
+    /// view count (a capacity hint), it numbers exactly as a recursive pre-order walk.
+    @Test("random trees: the layout index numbers views and subtrees as a recursive walk", arguments: 0..<20)
+    func layoutIndexAgainstWalk(seed: UInt64) {
+        var random = SeededRandom(seed: 0x1d_0000 + seed)
+        var counter = 0
+        func tree(depth: Int) -> View {
+            counter += 1
+            let childCount = depth > 6 ? 0 : Int(random.next() % 4)
+            return View(
+                id: "v\(counter)", frame: Rect(x: 0, y: 0, width: 10, height: 10),
+                children: (0..<childCount).map { _ in tree(depth: depth + 1) })
+        }
+        let layout = Layout(screens: [
+            Screen(name: "s1", width: 10, height: 10, root: tree(depth: 0)),
+            Screen(name: "s2", width: 10, height: 10, root: tree(depth: 5)),
+        ])
+        var order: [String] = []
+        var subtrees: [String: [String]] = [:]
+        func walk(_ view: View) {
+            let start = order.count
+            order.append(view.id)
+            view.children.forEach(walk)
+            subtrees[view.id] = Array(order[start...])
+        }
+        layout.screens.forEach { walk($0.root) }
+        for hint in [nil, 0, order.count, 3 * order.count] {
+            let index = LayoutIndex(layout, viewCount: hint)
+            #expect(Array(index.ids) == order)
+            for id in order { #expect(index.subtreeIDs(of: id).map(Array.init) == subtrees[id]) }
+        }
+    }
+
     @Test("random trees and random subscriptions: the table equals a walk of the tree", arguments: 0..<40)
     func randomAgainstWalk(seed: UInt64) {
         var random = SeededRandom(seed: 0x5eed_0000 + seed)
