@@ -85,19 +85,21 @@ struct FieldMatcherDaemonTests {
         devices: [{name: "flaky*", filters: {minContactMs: 30}}, {name: "good*"}]
         """
 
-    @Test("two panels on one screen: only the matched panel's blip is dropped, and counted on it")
-    func onlyTheMatchedPanelsBlipsAreDropped() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try directory.write("field.json5", FieldRecording.config(Self.devices))
+    /// The daemon under `field.json5` (the caller writes it), replaying the two panels at full speed
+    /// once a client subscribes.
+    static func replayPanels(in directory: TemporaryDirectory) throws -> DaemonProcess {
         try MultiDeviceRecording.write(Self.panels, to: directory.file("panels.yml"))
-        let daemon = try DaemonProcess(
+        return try DaemonProcess(
             directory: directory,
             arguments: [
                 "--config", directory.file("field.json5"), "--replay", directory.file("panels.yml"), "--speed", "0",
                 "--replay-wait",
             ])
-        defer { daemon.stop() }
+    }
+
+    /// Subscribes to the whole screen (which starts the replay), waits for its end, and returns every
+    /// touch delivered and the `status` asked for after them.
+    static func touchesUntilStatus(_ daemon: DaemonProcess) throws -> (touches: [WireTouch], status: StatusReply?) {
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.hello("app")
         try client.send(ClientRequest(.subscribe(views: ["main"], subtree: true), seq: 1))
@@ -110,6 +112,17 @@ struct FieldMatcherDaemonTests {
             if let batch = message.touches { touches += batch.touches }
             if case .status(let reply) = message { status = reply }
         }
+        return (touches, status)
+    }
+
+    @Test("two panels on one screen: only the matched panel's blip is dropped, and counted on it")
+    func onlyTheMatchedPanelsBlipsAreDropped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("field.json5", FieldRecording.config(Self.devices))
+        let daemon = try Self.replayPanels(in: directory)
+        defer { daemon.stop() }
+        let (touches, status) = try Self.touchesUntilStatus(daemon)
         let began = touches.filter { $0.phase == .began }
         #expect(
             began.map { "\($0.deviceName) \(Int($0.screenPoint.x)),\(Int($0.screenPoint.y))" } == [
@@ -138,31 +151,14 @@ struct FieldMatcherDaemonTests {
         // Before the replay starts, the config changes: now the good panel's matcher, listed first,
         // has the filter (so each panel's matcher index changes too).
         try directory.write("field.json5", FieldRecording.config(Self.devices))
-        try MultiDeviceRecording.write(Self.panels, to: directory.file("panels.yml"))
-        let daemon = try DaemonProcess(
-            directory: directory,
-            arguments: [
-                "--config", directory.file("field.json5"), "--replay", directory.file("panels.yml"), "--speed", "0",
-                "--replay-wait",
-            ])
+        let daemon = try Self.replayPanels(in: directory)
         defer { daemon.stop() }
         try directory.write(
             "field.json5",
             FieldRecording.config(#"devices: [{name: "good*", filters: {minContactMs: 30}}, {name: "flaky*"}]"#))
         try daemon.waitForLog("layout generation 2")
-        let client = try LineClient(socketPath: daemon.socketPath)
-        try client.hello("app")
-        try client.send(ClientRequest(.subscribe(views: ["main"], subtree: true), seq: 1))
-        _ = try client.readReply()
-        try daemon.waitForLog("replay finished")
-        try client.send(ClientRequest(.status, seq: 2))
-        var began: [String] = []
-        while let message = try client.readMessage(timeoutSeconds: 30) {
-            if let batch = message.touches {
-                began += batch.touches.filter { $0.phase == .began }.map { "\($0.deviceName) \(Int($0.screenPoint.x))" }
-            }
-            if case .status = message { break }
-        }
+        let began = try Self.touchesUntilStatus(daemon).touches.filter { $0.phase == .began }
+            .map { "\($0.deviceName) \(Int($0.screenPoint.x))" }
         #expect(began == ["flaky panel 100", "flaky panel 200", "good panel 800"])
     }
 }
