@@ -287,7 +287,10 @@ struct CommandLineTests {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: socketPath), Date() < deadline { usleep(10_000) }
+        // The path exists once bound, before listen(): wait for the activator's own line, which it
+        // prints after listen() (a connect in between is refused).
+        func activatorLog() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+        while !activatorLog().contains("Listening on \(socketPath)"), Date() < deadline { usleep(10_000) }
         // The first connection starts the daemon on the inherited socket.
         let client = try LineClient(socketPath: socketPath)
         guard case .welcome = try client.hello("activated") else {
