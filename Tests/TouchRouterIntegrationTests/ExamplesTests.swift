@@ -5,21 +5,6 @@ import TouchRouterProtocol
 
 @Suite("examples/ against the real daemon", .serialized)
 struct ExamplesTests {
-    /// Runs `executable arguments` to its end (the daemon closes the connection after the replay)
-    /// and returns its standard output lines.
-    func outputLines(_ executable: String, _ arguments: [String]) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
-
     func expectedMessages(views: [String], subtree: Bool) throws -> [TouchesMessage] {
         let config = try loadConfig(path: Scenario.layoutPath)
         let covered = Expected.covered(views, subtree: subtree, layout: config.layout)
@@ -35,7 +20,7 @@ struct ExamplesTests {
             directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
         defer { daemon.stop() }
         let script = Paths.packageRoot.appendingPathComponent("examples/python-client.py").path
-        let lines = try outputLines("python3", [script, "--socket", daemon.socketPath, "left"])
+        let lines = try ProgramRun("python3", [script, "--socket", daemon.socketPath, "left"]).lines
         let expected = try expectedMessages(views: ["left"], subtree: false)
         let expectedLines = expected.flatMap { message in
             message.touches.map { "left touch \($0.id) \($0.phase.rawValue) at " }
@@ -55,7 +40,7 @@ struct ExamplesTests {
             directory: directory, arguments: Scenario.arguments() + ["--exit-after-replay"])
         defer { daemon.stop() }
         let script = Paths.packageRoot.appendingPathComponent("examples/socat-monitor.sh").path
-        let lines = try outputLines("sh", [script, daemon.socketPath, "right"])
+        let lines = try ProgramRun("sh", [script, daemon.socketPath, "right"]).lines
         let received = lines.compactMap { line -> TouchesMessage? in
             guard case .success(.touches(let message)) = DaemonMessageDecoder.decode(line: Array(line.utf8))
             else {

@@ -127,16 +127,8 @@ struct GestureDeliveryTests {
         let (daemon, config) = try Self.replayingDaemon(directory)
         defer { daemon.stop() }
         let script = Paths.packageRoot.appendingPathComponent("examples/python-client.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--socket", daemon.socketPath, "--gestures", "panel"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let run = try ProgramRun("python3", [script, "--socket", daemon.socketPath, "--gestures", "panel"])
+        let lines = run.lines
         #expect(lines.first == "subscribed: ['panel']")
         let expected = try Self.expectedGestures(config: config)
         // Python's `:g` is C's `%g`; the wire carries the same doubles (the message round-trips).
@@ -153,7 +145,7 @@ struct GestureDeliveryTests {
         #expect(gestureLines.first?.hasPrefix("panel pan began at (") == true)
         #expect(lines.contains { $0.hasPrefix("panel touch ") && $0.contains(" began at ") })
         #expect(lines.last == "error shutting-down the daemon is stopping")
-        #expect(process.terminationStatus == 0)
+        #expect(run.status == 0)
     }
 
     @Test("a config with a bad gesture does not start the daemon, and says where")

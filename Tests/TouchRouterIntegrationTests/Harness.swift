@@ -240,6 +240,29 @@ extension DaemonMessage {
     }
 }
 
+/// A program run to its end with no input (a client example, `touchrouterctl`, a script): its
+/// standard output's lines and its exit status. A client's run ends when the daemon closes its
+/// connection (after a replay, or at shutdown).
+struct ProgramRun {
+    let lines: [String]
+    let status: Int32
+
+    /// Runs `executable` (a path, or a name looked up on PATH) with `arguments` until it exits.
+    init(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        status = process.terminationStatus
+    }
+}
+
 /// A Python client run as another user through `setpriv` (the tests run as root), for access
 /// lists: the daemon sees that user's credentials on the socket.
 enum OtherUserClient {

@@ -365,7 +365,7 @@ struct RuntimeChangeTests {
         // The python client's mount went with it.
         try daemon.waitForLog("layout generation 4")
         #expect(try Self.layoutView(client, "popup") == "")
-        let set = try ExamplesTests().outputLines(ctl, ["set", "pad", "hidden=true", "--socket", daemon.socketPath])
+        let set = try ProgramRun(ctl, ["set", "pad", "hidden=true", "--socket", daemon.socketPath]).lines
         #expect(set == ["set pad: layout generation 5"])
         let refused = Process()
         refused.executableURL = URL(fileURLWithPath: ctl)
@@ -377,8 +377,7 @@ struct RuntimeChangeTests {
         refused.waitUntilExit()
         #expect(refused.terminationStatus == 1)
         #expect(errorText.contains("alphaOutOfRange: view \"panel/app/pad\": alpha: alpha must be in 0…1, found 3"))
-        let unmount = try ExamplesTests().outputLines(
-            ctl, ["unmount", "layer", "--json", "--socket", daemon.socketPath])
+        let unmount = try ProgramRun(ctl, ["unmount", "layer", "--json", "--socket", daemon.socketPath]).lines
         #expect(unmount == [#"{"type":"unmounted","generation":5,"views":[],"seq":1}"#])
     }
 
