@@ -158,7 +158,9 @@ extension Daemon {
                 stampToWritten?.reset()
                 if replay != nil, options.replaySpeed != 0 {
                     counters["replayLongestLatenessMicros"] = .integer(Int64(replayLongestLatenessMicros))
+                    counters["replayLongestBusyLatenessMicros"] = .integer(Int64(replayLongestBusyLatenessMicros))
                     replayLongestLatenessMicros = 0
+                    replayLongestBusyLatenessMicros = 0
                 }
             }
             counters["coalescedMessages"] = .integer(

@@ -87,6 +87,10 @@ public final class Daemon {
     /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`, finite `--speed`): the longest a replayed frame
     /// waited past its due time since the last admin `status` (µs): how late the loop got to it.
     var replayLongestLatenessMicros: UInt64 = 0
+    /// Benchmarks only, with `replayLongestLatenessMicros`: the longest part of a replayed frame's
+    /// lateness that the loop spent busy in turns (`EventLoop.busyMicros`), the daemon's own share;
+    /// the rest of a lateness is the thread not running.
+    var replayLongestBusyLatenessMicros: UInt64 = 0
     /// Clients given their first bytes by the frame being delivered (storage reused).
     var clientsToFlush: [ClientConnection] = []
     /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
@@ -451,6 +455,7 @@ public final class Daemon {
         let now = monotonicMicros()
         if loop.measuresTurns, clock.speed != 0, let due = clock.nextDueMicros, due <= now {
             replayLongestLatenessMicros = max(replayLongestLatenessMicros, now - due)
+            replayLongestBusyLatenessMicros = max(replayLongestBusyLatenessMicros, loop.busyMicros(from: due, to: now))
         }
         while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             replay = clock

@@ -50,11 +50,33 @@ public final class EventLoop {
     /// The longest turn since `takeLongestTurn()`, wall and CPU µs (while `measuresTurns`).
     private var longestTurn: (micros: UInt64, cpuMicros: UInt64) = (0, 0)
 
+    /// The last turns' wall-clock spans, µs (while `measuresTurns`): the one running now is
+    /// `recentTurns[newestTurn]` with `end` 0. A ring of four: a frame due in an earlier turn is
+    /// handled in the next one (its timer is ready when that turn's `epoll_wait` returns).
+    private var recentTurns = [(start: UInt64, end: UInt64)](repeating: (0, 0), count: 4)
+    private var newestTurn = 0
+
     /// The longest turn measured since the previous call, then starts over. A turn's CPU time is the
     /// loop's own work; wall time beyond it is the scheduler (or a blocking call).
     public func takeLongestTurn() -> (micros: UInt64, cpuMicros: UInt64) {
         defer { longestTurn = (0, 0) }
         return longestTurn
+    }
+
+    /// How much of `[from, to]` (monotonic µs, `to` now, inside a handler) the loop spent in turns,
+    /// handlers and deferred work, rather than in `epoll_wait`: the part of a frame's lateness that
+    /// the loop's own work made, as opposed to the thread not running (woken late, or its CPU
+    /// taken). A turn's wall time also holds any time the thread lost inside it, so this bounds the
+    /// loop's part from above. Zero unless `measuresTurns`. Cost: four overlaps.
+    public func busyMicros(from: UInt64, to: UInt64) -> UInt64 {
+        guard measuresTurns, from < to else { return 0 }
+        var busy: UInt64 = 0
+        for turn in recentTurns where turn.start != 0 {
+            let end = turn.end == 0 ? to : min(turn.end, to)
+            let start = max(turn.start, from)
+            if end > start { busy += end - start }
+        }
+        return busy
     }
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
@@ -103,6 +125,10 @@ public final class EventLoop {
                 epoll_wait(epoll.rawValue, &ready, Int32(ready.count), hasDeferredWork ? 0 : -1)
             }
             let start = measuresTurns ? (monotonicMicros(), threadCPUMicros()) : (0, 0)
+            if measuresTurns {
+                newestTurn = (newestTurn + 1) % recentTurns.count
+                recentTurns[newestTurn] = (start.0, 0)
+            }
             for index in 0..<Int(count) where isRunning {
                 // A handler earlier in this batch may have deregistered this registration (and
                 // its fd may already belong to a new one): then the event is dropped.
@@ -111,7 +137,9 @@ public final class EventLoop {
             }
             hasDeferredWork = isRunning && (afterEachBatch?() ?? false)
             if measuresTurns {
-                longestTurn.micros = max(longestTurn.micros, monotonicMicros() - start.0)
+                let end = monotonicMicros()
+                recentTurns[newestTurn].end = end
+                longestTurn.micros = max(longestTurn.micros, end - start.0)
                 longestTurn.cpuMicros = max(longestTurn.cpuMicros, threadCPUMicros() - start.1)
             }
         }

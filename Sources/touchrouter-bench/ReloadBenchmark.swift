@@ -167,6 +167,13 @@ enum ReloadBenchmark {
         return formatNanoseconds(Double(micros) * 1000)
     }
 
+    /// The loop's own share of a frame's lateness (the longest time a due frame waited while the
+    /// loop was busy in turns) from a `status` reply's counters.
+    static func busyLateness(_ counters: [String: Int]) -> String {
+        guard let micros = counters["replayLongestBusyLatenessMicros"] else { return "-" }
+        return formatNanoseconds(Double(micros) * 1000)
+    }
+
     /// "wall / CPU" of the loop's longest turn from a `status` reply's counters.
     static func turn(_ counters: [String: Int]) -> String {
         guard let wall = counters["loopLongestTurnMicros"], let cpu = counters["loopLongestTurnCPUMicros"] else {

@@ -157,13 +157,15 @@ enum RuntimeBenchmark {
         let mounting = probe.frameGaps(from: referenceEnd, to: mountingEnd)
         print(
             "  routing gap between frames                     p50        p99        max    longest turn (wall / CPU)"
-                + "   longest lateness")
+                + "   longest lateness   loop busy")
         print(
             "    no change (\(reference.count) gaps)  " + row(reference)
-                + column(ReloadBenchmark.turn(referenceTurn), 26) + column(ReloadBenchmark.lateness(referenceTurn), 12))
+                + column(ReloadBenchmark.turn(referenceTurn), 26) + column(ReloadBenchmark.lateness(referenceTurn), 12)
+                + column(ReloadBenchmark.busyLateness(referenceTurn), 12))
         print(
             "    \(mounts) mounts of \(mountViews) views at 10/s (\(mounting.count) gaps)" + row(mounting)
-                + column(ReloadBenchmark.turn(mountingTurn), 26) + column(ReloadBenchmark.lateness(mountingTurn), 12))
+                + column(ReloadBenchmark.turn(mountingTurn), 26) + column(ReloadBenchmark.lateness(mountingTurn), 12)
+                + column(ReloadBenchmark.busyLateness(mountingTurn), 12))
         let quietWakeups = wakeups.lateness(from: referenceStart, to: referenceEnd)
         let mountingWakeups = wakeups.lateness(from: referenceEnd, to: mountingEnd)
         print(

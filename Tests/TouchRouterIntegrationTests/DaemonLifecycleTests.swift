@@ -338,13 +338,17 @@ extension DaemonLifecycleTests {
                 // How late replayed frames ran: only at a finite speed (at 0 every frame is due).
                 let lateness = status.counters["replayLongestLatenessMicros"]
                 if measured && speed != "0" {
-                    guard case .integer(let micros) = lateness else {
+                    guard case .integer(let micros) = lateness,
+                        case .integer(let busy) = status.counters["replayLongestBusyLatenessMicros"]
+                    else {
                         Issue.record("no replay lateness at --speed \(speed): \(status.counters)")
                         return
                     }
-                    #expect(micros >= 0)
+                    // The loop's busy share is a part of some frame's lateness, never more than the longest.
+                    #expect(micros >= 0 && busy >= 0 && busy <= micros)
                 } else {
                     #expect(lateness == nil, "measured \(measured), --speed \(speed)")
+                    #expect(status.counters["replayLongestBusyLatenessMicros"] == nil)
                 }
                 if measured {
                     guard case .integer(let wallMicros) = wall, case .integer(let cpuMicros) = cpu else {
