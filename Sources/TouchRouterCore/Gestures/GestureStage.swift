@@ -128,6 +128,16 @@ public struct GestureStage: Sendable {
         return output
     }
 
+    /// The caller delivered the last output and dropped its copy of it: the stage lets go of the
+    /// raw messages it passed on (the tracker's, sharing the tracker's touch arrays), so that the
+    /// tracker's next frame refills those arrays in place instead of allocating new ones while the
+    /// stage still holds the old (which the next `process` would then free). Optional: the next
+    /// `process` or `advance(to:)` lets go of them anyway. Cost: one release per message (and one
+    /// allocation if the caller still holds the output).
+    public mutating func endDelivery() {
+        output.touches.removeAll(keepingCapacity: true)
+    }
+
     /// The slot of a message's view: the active view after the previous message's if it is this
     /// one (one comparison, equal storage compares at once), else the dictionary's.
     @inline(__always)
