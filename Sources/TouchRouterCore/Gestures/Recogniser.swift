@@ -200,6 +200,12 @@ struct Recogniser {
     /// The recognisers that must fail before this one may recognise (require(toFail:)): a tap's
     /// are the view's taps with more taps and as many fingers.
     var blockers = RecogniserMask()
+    /// The recognisers that wait for this one to fail (whose `blockers` hold it): what its failure
+    /// looks at, instead of every recogniser of the view.
+    var waiters = RecogniserMask()
+    /// The view's other recognisers this one excludes and is excluded by (both exclusive, not
+    /// pinch and rotate): what a grant checks and fails, instead of every recogniser of the view.
+    var rivals = RecogniserMask()
     var state: GestureState = .possible
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
@@ -239,13 +245,18 @@ struct Recogniser {
 
     /// Back to `possible` with nothing remembered (a new sequence of touches starts).
     mutating func reset() {
-        self = Recogniser(settings: spec, index: index, blockers: blockers)
+        self = Recogniser(settings: spec, index: index, blockers: blockers, waiters: waiters, rivals: rivals)
     }
 
-    private init(settings: RecogniserSettings, index: Int, blockers: RecogniserMask) {
+    private init(
+        settings: RecogniserSettings, index: Int, blockers: RecogniserMask, waiters: RecogniserMask,
+        rivals: RecogniserMask
+    ) {
         self.spec = settings
         self.index = index
         self.blockers = blockers
+        self.waiters = waiters
+        self.rivals = rivals
     }
 
     /// Waiting for more taps or a long press, with no touch that could bring news.

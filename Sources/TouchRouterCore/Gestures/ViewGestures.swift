@@ -37,8 +37,9 @@ struct ViewGestures {
         recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
     }
 
-    /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
-    /// per config, copied into a view's state when its first touch begins.
+    /// A view's recognisers for `specs`, the automatic require(toFail:) links made and each one's
+    /// waiters and rivals noted (so arbitration reads masks, not every recogniser): built once
+    /// per config, copied into a view's state when its first touch begins. Cost: recognisers².
     static func recognisers(for specs: [GestureSpec]) -> [Recogniser] {
         var recognisers = specs.enumerated().map { Recogniser(spec: $1, index: $0) }
         for index in recognisers.indices where specs[index].kind == .tap && specs[index].exclusive {
@@ -48,6 +49,16 @@ struct ViewGestures {
                     specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
                         && specs[$0].taps > spec.taps
                 })
+        }
+        for index in recognisers.indices {
+            for other in recognisers.indices {
+                if recognisers[other].blockers.contains(index) { recognisers[index].waiters.insert(other) }
+                let a = recognisers[index].spec
+                let b = recognisers[other].spec
+                if other != index && a.exclusive && b.exclusive && !arePartners(a, b) {
+                    recognisers[index].rivals.insert(other)
+                }
+            }
         }
         return recognisers
     }
@@ -80,7 +91,7 @@ struct ViewGestures {
 
     /// Where the view stands now. Cost: one pass over the recognisers.
     /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
-    /// the state, retaining its arrays. The same for `excludes` and `earliestDeadline`.)
+    /// the state, retaining its arrays. The same for `earliestDeadline`.)
     var end: StepEnd {
         mutating get {
             var idle = touches.isEmpty
@@ -236,14 +247,6 @@ struct ViewGestures {
         (a.kind == .pinch && b.kind == .rotate) || (a.kind == .rotate && b.kind == .pinch)
     }
 
-    /// Whether `other` keeps `index` from recognising, or is kept by it: both exclusive, not pinch
-    /// and rotate.
-    private mutating func excludes(_ index: Int, _ other: Int) -> Bool {
-        let a = recognisers[index].spec
-        let b = recognisers[other].spec
-        return other != index && a.exclusive && b.exclusive && !Self.arePartners(a, b)
-    }
-
     private mutating func apply(
         _ request: RecogniserRequest, to index: Int, now: UInt64, into output: inout GestureOutput
     ) {
@@ -255,7 +258,7 @@ struct ViewGestures {
         case .cancel: move(index, to: .cancelled, now: now, into: &output)
         case .begin, .recognize:
             let target: GestureState = request == .begin ? .began : .recognized
-            for other in recognisers.indices where excludes(index, other) {
+            for other in recognisers[index].rivals {
                 let state = recognisers[other].state
                 if state != .possible && state != .failed {
                     // Another one already recognised in this sequence.
@@ -289,8 +292,8 @@ struct ViewGestures {
             }
         }
         // The others that are following touches fail; one with nothing started has nothing to fail.
-        for other in recognisers.indices
-        where excludes(index, other) && recognisers[other].state == .possible
+        for other in recognisers[index].rivals
+        where recognisers[other].state == .possible
             && !(recognisers[other].isIdle && recognisers[other].participants.isEmpty)
         {
             fail(other, now: now, into: &output)
@@ -303,8 +306,8 @@ struct ViewGestures {
         recognisers[index].deadlineMicros = nil
         move(index, to: .failed, now: now, into: &output)
         // A tap waiting only on this one may recognise now.
-        for waiter in recognisers.indices
-        where recognisers[waiter].pending && recognisers[waiter].blockers.contains(index)
+        for waiter in recognisers[index].waiters
+        where recognisers[waiter].pending
             && recognisers[waiter].blockers.allSatisfy({ recognisers[$0].state == .failed })
         {
             recognisers[waiter].pending = false
