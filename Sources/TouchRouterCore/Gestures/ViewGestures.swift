@@ -123,7 +123,10 @@ struct ViewGestures {
         let now = batches[batch].timestampMicros
         if touches.isEmpty { resetEnded() }
         // By index: iterating would copy each routed touch (and retain its device's name).
+        // A touch of the view is cancelled only in the step that says so (`endStep` drops it).
+        var anyCancelled = false
         for position in batches[batch].touches.indices {
+            if batches[batch].touches[position].phase == .cancelled { anyCancelled = true }
             if let index = touchIndex(of: batches[batch].touches[position].id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
@@ -138,7 +141,7 @@ struct ViewGestures {
         for index in recognisers.indices {
             // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
             if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
-            let request = recognisers[index].observe(touches, scale: scale, now: now)
+            let request = recognisers[index].observe(touches, scale: scale, now: now, anyCancelled: anyCancelled)
             apply(request, to: index, now: now, into: &output)
         }
         appendRaw(batches, at: batch, into: &output)
@@ -223,14 +226,28 @@ struct ViewGestures {
     }
 
     private mutating func endStep(keepingTouches: Bool = false) {
-        if !keepingTouches && touches.contains(where: { !$0.isDown }) {
-            touches.removeAll { !$0.isDown }
+        if !keepingTouches, let firstEnded = firstEndedTouch() {
+            // The touches that ended leave, the others keep their order: one pass by index from the
+            // first that ended (`removeAll(where:)` and its closure cost more at this size).
+            var kept = firstEnded
+            for index in firstEnded + 1..<touches.count where touches[index].isDown {
+                touches[kept] = touches[index]
+                kept += 1
+            }
+            touches.removeLast(touches.count - kept)
         }
         guard touches.isEmpty else { return }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         // The ended recognisers are reset by the next step's first touch (`resetEnded`), not here:
         // most views go idle now or after their taps' deadline, and a released state is refilled
         // from the template anyway.
+    }
+
+    /// The first of the view's touches that ended, if any: a read-only scan (most steps end none).
+    @inline(__always)
+    private func firstEndedTouch() -> Int? {
+        for index in touches.indices where !touches[index].isDown { return index }
+        return nil
     }
 
     /// A new sequence of touches starts (none was down): the recognisers that ended in the last
