@@ -206,6 +206,9 @@ struct Recogniser {
     /// The view's other recognisers this one excludes and is excluded by (both exclusive, not
     /// pinch and rotate): what a grant checks and fails, instead of every recogniser of the view.
     var rivals = RecogniserMask()
+    /// The view's `cancelsTouches` pans (the same in each of its recognisers): what a touch that
+    /// begins looks at to learn whether an active pan takes it from the start.
+    var claimingPans = RecogniserMask()
     var state: GestureState = .possible
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
@@ -245,18 +248,21 @@ struct Recogniser {
 
     /// Back to `possible` with nothing remembered (a new sequence of touches starts).
     mutating func reset() {
-        self = Recogniser(settings: spec, index: index, blockers: blockers, waiters: waiters, rivals: rivals)
+        self = Recogniser(
+            settings: spec, index: index, blockers: blockers, waiters: waiters, rivals: rivals,
+            claimingPans: claimingPans)
     }
 
     private init(
         settings: RecogniserSettings, index: Int, blockers: RecogniserMask, waiters: RecogniserMask,
-        rivals: RecogniserMask
+        rivals: RecogniserMask, claimingPans: RecogniserMask
     ) {
         self.spec = settings
         self.index = index
         self.blockers = blockers
         self.waiters = waiters
         self.rivals = rivals
+        self.claimingPans = claimingPans
     }
 
     /// Waiting for more taps or a long press, with no touch that could bring news.

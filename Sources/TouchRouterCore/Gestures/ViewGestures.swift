@@ -50,7 +50,12 @@ struct ViewGestures {
                         && specs[$0].taps > spec.taps
                 })
         }
+        var claimingPans = RecogniserMask()
+        for index in recognisers.indices where specs[index].kind == .pan && specs[index].cancelsTouches {
+            claimingPans.insert(index)
+        }
         for index in recognisers.indices {
+            recognisers[index].claimingPans = claimingPans
             for other in recognisers.indices {
                 if recognisers[other].blockers.contains(index) { recognisers[index].waiters.insert(other) }
                 let a = recognisers[index].spec
@@ -212,11 +217,11 @@ struct ViewGestures {
 
     /// A touch that begins while a `cancelsTouches` pan is active and joins it belongs to the pan
     /// from the start: raw clients never see it.
+    /// Cost: one read per such pan (`claimingPans`, noted with the template), none without one.
     private mutating func claimIfJoiningActive(_ touchIndex: Int) {
-        // By index: iterating would copy each recogniser.
-        for index in recognisers.indices
-        where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
-            && (recognisers[index].state == .began || recognisers[index].state == .changed)
+        guard !recognisers.isEmpty else { return }
+        for index in recognisers[0].claimingPans  // read in place (`first` would copy the recogniser)
+        where (recognisers[index].state == .began || recognisers[index].state == .changed)
             && recognisers[index].participants.count < recognisers[index].spec.maximumFingers
         {
             touches[touchIndex].claimed = true
@@ -234,7 +239,9 @@ struct ViewGestures {
                 touches[kept] = touches[index]
                 kept += 1
             }
-            touches.removeLast(touches.count - kept)
+            // One at a time: `removeLast(_:)` is a generic range replacement, dearer for the one
+            // or few touches that end in a step.
+            while touches.count > kept { touches.removeLast() }
         }
         guard touches.isEmpty else { return }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
