@@ -390,7 +390,8 @@ struct ViewGestures {
             }
             if !touches[index].cancellationSent { changes += 1 }
         }
-        if kept == batches[batch].touches.count { return output.touches.append(batches[batch]) }
+        if kept == batches[batch].touches.count { return output.passUnchanged(batches, at: batch) }
+        output.stopDeferring(batches)  // the messages before this one go in first
         if kept == 0 && changes == 0 { return }
         var filtered = ViewTouches(
             viewID: batches[batch].viewID, screen: batches[batch].screen,
