@@ -15,6 +15,11 @@ public struct GestureOutput: Sendable {
     /// that an output it returns shares them (one retain) instead of naming views per record.
     var viewIDs: [String] = []
     var screens: [String] = []
+    /// While `GestureStage.process` runs: how many of the tracker's messages, from the first,
+    /// passed on unchanged and are not in `touches` yet (nil: not deferring). When every message
+    /// passes, `touches` becomes the tracker's array itself (one retain) instead of a copy made
+    /// message by message (three retains each, and as many releases when it is emptied).
+    var deferredMessages: Int?
 
     /// Nothing to deliver.
     public var isEmpty: Bool { touches.isEmpty && records.isEmpty }
@@ -56,6 +61,27 @@ public struct GestureOutput: Sendable {
 
     /// Every record as its public event, in order (tests, a reload's few messages).
     public var gestures: [GestureEvent] { records.map(event) }
+
+    /// A tracker message passed on as it came. Cost: one increment while deferring, else one append.
+    @inline(__always)
+    mutating func passUnchanged(_ batches: [ViewTouches], at position: Int) {
+        if let deferred = deferredMessages, deferred == position {
+            deferredMessages = deferred + 1
+        } else {
+            stopDeferring(batches)
+            touches.append(batches[position])
+        }
+    }
+
+    /// Before a message that is not the tracker's as it came goes into `touches`, or instead of
+    /// one that is dropped: the messages deferred so far go in first, so the order is kept.
+    /// Cost: one test once deferring stopped.
+    @inline(__always)
+    mutating func stopDeferring(_ batches: [ViewTouches]) {
+        guard let deferred = deferredMessages else { return }
+        deferredMessages = nil
+        if deferred > 0 { touches.append(contentsOf: batches[0..<deferred]) }
+    }
 
     /// Empties the touches and records for the next step, their storage kept (not the tables).
     mutating func clear() {

@@ -40,6 +40,10 @@ public struct GestureStage: Sendable {
     private var activeSlots: [Int] = []
     private var activeViewIDs: [String] = []
     private var output = GestureOutput()
+    /// The output's own storage for its touches, set aside while `output.touches` is the
+    /// tracker's array itself (every message of the frame passed on unchanged).
+    private var ownTouches: [ViewTouches] = []
+    private var sharesTrackerMessages = false
     /// Tests: also report `failed` transitions as events (never sent to clients).
     public var recordsFailures = false
 
@@ -97,20 +101,22 @@ public struct GestureStage: Sendable {
     public mutating func process(
         _ batches: [ViewTouches], scale: PhysicalScale, timestampMicros: UInt64
     ) -> GestureOutput {
-        output.clear()
+        clearOutput()
         fireDeadlines(upTo: timestampMicros)  // first: they fell due before this frame
+        // Messages passed on as they came are appended only once one is not (`GestureOutput`).
+        if output.touches.isEmpty { output.deferredMessages = 0 }
         var cursor = 0
         // By index: the messages are read in place, not copied.
         for position in batches.indices {
             guard let slot = slot(of: batches[position].viewID, cursor: &cursor) else {
-                output.touches.append(batches[position])
+                output.passUnchanged(batches, at: position)
                 continue
             }
             if !live[slot] {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
                 guard batches[position].touches.contains(where: { $0.phase == .began }) else {
-                    output.touches.append(batches[position])
+                    output.passUnchanged(batches, at: position)
                     continue
                 }
                 let viewID = batches[position].viewID
@@ -125,7 +131,47 @@ public struct GestureStage: Sendable {
             settle(slot, states[slot]!.step(batches, at: position, scale: scale, into: &output))
             if activeSlots.count < activeBefore { cursor -= 1 }
         }
+        finishDeferring(batches)
         return output
+    }
+
+    /// The caller delivered the last output and dropped its copy of it: the stage lets go of the
+    /// raw messages it passed on (the tracker's, sharing the tracker's touch arrays), so that the
+    /// tracker's next frame refills those arrays in place instead of allocating new ones while the
+    /// stage still holds the old (which the next `process` would then free). Optional: the next
+    /// `process` or `advance(to:)` lets go of them anyway. Cost: one release per message (and one
+    /// allocation if the caller still holds the output).
+    public mutating func endDelivery() {
+        restoreOwnTouches()
+        if !output.touches.isEmpty { output.touches.removeAll(keepingCapacity: true) }
+    }
+
+    /// The end of `process`: when every message passed unchanged, the output's touches are the
+    /// tracker's array (one retain; its own storage set aside); else the deferred ones go in.
+    private mutating func finishDeferring(_ batches: [ViewTouches]) {
+        guard let deferred = output.deferredMessages else { return }
+        guard deferred == batches.count, deferred > 0, output.touches.isEmpty else {
+            return output.stopDeferring(batches)
+        }
+        output.deferredMessages = nil
+        swap(&output.touches, &ownTouches)
+        output.touches = batches
+        sharesTrackerMessages = true
+    }
+
+    /// The output's own (empty) storage back in its touches, the tracker's array let go.
+    @inline(__always)
+    private mutating func restoreOwnTouches() {
+        guard sharesTrackerMessages else { return }
+        output.touches = []
+        swap(&output.touches, &ownTouches)
+        sharesTrackerMessages = false
+    }
+
+    /// Empties the output for the next call (`GestureOutput.clear`), its own storage back first.
+    private mutating func clearOutput() {
+        restoreOwnTouches()
+        output.clear()
     }
 
     /// The slot of a message's view: the active view after the previous message's if it is this
@@ -184,7 +230,7 @@ public struct GestureStage: Sendable {
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
     /// calls. Cost: one pass over the active views per deadline due, plus the events.
     public mutating func advance(to timestampMicros: UInt64) -> GestureOutput {
-        output.clear()
+        clearOutput()
         fireDeadlines(upTo: timestampMicros)
         return output
     }
@@ -221,7 +267,7 @@ public struct GestureStage: Sendable {
     public mutating func replaceGestures(
         _ viewGestures: [String: [GestureSpec]], timestampMicros: UInt64
     ) -> GestureOutput {
-        output.clear()
+        clearOutput()
         let oldSlots = slotByView
         var oldStates = states
         let oldActive = activeViewIDs

@@ -200,6 +200,15 @@ struct Recogniser {
     /// The recognisers that must fail before this one may recognise (require(toFail:)): a tap's
     /// are the view's taps with more taps and as many fingers.
     var blockers = RecogniserMask()
+    /// The recognisers that wait for this one to fail (whose `blockers` hold it): what its failure
+    /// looks at, instead of every recogniser of the view.
+    var waiters = RecogniserMask()
+    /// The view's other recognisers this one excludes and is excluded by (both exclusive, not
+    /// pinch and rotate): what a grant checks and fails, instead of every recogniser of the view.
+    var rivals = RecogniserMask()
+    /// The view's `cancelsTouches` pans (the same in each of its recognisers): what a touch that
+    /// begins looks at to learn whether an active pan takes it from the start.
+    var claimingPans = RecogniserMask()
     var state: GestureState = .possible
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
@@ -239,13 +248,21 @@ struct Recogniser {
 
     /// Back to `possible` with nothing remembered (a new sequence of touches starts).
     mutating func reset() {
-        self = Recogniser(settings: spec, index: index, blockers: blockers)
+        self = Recogniser(
+            settings: spec, index: index, blockers: blockers, waiters: waiters, rivals: rivals,
+            claimingPans: claimingPans)
     }
 
-    private init(settings: RecogniserSettings, index: Int, blockers: RecogniserMask) {
+    private init(
+        settings: RecogniserSettings, index: Int, blockers: RecogniserMask, waiters: RecogniserMask,
+        rivals: RecogniserMask, claimingPans: RecogniserMask
+    ) {
         self.spec = settings
         self.index = index
         self.blockers = blockers
+        self.waiters = waiters
+        self.rivals = rivals
+        self.claimingPans = claimingPans
     }
 
     /// Waiting for more taps or a long press, with no touch that could bring news.
@@ -284,12 +301,16 @@ struct Recogniser {
 
     /// Looks at one step's touches of the view (every live one, plus those that ended in it).
     /// Only for a recogniser that has not ended and is not waiting (`ViewGestures.step` skips those).
-    mutating func observe(_ touches: [GestureTouch], scale physical: PhysicalScale, now: UInt64)
+    /// `anyCancelled`: some touch of the step is cancelled (the view knows it from its one pass
+    /// over the step's touches; without one, no recogniser needs to look for it).
+    mutating func observe(_ touches: [GestureTouch], scale physical: PhysicalScale, now: UInt64, anyCancelled: Bool)
         -> RecogniserRequest
     {
-        for i in touches.indices
-        where touches[i].touch.phase == .cancelled && participants.contains(touches[i].touch.id) {
-            return state == .possible ? .fail : .cancel
+        if anyCancelled {
+            for i in touches.indices
+            where touches[i].touch.phase == .cancelled && participants.contains(touches[i].touch.id) {
+                return state == .possible ? .fail : .cancel
+            }
         }
         let request: RecogniserRequest
         switch spec.kind {
@@ -325,45 +346,47 @@ struct Recogniser {
         }
     }
 
-    /// Participants down now, and participants seen in this step (down or ended in it).
-    /// `mutating` only so that `self` is passed by reference: a non-mutating call from a mutating
-    /// one copies the recogniser (about 500 bytes) first. The same for `movedBeyond`.
-    @inline(__always)
-    private mutating func counts(_ touches: [GestureTouch]) -> (down: Int, present: Int) {
+    /// What one pass over the view's touches finds about this recogniser's participants: how
+    /// many are down now and how many were seen in this step (down or ended in it), whether one
+    /// that did not begin in this step moved beyond `movementMM` from where it went down (only
+    /// when asked: it costs a square root per touch), and the sums for their centroid. One pass
+    /// where each rule used to make three or four. Cost: touches × participants.
+    struct Survey {
         var down = 0
         var present = 0
-        for i in touches.indices where participants.contains(touches[i].touch.id) {
-            present += 1
-            if touches[i].isDown { down += 1 }
-        }
-        return (down, present)
-    }
-
-    @inline(__always)
-    private mutating func updateCentroid(_ touches: [GestureTouch]) {
+        var moved = false
         var local = Point(0, 0)
         var screen = Point(0, 0)
-        var count = 0.0
-        for i in touches.indices where participants.contains(touches[i].touch.id) {
-            local = Point(local.x + touches[i].touch.localPoint.x, local.y + touches[i].touch.localPoint.y)
-            screen = Point(screen.x + touches[i].touch.screenPoint.x, screen.y + touches[i].touch.screenPoint.y)
-            count += 1
-        }
-        guard count > 0 else { return }
-        localCentroid = Point(local.x / count, local.y / count)
-        screenCentroid = Point(screen.x / count, screen.y / count)
     }
 
+    /// `mutating` only so that `self` is passed by reference: a non-mutating call from a mutating
+    /// one copies the recogniser (about 500 bytes) first.
     @inline(__always)
-    private mutating func movedBeyond(_ touches: [GestureTouch], _ limitMM: Double, _ physical: PhysicalScale)
-        -> Bool
-    {
-        for i in touches.indices where touches[i].touch.phase != .began && participants.contains(touches[i].touch.id) {
-            if physical.distanceMillimetres(touches[i].startScreenPoint, touches[i].touch.screenPoint) > limitMM {
-                return true
+    private mutating func survey(_ touches: [GestureTouch], movementMM: Double?, _ physical: PhysicalScale) -> Survey {
+        var survey = Survey()
+        for i in touches.indices where participants.contains(touches[i].touch.id) {
+            survey.present += 1
+            if touches[i].isDown { survey.down += 1 }
+            survey.local = Point(
+                survey.local.x + touches[i].touch.localPoint.x, survey.local.y + touches[i].touch.localPoint.y)
+            survey.screen = Point(
+                survey.screen.x + touches[i].touch.screenPoint.x, survey.screen.y + touches[i].touch.screenPoint.y)
+            if let limit = movementMM, !survey.moved, touches[i].touch.phase != .began,
+                physical.distanceMillimetres(touches[i].startScreenPoint, touches[i].touch.screenPoint) > limit
+            {
+                survey.moved = true
             }
         }
-        return false
+        return survey
+    }
+
+    /// The participants' centroid from a survey's sums (unchanged when none was seen).
+    @inline(__always)
+    private mutating func setCentroid(_ survey: Survey) {
+        guard survey.present > 0 else { return }
+        let count = Double(survey.present)
+        localCentroid = Point(survey.local.x / count, survey.local.y / count)
+        screenCentroid = Point(survey.screen.x / count, survey.screen.y / count)
     }
 
     private mutating func observeTap(_ touches: [GestureTouch], _ physical: PhysicalScale, _ now: UInt64)
@@ -385,11 +408,11 @@ struct Recogniser {
             participants.append(touches[i].touch.id)
             touchesThisTap += 1
         }
-        let (down, present) = counts(touches)
-        fingersThisTap = max(fingersThisTap, present)
-        if fingersThisTap > spec.fingers || movedBeyond(touches, spec.movementMM, physical) { return .fail }
-        updateCentroid(touches)
-        guard down == 0, touchesThisTap > 0 else { return .none }
+        let seen = survey(touches, movementMM: spec.movementMM, physical)
+        fingersThisTap = max(fingersThisTap, seen.present)
+        if fingersThisTap > spec.fingers || seen.moved { return .fail }
+        setCentroid(seen)
+        guard seen.down == 0, touchesThisTap > 0 else { return .none }
         // Every finger of this tap is up.
         guard fingersThisTap == spec.fingers else { return .fail }
         tapsDone += 1
@@ -406,12 +429,10 @@ struct Recogniser {
     {
         if state == .possible {
             join(touches, now: now)
-            updateCentroid(touches)
-            let (down, present) = counts(touches)
-            if present > spec.fingers || down < present || movedBeyond(touches, spec.movementMM, physical) {
-                return .fail
-            }
-            if down == spec.fingers && deadlineMicros == nil { deadlineMicros = now + spec.durationMicros }
+            let seen = survey(touches, movementMM: spec.movementMM, physical)
+            setCentroid(seen)
+            if seen.present > spec.fingers || seen.down < seen.present || seen.moved { return .fail }
+            if seen.down == spec.fingers && deadlineMicros == nil { deadlineMicros = now + spec.durationMicros }
             return .none
         }
         // Active (in every frame while held): the centroid and the movement in one pass.
@@ -472,8 +493,9 @@ struct Recogniser {
                 participants.append(touches[i].touch.id)
             }
         }
-        let (down, _) = counts(touches)
-        updateCentroid(touches)
+        let seen = survey(touches, movementMM: nil, physical)
+        let down = seen.down
+        setCentroid(seen)
         if state == .possible {
             if down > spec.maximumFingers || down == 0 { return .fail }
             if down >= spec.minimumFingers
@@ -494,10 +516,10 @@ struct Recogniser {
         let wasEmpty = participants.isEmpty
         join(touches, now: now)
         if wasEmpty && !participants.isEmpty { deadlineMicros = now + spec.maximumDurationMicros }
-        let (down, present) = counts(touches)
-        mostFingers = max(mostFingers, present)
+        let seen = survey(touches, movementMM: nil, physical)
+        mostFingers = max(mostFingers, seen.present)
         if mostFingers > spec.fingers { return .fail }
-        updateCentroid(touches)
+        setCentroid(seen)
         let distance = physical.millimetres(dx: screenTranslation.x, dy: screenTranslation.y)
         if mostFingers == spec.fingers && distance >= spec.distanceMM {
             guard let direction = Self.direction(of: screenTranslation, physical), spec.directions.contains(direction)
@@ -505,7 +527,7 @@ struct Recogniser {
             self.direction = direction
             return .recognize
         }
-        return down == 0 ? .fail : .none
+        return seen.down == 0 ? .fail : .none
     }
 
     /// The direction a movement is within `swipeAngleToleranceDegrees` of, measured in mm.
@@ -524,7 +546,8 @@ struct Recogniser {
         join(touches, now: now)
         if state == .possible {
             // Fewer than two fingers down: no pair to measure (what the search below would find).
-            let (down, _) = counts(touches)
+            var down = 0
+            for i in touches.indices where touches[i].isDown && participants.contains(touches[i].touch.id) { down += 1 }
             if down == 0 { return .fail }
             if down < 2 {
                 pair = nil

@@ -37,8 +37,9 @@ struct ViewGestures {
         recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
     }
 
-    /// A view's recognisers for `specs`, the automatic require(toFail:) links made: built once
-    /// per config, copied into a view's state when its first touch begins.
+    /// A view's recognisers for `specs`, the automatic require(toFail:) links made and each one's
+    /// waiters and rivals noted (so arbitration reads masks, not every recogniser): built once
+    /// per config, copied into a view's state when its first touch begins. Cost: recognisers².
     static func recognisers(for specs: [GestureSpec]) -> [Recogniser] {
         var recognisers = specs.enumerated().map { Recogniser(spec: $1, index: $0) }
         for index in recognisers.indices where specs[index].kind == .tap && specs[index].exclusive {
@@ -48,6 +49,21 @@ struct ViewGestures {
                     specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
                         && specs[$0].taps > spec.taps
                 })
+        }
+        var claimingPans = RecogniserMask()
+        for index in recognisers.indices where specs[index].kind == .pan && specs[index].cancelsTouches {
+            claimingPans.insert(index)
+        }
+        for index in recognisers.indices {
+            recognisers[index].claimingPans = claimingPans
+            for other in recognisers.indices {
+                if recognisers[other].blockers.contains(index) { recognisers[index].waiters.insert(other) }
+                let a = recognisers[index].spec
+                let b = recognisers[other].spec
+                if other != index && a.exclusive && b.exclusive && !arePartners(a, b) {
+                    recognisers[index].rivals.insert(other)
+                }
+            }
         }
         return recognisers
     }
@@ -80,7 +96,7 @@ struct ViewGestures {
 
     /// Where the view stands now. Cost: one pass over the recognisers.
     /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
-    /// the state, retaining its arrays. The same for `excludes` and `earliestDeadline`.)
+    /// the state, retaining its arrays. The same for `earliestDeadline`.)
     var end: StepEnd {
         mutating get {
             var idle = touches.isEmpty
@@ -112,7 +128,10 @@ struct ViewGestures {
         let now = batches[batch].timestampMicros
         if touches.isEmpty { resetEnded() }
         // By index: iterating would copy each routed touch (and retain its device's name).
+        // A touch of the view is cancelled only in the step that says so (`endStep` drops it).
+        var anyCancelled = false
         for position in batches[batch].touches.indices {
+            if batches[batch].touches[position].phase == .cancelled { anyCancelled = true }
             if let index = touchIndex(of: batches[batch].touches[position].id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
@@ -127,7 +146,7 @@ struct ViewGestures {
         for index in recognisers.indices {
             // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
             if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
-            let request = recognisers[index].observe(touches, scale: scale, now: now)
+            let request = recognisers[index].observe(touches, scale: scale, now: now, anyCancelled: anyCancelled)
             apply(request, to: index, now: now, into: &output)
         }
         appendRaw(batches, at: batch, into: &output)
@@ -198,11 +217,11 @@ struct ViewGestures {
 
     /// A touch that begins while a `cancelsTouches` pan is active and joins it belongs to the pan
     /// from the start: raw clients never see it.
+    /// Cost: one read per such pan (`claimingPans`, noted with the template), none without one.
     private mutating func claimIfJoiningActive(_ touchIndex: Int) {
-        // By index: iterating would copy each recogniser.
-        for index in recognisers.indices
-        where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
-            && (recognisers[index].state == .began || recognisers[index].state == .changed)
+        guard !recognisers.isEmpty else { return }
+        for index in recognisers[0].claimingPans  // read in place (`first` would copy the recogniser)
+        where (recognisers[index].state == .began || recognisers[index].state == .changed)
             && recognisers[index].participants.count < recognisers[index].spec.maximumFingers
         {
             touches[touchIndex].claimed = true
@@ -212,14 +231,30 @@ struct ViewGestures {
     }
 
     private mutating func endStep(keepingTouches: Bool = false) {
-        if !keepingTouches && touches.contains(where: { !$0.isDown }) {
-            touches.removeAll { !$0.isDown }
+        if !keepingTouches, let firstEnded = firstEndedTouch() {
+            // The touches that ended leave, the others keep their order: one pass by index from the
+            // first that ended (`removeAll(where:)` and its closure cost more at this size).
+            var kept = firstEnded
+            for index in firstEnded + 1..<touches.count where touches[index].isDown {
+                touches[kept] = touches[index]
+                kept += 1
+            }
+            // One at a time: `removeLast(_:)` is a generic range replacement, dearer for the one
+            // or few touches that end in a step.
+            while touches.count > kept { touches.removeLast() }
         }
         guard touches.isEmpty else { return }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         // The ended recognisers are reset by the next step's first touch (`resetEnded`), not here:
         // most views go idle now or after their taps' deadline, and a released state is refilled
         // from the template anyway.
+    }
+
+    /// The first of the view's touches that ended, if any: a read-only scan (most steps end none).
+    @inline(__always)
+    private func firstEndedTouch() -> Int? {
+        for index in touches.indices where !touches[index].isDown { return index }
+        return nil
     }
 
     /// A new sequence of touches starts (none was down): the recognisers that ended in the last
@@ -236,14 +271,6 @@ struct ViewGestures {
         (a.kind == .pinch && b.kind == .rotate) || (a.kind == .rotate && b.kind == .pinch)
     }
 
-    /// Whether `other` keeps `index` from recognising, or is kept by it: both exclusive, not pinch
-    /// and rotate.
-    private mutating func excludes(_ index: Int, _ other: Int) -> Bool {
-        let a = recognisers[index].spec
-        let b = recognisers[other].spec
-        return other != index && a.exclusive && b.exclusive && !Self.arePartners(a, b)
-    }
-
     private mutating func apply(
         _ request: RecogniserRequest, to index: Int, now: UInt64, into output: inout GestureOutput
     ) {
@@ -255,7 +282,7 @@ struct ViewGestures {
         case .cancel: move(index, to: .cancelled, now: now, into: &output)
         case .begin, .recognize:
             let target: GestureState = request == .begin ? .began : .recognized
-            for other in recognisers.indices where excludes(index, other) {
+            for other in recognisers[index].rivals {
                 let state = recognisers[other].state
                 if state != .possible && state != .failed {
                     // Another one already recognised in this sequence.
@@ -289,8 +316,8 @@ struct ViewGestures {
             }
         }
         // The others that are following touches fail; one with nothing started has nothing to fail.
-        for other in recognisers.indices
-        where excludes(index, other) && recognisers[other].state == .possible
+        for other in recognisers[index].rivals
+        where recognisers[other].state == .possible
             && !(recognisers[other].isIdle && recognisers[other].participants.isEmpty)
         {
             fail(other, now: now, into: &output)
@@ -303,8 +330,8 @@ struct ViewGestures {
         recognisers[index].deadlineMicros = nil
         move(index, to: .failed, now: now, into: &output)
         // A tap waiting only on this one may recognise now.
-        for waiter in recognisers.indices
-        where recognisers[waiter].pending && recognisers[waiter].blockers.contains(index)
+        for waiter in recognisers[index].waiters
+        where recognisers[waiter].pending
             && recognisers[waiter].blockers.allSatisfy({ recognisers[$0].state == .failed })
         {
             recognisers[waiter].pending = false
@@ -363,7 +390,8 @@ struct ViewGestures {
             }
             if !touches[index].cancellationSent { changes += 1 }
         }
-        if kept == batches[batch].touches.count { return output.touches.append(batches[batch]) }
+        if kept == batches[batch].touches.count { return output.passUnchanged(batches, at: batch) }
+        output.stopDeferring(batches)  // the messages before this one go in first
         if kept == 0 && changes == 0 { return }
         var filtered = ViewTouches(
             viewID: batches[batch].viewID, screen: batches[batch].screen,

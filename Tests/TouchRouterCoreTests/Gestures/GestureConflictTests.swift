@@ -146,6 +146,17 @@ struct GestureConflictTests {
         #expect(run.rawPhases(of: 2) == [])
     }
 
+    @Test("a finger joining an active pan that keeps touches (cancelsTouches false) stays raw")
+    func joiningFingerKept() {
+        var run = GestureHarness(.pan) { $0.cancelsTouches = false }
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 600, 500)
+        run.down(20, 1, 900, 900)
+        run.up(30, 1)
+        #expect(run.summary.first == "pan began")
+        #expect(run.rawPhases(of: 2) == ["began", "ended"])
+    }
+
     @Test("a device removed mid-pan cancels it; one removed mid-tap fails the tap quietly")
     func deviceRemoved() {
         var pan = GestureHarness(.pan)

@@ -176,4 +176,50 @@ struct GestureStateLifetimeTests {
         #expect(grid.raw.flatMap(\.touches).map(\.phase) == [.began, .moved, .moved, .moved, .moved, .ended])
         #expect(grid.stage.viewsWithState == 0)
     }
+
+    @Test("a frame's messages processed together give what each gives alone: passed on, taken, dropped, in order")
+    func wholeFramesMatchMessageByMessage() {
+        var grid = Grid()
+        var single = Grid().stage  // the same config, fed one message per call
+        var together: [ViewTouches] = []
+        var alone: [ViewTouches] = []
+        var togetherEvents: [GestureEvent] = []
+        var aloneEvents: [GestureEvent] = []
+        func run(_ contacts: [ContactEvent]) {
+            grid.now += 8_000
+            let frame = InputFrame(
+                device: grid.device, screen: "main", timestampMicros: grid.now, contacts: contacts,
+                physicalScale: grid.scale)
+            let batches = grid.tracker.process(.frame(frame), subscribedViews: grid.subscribed)
+            let output = grid.stage.process(batches, scale: grid.scale, timestampMicros: grid.now)
+            together += output.touches
+            togetherEvents += output.gestures
+            grid.stage.endDelivery()
+            for message in batches.isEmpty ? [[]] : batches.map({ [$0] }) {
+                let one = single.process(message, scale: grid.scale, timestampMicros: grid.now)
+                alone += one.touches
+                aloneEvents += one.gestures
+            }
+        }
+        // Taps on button-0-0 and button-2-0 (the first barely moving: its messages pass on as they
+        // are), pans on button-1-0 and button-3-0 (they begin and take their touches: a
+        // cancellation, then nothing), in the same frames.
+        let starts = [Point(25, 25), Point(75, 25), Point(125, 25), Point(175, 25)]
+        run(starts.enumerated().map { ContactEvent(kind: .down, slot: Int32($0), screenPoint: $1) })
+        for step in 1...4 {
+            run(
+                starts.enumerated().map { slot, start in
+                    let dx = slot % 2 == 1 ? Double(step) * 50 : Double(step % 2)
+                    return ContactEvent(kind: .motion, slot: Int32(slot), screenPoint: Point(start.x + dx, start.y))
+                })
+        }
+        run((0..<4).map { ContactEvent(kind: .up, slot: Int32($0)) })
+        grid.now += 400_000
+        run([])
+        #expect(together == alone)
+        #expect(togetherEvents == aloneEvents)
+        #expect(together.flatMap(\.touches).contains { $0.cancelReason == .gesture })
+        #expect(togetherEvents.filter { $0.kind == .tap }.map(\.state) == [.recognized, .recognized])
+        #expect(togetherEvents.filter { $0.kind == .pan }.map(\.state).first == .began)
+    }
 }
