@@ -42,6 +42,27 @@ public struct MountedViews: Hashable, Sendable {
     /// Every mounted view's id (the parser's duplicate table, kept: a collision check looks ids
     /// up here instead of collecting them again).
     var ids: [String: Int32] = [:]
+    /// Per entry of `ids`' numbering (the parser's view paths): the parent's entry, and the id
+    /// (empty for the mount point's own path). With `pointEntry`, a mounted view's parent and depth
+    /// without a table built per mount (`RuntimeLayout.entry(_:)`).
+    var entryParents: [Int32] = []
+    var entryIDs: [String] = []
+    /// The mount point's entry: the parent of the mount's top views.
+    var pointEntry: Int32 = -1
+
+    /// The parent's id and the number of steps up to the mount point (1 for a top view) of the
+    /// mounted view `viewID`, nil if it is none of these. Cost: one lookup, then O(nesting).
+    func placement(of viewID: String) -> (parent: String?, hops: Int)? {
+        guard let entry = ids[viewID] else { return nil }
+        let parent = entryParents[Int(entry)]
+        var hops = 1
+        var above = parent
+        while above != pointEntry && above >= 0 {
+            hops += 1
+            above = entryParents[Int(above)]
+        }
+        return (parent == pointEntry ? nil : entryIDs[Int(parent)], hops)
+    }
 
     /// Whether some id is both one of these views' and in `other`. Cost: O(the smaller side)
     /// lookups.
@@ -147,10 +168,13 @@ extension ConfigParser {
             parser.wrongType(node, Subject(view: parent), "\"children\"", "an array of views")
         }
         guard parser.pending.isEmpty else { throw ConfigErrors(parser.requestErrors()) }
+        var entryIDs = [String](repeating: "", count: parser.viewPaths.count)
+        for (id, entry) in parser.firstViewByID { entryIDs[Int(entry)] = id }
         return MountedViews(
             children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
             resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount,
-            ids: parser.firstViewByID)
+            ids: parser.firstViewByID, entryParents: parser.viewPaths.map(\.parent), entryIDs: entryIDs,
+            pointEntry: parent)
     }
 
     /// A `setView`'s fields for one view (`{"hidden": true, "frame": [...]}`), each checked as
