@@ -154,6 +154,7 @@ extension ConfigParser {
         var parser = ConfigParser(fileName: "mount", limits: limits)
         parser.parsesMountedSubtree = true
         let parent = parser.pushPath(mountPath)
+        parser.entryIDs = Array(repeating: "", count: parser.viewPaths.count)
         var children: [View] = []
         if case .array(let list) = node.value {
             parser.firstViewByID.reserveCapacity(min(list.count, limits.maxViews))
@@ -168,12 +169,10 @@ extension ConfigParser {
             parser.wrongType(node, Subject(view: parent), "\"children\"", "an array of views")
         }
         guard parser.pending.isEmpty else { throw ConfigErrors(parser.requestErrors()) }
-        var entryIDs = [String](repeating: "", count: parser.viewPaths.count)
-        for (id, entry) in parser.firstViewByID { entryIDs[Int(entry)] = id }
         return MountedViews(
             children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
             resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount,
-            ids: parser.firstViewByID, entryParents: parser.viewPaths.map(\.parent), entryIDs: entryIDs,
+            ids: parser.firstViewByID, entryParents: parser.viewPaths.map(\.parent), entryIDs: parser.entryIDs,
             pointEntry: parent)
     }
 

@@ -86,6 +86,7 @@ extension ConfigParser {
         // Messages quote at most an excerpt of each id; the view keeps its id whole.
         let entry = Int32(viewPaths.count)
         viewPaths.append(PathEntry(segment: Excerpt.of(segment), parent: parent))
+        if parsesMountedSubtree { entryIDs.append(segment) }
         let subject = Subject(view: entry)
         if depth > limits.maxDepth {
             report(.treeTooDeep, node.position, subject, "views nest deeper than \(limits.maxDepth) levels")

@@ -52,10 +52,10 @@ public struct RuntimeLayout: Sendable {
         }
         while let (view, parent, depth, mountPoint) = stack.popLast() {
             baseEntries[view.id] = BaseEntry(entry: Entry(parent: parent, depth: depth), mountPoint: mountPoint)
-            var above = mountPoint
-            while let point = above {
+            var enclosing = mountPoint
+            while let point = enclosing {
                 fileViewsUnder[point, default: 0] += 1
-                above = baseEntries[point]?.mountPoint
+                enclosing = baseEntries[point]?.mountPoint
             }
             let childrensMountPoint = base.runtime.mountPoints.contains(view.id) ? view.id : mountPoint
             for child in view.children { stack.append((child, view.id, depth + 1, childrensMountPoint)) }

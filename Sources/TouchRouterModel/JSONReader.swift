@@ -195,7 +195,8 @@ private struct TreeBuilder {
 
     /// A member's value is positioned at its key; anything else at its own start.
     private mutating func positionForValue() -> (UInt32, UInt32) {
-        if let frame = frames.last, frame.isObject { return (frame.keyLine, frame.keyColumn) }
+        // Read in place: a copy of the frame would retain and release its key and key set.
+        if let top = frames.indices.last, frames[top].isObject { return (frames[top].keyLine, frames[top].keyColumn) }
         return scanner.lineAndColumn(at: scanner.index)
     }
 
