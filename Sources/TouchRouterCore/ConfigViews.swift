@@ -49,7 +49,8 @@ extension ConfigParser {
             }
         }
 
-        /// The first member with this key's node.
+        /// The first member with this key's node (inlined: a view asks for every key, most absent).
+        @inline(__always)
         subscript(_ key: Key) -> JSONNode? {
             let index = slots[key.rawValue]
             return index < 0 ? nil : members[Int(index)].node
