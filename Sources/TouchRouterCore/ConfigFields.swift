@@ -117,12 +117,17 @@ extension ConfigParser {
 
     /// Letters, digits, `-`, `_`, `.`; not empty.
     static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty
-            && id.utf8.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
-                    || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
-                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-")
-                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
-            }
+        // The bytes in place when the string has them so (a native or small string: every id the
+        // reader makes), else one by one.
+        id.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(isIDByte) }
+            ?? (!id.isEmpty && id.utf8.allSatisfy(isIDByte))
+    }
+
+    /// A byte an id may have: a letter, a digit, `-`, `_` or `.`.
+    private static func isIDByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
 }

@@ -57,6 +57,9 @@ struct ConfigParser {
     var viewPaths: [PathEntry] = []
     /// id → the path entry of the first view that used it.
     var firstViewByID: [String: Int32] = [:]
+    /// Per path entry, the view's whole id (kept only while parsing a mounted subtree, where
+    /// `MountedViews` answers parents from it; empty for the mount point's own path).
+    var entryIDs: [String] = []
     /// View id → its declared access list.
     var accessByViewID: [String: AccessList] = [:]
     /// View id → its declared gestures (`gestures`, docs/gestures.md).

@@ -42,6 +42,27 @@ public struct MountedViews: Hashable, Sendable {
     /// Every mounted view's id (the parser's duplicate table, kept: a collision check looks ids
     /// up here instead of collecting them again).
     var ids: [String: Int32] = [:]
+    /// Per entry of `ids`' numbering (the parser's view paths): the parent's entry, and the id
+    /// (empty for the mount point's own path). With `pointEntry`, a mounted view's parent and depth
+    /// without a table built per mount (`RuntimeLayout.entry(_:)`).
+    var entryParents: [Int32] = []
+    var entryIDs: [String] = []
+    /// The mount point's entry: the parent of the mount's top views.
+    var pointEntry: Int32 = -1
+
+    /// The parent's id and the number of steps up to the mount point (1 for a top view) of the
+    /// mounted view `viewID`, nil if it is none of these. Cost: one lookup, then O(nesting).
+    func placement(of viewID: String) -> (parent: String?, hops: Int)? {
+        guard let entry = ids[viewID] else { return nil }
+        let parent = entryParents[Int(entry)]
+        var hops = 1
+        var above = parent
+        while above != pointEntry && above >= 0 {
+            hops += 1
+            above = entryParents[Int(above)]
+        }
+        return (parent == pointEntry ? nil : entryIDs[Int(parent)], hops)
+    }
 
     /// Whether some id is both one of these views' and in `other`. Cost: O(the smaller side)
     /// lookups.
@@ -133,6 +154,7 @@ extension ConfigParser {
         var parser = ConfigParser(fileName: "mount", limits: limits)
         parser.parsesMountedSubtree = true
         let parent = parser.pushPath(mountPath)
+        parser.entryIDs = Array(repeating: "", count: parser.viewPaths.count)
         var children: [View] = []
         if case .array(let list) = node.value {
             parser.firstViewByID.reserveCapacity(min(list.count, limits.maxViews))
@@ -150,7 +172,8 @@ extension ConfigParser {
         return MountedViews(
             children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
             resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount,
-            ids: parser.firstViewByID)
+            ids: parser.firstViewByID, entryParents: parser.viewPaths.map(\.parent), entryIDs: parser.entryIDs,
+            pointEntry: parent)
     }
 
     /// A `setView`'s fields for one view (`{"hidden": true, "frame": [...]}`), each checked as

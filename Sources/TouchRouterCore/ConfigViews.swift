@@ -49,7 +49,8 @@ extension ConfigParser {
             }
         }
 
-        /// The first member with this key's node.
+        /// The first member with this key's node (inlined: a view asks for every key, most absent).
+        @inline(__always)
         subscript(_ key: Key) -> JSONNode? {
             let index = slots[key.rawValue]
             return index < 0 ? nil : members[Int(index)].node
@@ -86,6 +87,7 @@ extension ConfigParser {
         // Messages quote at most an excerpt of each id; the view keeps its id whole.
         let entry = Int32(viewPaths.count)
         viewPaths.append(PathEntry(segment: Excerpt.of(segment), parent: parent))
+        if parsesMountedSubtree { entryIDs.append(segment) }
         let subject = Subject(view: entry)
         if depth > limits.maxDepth {
             report(.treeTooDeep, node.position, subject, "views nest deeper than \(limits.maxDepth) levels")

@@ -14,17 +14,31 @@ public struct RuntimeLayout: Sendable {
     public private(set) var state: RuntimeState
     /// The config with the state applied: what the daemon routes with.
     public private(set) var effective: Config
-    /// Every view of `effective` by id.
-    private var entries: [String: Entry] = [:]
+    /// Every view of the config file by id (also those a mount hides): its place in the file's
+    /// tree. Built once per config; a mount's views are found in its own table
+    /// (`MountedViews.placement(of:)`), so a change costs nothing here.
+    private var baseEntries: [String: BaseEntry] = [:]
+    /// Per mount point of the config: how many views its children in the file bring (a mount there
+    /// hides them).
+    private var fileViewsUnder: [String: Int] = [:]
     /// Every id the config file uses.
     private var baseIDs: Set<String> = []
+    /// The number of views in the effective layout (kept by `rebuild`, O(mounts) per change;
+    /// `Layout.viewCount` walks the tree).
+    public private(set) var viewCount = 0
 
-    /// A view of the effective layout: its parent and depth (root 1). Not the view itself: the
-    /// table is rebuilt for every change, and copying every view into it cost more than finding
-    /// the few views a `setView` names (`view(_:)`).
-    struct Entry: Sendable {
+    /// A view of the effective layout: its parent and depth (root 1). Not the view itself: copying
+    /// views into an index cost more than finding the few views a `setView` names (`view(_:)`).
+    struct Entry: Hashable, Sendable {
         var parent: String?
         var depth: Int
+    }
+
+    /// A view of the config file: its entry, and the nearest mount point above it (nil: none), whose
+    /// mount, if any, hides it.
+    struct BaseEntry: Sendable {
+        var entry: Entry
+        var mountPoint: String?
     }
 
     /// The config with `state` applied, as far as the config allows it: changes of views the
@@ -33,13 +47,24 @@ public struct RuntimeLayout: Sendable {
     public init(base: Config, state: RuntimeState = RuntimeState()) {
         self.base = base
         var kept = state
-        var ids: Set<String> = []
-        for screen in base.layout.screens { Self.collectIDs(screen.root, into: &ids) }
-        baseIDs = ids
+        var stack: [(view: View, parent: String?, depth: Int, mountPoint: String?)] = base.layout.screens.map {
+            ($0.root, nil, 1, nil)
+        }
+        while let (view, parent, depth, mountPoint) = stack.popLast() {
+            baseEntries[view.id] = BaseEntry(entry: Entry(parent: parent, depth: depth), mountPoint: mountPoint)
+            var enclosing = mountPoint
+            while let point = enclosing {
+                fileViewsUnder[point, default: 0] += 1
+                enclosing = baseEntries[point]?.mountPoint
+            }
+            let childrensMountPoint = base.runtime.mountPoints.contains(view.id) ? view.id : mountPoint
+            for child in view.children { stack.append((child, view.id, depth + 1, childrensMountPoint)) }
+        }
+        baseIDs = Set(baseEntries.keys)
         for (point, mount) in state.mounts {
-            var mountedIDs: Set<String> = []
-            for child in mount.views.children { Self.collectIDs(child, into: &mountedIDs) }
-            if !ids.contains(point) || !base.runtime.mountPoints.contains(point) || !mountedIDs.isDisjoint(with: ids) {
+            if baseEntries[point] == nil || !base.runtime.mountPoints.contains(point)
+                || mount.views.sharesID(with: baseIDs)
+            {
                 kept.setMount(nil, at: point)
             }
         }
@@ -56,25 +81,67 @@ public struct RuntimeLayout: Sendable {
         }
     }
 
-    /// Rebuilds the effective config and the index, and forgets changes of views that are gone.
+    /// Rebuilds the effective config, counts its views, and forgets changes of views that are
+    /// gone. Cost: the effective config (linear in the config's views), O(mounts) for the count,
+    /// O(changes) lookups.
     private mutating func rebuild() {
         effective = state.effectiveConfig(base)
-        let count = entries.count
-        entries.removeAll(keepingCapacity: true)
-        entries.reserveCapacity(count)
+        var count = baseEntries.count
+        for (point, mount) in state.mounts where contains(point) {
+            count += mount.views.viewCount - fileViewsUnder[point, default: 0]
+        }
+        viewCount = count
+        let gone = state.changes.keys.filter { !contains($0) }
+        if !gone.isEmpty {
+            let goneIDs = Set(gone)
+            state.keepChanges { !goneIDs.contains($0) }
+        }
+    }
+
+    /// The view's parent and depth in the effective layout, nil when it has no such view. Cost: for
+    /// a config view O(mount points above it); for a mounted view one lookup per mount, then
+    /// O(its depth).
+    func entry(_ viewID: String) -> Entry? {
+        if let found = baseEntries[viewID] {
+            var above = found.mountPoint
+            while let point = above {
+                if state.mounts[point] != nil { return nil }  // hidden by what is mounted there
+                above = baseEntries[point]?.mountPoint
+            }
+            return found.entry
+        }
+        // Mounted ids are unique across the config and every mount (the collision checks).
+        for (point, mount) in state.mounts {
+            guard let (parent, hops) = mount.views.placement(of: viewID) else { continue }
+            guard let pointEntry = entry(point) else { return nil }  // its mount point is hidden
+            return Entry(parent: parent ?? point, depth: pointEntry.depth + hops)
+        }
+        return nil
+    }
+
+    /// The index as the effective layout gives it, walked from scratch (what `entry(_:)` must
+    /// answer for every id; for tests). Cost: linear in the effective layout.
+    func entriesFromScratch() -> [String: Entry] {
+        var entries: [String: Entry] = [:]
         var stack: [(view: View, parent: String?, depth: Int)] = effective.layout.screens.map { ($0.root, nil, 1) }
         while let (view, parent, depth) = stack.popLast() {
-            // Ids are unique in the effective layout (the config's checks, the mounts' collision
-            // check), so one lookup per view, no "first one wins" test.
             entries[view.id] = Entry(parent: parent, depth: depth)
             for child in view.children { stack.append((child, view.id, depth + 1)) }
         }
-        let known = entries
-        state.keepChanges { known[$0] != nil }
+        return entries
     }
 
-    /// The effective layout has a view with this id.
-    public func contains(_ viewID: String) -> Bool { entries[viewID] != nil }
+    /// Every id the kept index answers for, with its entry (for tests, against
+    /// `entriesFromScratch()`).
+    func indexedEntries() -> [String: Entry] {
+        var entries: [String: Entry] = [:]
+        let ids = Array(baseEntries.keys) + state.mounts.values.flatMap { $0.views.ids.keys }
+        for id in ids { entries[id] = entry(id) }
+        return entries
+    }
+
+    /// The effective layout has a view with this id. Cost: `entry(_:)`'s.
+    public func contains(_ viewID: String) -> Bool { entry(viewID) != nil }
 
     /// The effective layout's view with this id, found along its path. Cost: O(depth × siblings).
     func view(_ viewID: String) -> View? {
@@ -89,14 +156,11 @@ public struct RuntimeLayout: Sendable {
         return view
     }
 
-    /// The number of views in the effective layout (O(1); `Layout.viewCount` walks the tree).
-    public var viewCount: Int { entries.count }
-
     /// The view's path: ids from its screen's root, itself last.
     public func path(of viewID: String) -> [String] {
         var path: [String] = []
         var current: String? = viewID
-        while let id = current, let entry = entries[id] {
+        while let id = current, let entry = entry(id) {
             path.append(id)
             current = entry.parent
         }
@@ -197,7 +261,7 @@ public struct RuntimeLayout: Sendable {
         let mounted: MountedViews
         do throws(ConfigErrors) {
             mounted = try ConfigParser.mountedViews(
-                children, mountPath: viewPath, depth: entries[viewID]!.depth,
+                children, mountPath: viewPath, depth: entry(viewID)!.depth,
                 limits: ConfigLimits(maxViews: limits.viewsPerMount))
         } catch {
             return .failure(

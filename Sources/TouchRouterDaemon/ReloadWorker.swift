@@ -119,7 +119,8 @@ final class ReloadWorker: Sendable {
                 file = .failed(error)
             }
         }
-        let answers = work.map { $0.run(on: &runtime, limits: limits) }
+        var decoded: [JSONNode] = []
+        let answers = work.map { $0.run(on: &runtime, limits: limits, decoded: &decoded) }
         var ready: PreparedReload?
         if runtime.effective != current.effective {
             let config = runtime.effective
@@ -134,6 +135,8 @@ final class ReloadWorker: Sendable {
         outcome.withLock { $0 = result }
         var one: UInt64 = 1
         _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
+        // The mount lines' decoded trees, freed behind the outcome (on the background queue).
+        if !decoded.isEmpty { retire(decoded, trim: false) }
     }
 
     /// The finished outcome, if there is one (clears the eventfd).

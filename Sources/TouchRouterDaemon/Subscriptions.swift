@@ -50,26 +50,29 @@ public struct LayoutIndex: Sendable {
     }
 
     /// Pre-order with an explicit stack (a 100,000-deep chain must not overflow the thread's stack).
-    /// The stack holds one entry per open parent (its children and the next one to visit), so a
-    /// view is never copied onto it.
+    /// The stack holds one entry per open parent (its children and the next one to visit), and a
+    /// view is read in place there: only its id and children are copied, never the whole view.
     private mutating func add(_ root: View) {
         var stack: [(children: [View], next: Int, number: Int32)] = []
-        var view = root
+        var id = root.id
+        var children = root.children
         while true {
             let number = Int32(ids.count)
-            ids.append(view.id)
+            ids.append(id)
             subtreeEnd.append(number + 1)
             // One hash per id: a second lookup only for a duplicate, to keep the first.
-            if let first = numberByID.updateValue(number, forKey: view.id) { numberByID[view.id] = first }
-            if !view.children.isEmpty { stack.append((view.children, 0, number)) }
+            if let first = numberByID.updateValue(number, forKey: id) { numberByID[id] = first }
+            if !children.isEmpty { stack.append((children, 0, number)) }
             // The next view: the open parent's next child, closing every parent whose children are done.
-            while let top = stack.last, top.next == top.children.count {
-                subtreeEnd[Int(top.number)] = Int32(ids.count)
+            while let top = stack.indices.last, stack[top].next == stack[top].children.count {
+                subtreeEnd[Int(stack[top].number)] = Int32(ids.count)
                 stack.removeLast()
             }
-            guard !stack.isEmpty else { return }
-            view = stack[stack.count - 1].children[stack[stack.count - 1].next]
-            stack[stack.count - 1].next += 1
+            guard let top = stack.indices.last else { return }
+            let next = stack[top].next
+            id = stack[top].children[next].id
+            children = stack[top].children[next].children
+            stack[top].next = next + 1
         }
     }
 }

@@ -17,6 +17,7 @@ extension JSONScanner {
     /// with digits on one side only, `Infinity` and `NaN` (recorded as a problem and returned; in
     /// strict JSON a failure). A number beyond a double's range is recorded as a problem in both.
     mutating func number() throws(JSONProblem) -> JSONParsedValue {
+        if let small = smallInteger() { return small }
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
@@ -77,6 +78,32 @@ extension JSONScanner {
                 : Int64(exactly: integer)
         }
         return .number(value, integer: exactInteger)
+    }
+
+    /// The common case read at once: `-`? and 1–18 decimal digits, without a leading zero, ended by
+    /// a byte that cannot continue a number (what the whole path below would read as the same
+    /// integer, exactly: it fits Int64, and a double's rounding of it is `Double(value)`). Nil,
+    /// with `index` unmoved, for anything else. Cost: the digits.
+    private mutating func smallInteger() -> JSONParsedValue? {
+        var position = index
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let digitsStart = position
+        var value: Int64 = 0
+        while position < bytes.count, Self.isDigit(bytes[position]), position - digitsStart < 18 {
+            value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0"))
+            position += 1
+        }
+        let digits = position - digitsStart
+        guard digits > 0, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else { return nil }
+        if position < bytes.count {
+            let next = bytes[position]
+            guard !Self.isDigit(next), !Self.isASCIIIdentifierStart(next), next != UInt8(ascii: ".") else {
+                return nil
+            }
+        }
+        index = position
+        return .number(negative ? -Double(value) : Double(value), integer: negative ? -value : value)
     }
 
     /// `0x` and hexadecimal digits (JSON5): the value, and the integer when it fits 64 bits.

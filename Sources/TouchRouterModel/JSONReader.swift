@@ -91,8 +91,8 @@ private struct TreeBuilder {
 
     private var frames: [Frame] = []
     private(set) var objectCount = 0
-    private var elements: [JSONNode] = []
-    private var members: [JSONMember] = []
+    private let elements = MoveStack<JSONNode>()
+    private let members = MoveStack<JSONMember>()
 
     init(scanner: JSONScanner, maxNesting: Int) {
         self.scanner = scanner
@@ -103,7 +103,7 @@ private struct TreeBuilder {
     var topLevelMembers: [JSONMember] {
         guard let first = frames.first, first.isObject else { return [] }
         let end = frames.dropFirst().first(where: \.isObject)?.start ?? members.count
-        return Array(members[first.start..<end])
+        return members.copy(first.start..<end)
     }
 
     private var json5: Bool { scanner.syntax == .json5 }
@@ -195,7 +195,8 @@ private struct TreeBuilder {
 
     /// A member's value is positioned at its key; anything else at its own start.
     private mutating func positionForValue() -> (UInt32, UInt32) {
-        if let frame = frames.last, frame.isObject { return (frame.keyLine, frame.keyColumn) }
+        // Read in place: a copy of the frame would retain and release its key and key set.
+        if let top = frames.indices.last, frames[top].isObject { return (frames[top].keyLine, frames[top].keyColumn) }
         return scanner.lineAndColumn(at: scanner.index)
     }
 
@@ -204,13 +205,10 @@ private struct TreeBuilder {
         let frame = frames.removeLast()
         if frame.isObject {
             let object = JSONObject(
-                members: Array(members[frame.start...]), hasDuplicateKeys: frame.hasDuplicateKeys)
-            members.removeSubrange(frame.start...)
+                members: members.popArray(from: frame.start), hasDuplicateKeys: frame.hasDuplicateKeys)
             return JSONNode(.object(object), line: frame.line, column: frame.column)
         }
-        let array = Array(elements[frame.start...])
-        elements.removeSubrange(frame.start...)
-        return JSONNode(.array(array), line: frame.line, column: frame.column)
+        return JSONNode(.array(elements.popArray(from: frame.start)), line: frame.line, column: frame.column)
     }
 
     /// Reads `key :` (at a key's first byte, past white space), checks it against the object's keys.
@@ -258,7 +256,8 @@ private struct TreeBuilder {
                 for index in start..<members.count where members[index].key == key { return true }
                 return false
             }
-            frames[top].keySet = Set(members[start...].lazy.map(\.key))
+            let waiting = members
+            frames[top].keySet = Set((start..<waiting.count).lazy.map { waiting[$0].key })
         }
         return !frames[top].keySet!.insert(key).inserted
     }
@@ -293,5 +292,66 @@ private struct TreeBuilder {
             scanner.index = start
             throw scanner.syntaxError("unexpected '\(Excerpt.of(word))' where a value belongs")
         }
+    }
+}
+
+/// The finished values waiting for their container to close: a stack that hands its top run off
+/// as an array by moving the values (no retain and release per value, as copying a slice out of an
+/// `Array` and removing it would cost). Its storage doubles when full and is never larger than
+/// twice the most values that waited at once, which the input's size bounds.
+private final class MoveStack<Element> {
+    private var storage: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    /// The values waiting.
+    private(set) var count = 0
+
+    init(capacity: Int = 64) {
+        self.capacity = capacity
+        storage = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    /// Pushes a value. Amortised O(1).
+    func append(_ element: consuming Element) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = larger
+            capacity *= 2
+        }
+        (storage + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The value at `index` (below `count`).
+    subscript(index: Int) -> Element {
+        precondition(index >= 0 && index < count, "MoveStack index out of range")
+        return storage[index]
+    }
+
+    /// The values from `start` to the top, in order, moved out into an exactly sized array; the
+    /// stack is left with the `start` values below them. O(values moved).
+    func popArray(from start: Int) -> [Element] {
+        precondition(start >= 0 && start <= count, "MoveStack start out of range")
+        let moved = count - start
+        guard moved > 0 else { return [] }
+        // Appended one by one into reserved room: `Array(unsafeUninitializedCapacity:)` would look
+        // the storage's type up at run time for every array.
+        var array: [Element] = []
+        array.reserveCapacity(moved)
+        for offset in start..<count { array.append((storage + offset).move()) }
+        count = start
+        return array
+    }
+
+    /// Copies of the values in `range` (the stack keeps them).
+    func copy(_ range: Range<Int>) -> [Element] {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "MoveStack range out of range")
+        return Array(UnsafeBufferPointer(start: storage + range.lowerBound, count: range.count))
     }
 }

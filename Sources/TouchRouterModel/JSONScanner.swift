@@ -186,7 +186,6 @@ struct JSONScanner {
         index += 1
         var runStart = index
         var escaped = false
-        scratch.removeAll(keepingCapacity: true)
         while index < bytes.count {
             let byte = bytes[index]
             if byte == quote {
@@ -203,6 +202,8 @@ struct JSONScanner {
             }
             switch byte {
             case UInt8(ascii: "\\"):
+                // The scratch buffer is emptied at a string's first escape only (most have none).
+                if !escaped { scratch.removeAll(keepingCapacity: true) }
                 scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 escaped = true
                 try escape(stringStart: start)

@@ -37,6 +37,7 @@ extension OptionKey {
     static let saves = OptionKey("saves")
     static let realtimePriority = OptionKey("realtime-priority")
     static let samples = OptionKey("samples")
+    static let stepsOnly = OptionKey("steps-only")
 }
 
 extension ArgumentKey {

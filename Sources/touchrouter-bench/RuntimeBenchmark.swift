@@ -7,7 +7,8 @@ import TouchRouterProtocol
     import Glibc
 #endif
 
-/// `touchrouter-bench runtime [--samples N] [--seconds S] [--views N] [--speed X] [--realtime-priority N]`.
+/// `touchrouter-bench runtime [--samples N] [--seconds S] [--views N] [--speed X] [--realtime-priority N]
+/// [--steps-only]`.
 let runtimeBenchmark = Benchmark(
     spec: CommandSpec(
         name: "runtime",
@@ -24,6 +25,9 @@ let runtimeBenchmark = Benchmark(
             OptionSpec(
                 .realtimePriority, valueName: "N",
                 help: "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO; use a finite --speed)."),
+            OptionSpec(
+                .stepsOnly,
+                help: "Only time the mount's steps in this process (--samples runs each, default 201), no daemon."),
         ]),
     run: { arguments in RuntimeBenchmark.main(arguments) })
 
@@ -63,6 +67,11 @@ enum RuntimeBenchmark {
         let mountViews = arguments.value(.views).flatMap { Int($0) } ?? 1000
         let speed = arguments.value(.speed).flatMap { Double($0) != nil ? $0 : nil } ?? "0"
         let realtimePriority = arguments.value(.realtimePriority)
+        if arguments.flag(.stepsOnly) {
+            // For a profiler (callgrind counts the same instructions whatever the machine's load).
+            decodingCosts(views: mountViews, runs: arguments.value(.samples).flatMap { Int($0) } ?? 201)
+            return
+        }
         var template = Array("/tmp/touchrouter-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { DaemonLatencyBenchmark.fail("mkdtemp failed") }
         let directory = String(cString: made)
@@ -177,16 +186,16 @@ enum RuntimeBenchmark {
         print("  load average at end: \(DaemonLatencyBenchmark.loadAverage())")
     }
 
-    /// Where a mount line's decoding costs, in this process (medians of 201): the loop's part and
+    /// Where a mount line's decoding costs, in this process (medians of `runs`): the loop's part and
     /// the worker's, as it was (the whole line decoded on the loop into values, turned into the
     /// reader's nodes on the worker) and as it is (the loop skims the header and copies the line,
     /// the worker decodes it into nodes).
-    static func decodingCosts(views count: Int) {
+    static func decodingCosts(views count: Int, runs: Int = 201) {
         let line = Array(mountLine(views: count, prefix: "a", seq: 1).utf8)
         var sink = 0
         func median(_ body: () -> Int) -> Double {
             var times: [Double] = []
-            for _ in 0..<201 {
+            for _ in 0..<runs {
                 let start = monotonicNanoseconds()
                 sink &+= body()
                 times.append(Double(monotonicNanoseconds() - start))
@@ -212,7 +221,7 @@ enum RuntimeBenchmark {
             if case .success(let mount) = MountRequest.decode(line: line) { return mount.view.count }
             return 0
         }
-        print("  a mount line of \(count) views (\(line.count) bytes), decoding, medians of 201 in this process:")
+        print("  a mount line of \(count) views (\(line.count) bytes), decoding, medians of \(runs) in this process:")
         print(
             "    before: loop decodes the line \(formatNanoseconds(wholeDecode)), worker turns it into nodes "
                 + formatNanoseconds(toNodes))

@@ -161,6 +161,25 @@ struct JSON5ConformanceTests {
     }
 
     @Test(
+        "short integers (read at once) keep their sign, value and exact integer, in both dialects",
+        arguments: [
+            "5", "-5", "0", "-0", "-123456789012345678", "123456789012345678", "9007199254740993",
+            "-9007199254740993", "-1234567890123456789",
+        ])
+    func shortIntegers(text: String) throws {
+        for syntax in [JSONSyntax.json5, .strictJSON] {
+            let node = try #require(readJSON("[\(text)]", syntax).root)
+            guard case .array(let elements) = node.value, case .number(let value, let integer) = elements.first?.value
+            else {
+                Issue.record("not a number: \(text)")
+                continue
+            }
+            #expect(value == Double(text)! && value.sign == Double(text)!.sign, "\(text)")
+            #expect(integer == Int64(text), "\(text)")
+        }
+    }
+
+    @Test(
         "doubles are read correctly rounded",
         arguments: [
             "0.1", "2.2250738585072014e-308", "1.7976931348623157e308", "5e-324",
