@@ -50,10 +50,17 @@ public final class EventLoop {
     /// The longest turn since `takeLongestTurn()`, wall and CPU µs (while `measuresTurns`).
     private var longestTurn: (micros: UInt64, cpuMicros: UInt64) = (0, 0)
 
-    /// The last turns' wall-clock spans, µs (while `measuresTurns`): the one running now is
-    /// `recentTurns[newestTurn]` with `end` 0. A ring of four: a frame due in an earlier turn is
-    /// handled in the next one (its timer is ready when that turn's `epoll_wait` returns).
-    private var recentTurns = [(start: UInt64, end: UInt64)](repeating: (0, 0), count: 4)
+    /// The last turns (while `measuresTurns`): their wall-clock span and the loop thread's CPU time
+    /// at both ends, µs; the one running now is `recentTurns[newestTurn]` with `end` 0. A ring of
+    /// four: a frame due in an earlier turn is handled in the next one (its timer is ready when that
+    /// turn's `epoll_wait` returns).
+    private var recentTurns = [RecentTurn](repeating: RecentTurn(), count: 4)
+    private struct RecentTurn {
+        var start: UInt64 = 0
+        var end: UInt64 = 0
+        var cpuStart: UInt64 = 0
+        var cpuEnd: UInt64 = 0
+    }
     private var newestTurn = 0
 
     /// The longest turn measured since the previous call, then starts over. A turn's CPU time is the
@@ -63,18 +70,24 @@ public final class EventLoop {
         return longestTurn
     }
 
-    /// How much of `[from, to]` (monotonic µs, `to` now, inside a handler) the loop spent in turns,
-    /// handlers and deferred work, rather than in `epoll_wait`: the part of a frame's lateness that
-    /// the loop's own work made, as opposed to the thread not running (woken late, or its CPU
-    /// taken). A turn's wall time also holds any time the thread lost inside it, so this bounds the
-    /// loop's part from above. Zero unless `measuresTurns`. Cost: four overlaps.
+    /// How much of `[from, to]` (monotonic µs, `to` now, inside a handler) the loop spent working
+    /// in turns, handlers and deferred work, rather than in `epoll_wait`: the part of a frame's
+    /// lateness that the loop's own work made, as opposed to the thread not running (woken late,
+    /// or its virtual CPU taken by the hypervisor). Per turn, the smaller of its overlap with
+    /// `[from, to]` and the CPU time the thread spent in it (a turn's wall time also holds time the
+    /// thread did not run; its CPU clock leaves out the hypervisor's steal where the kernel accounts
+    /// it, `CONFIG_PARAVIRT_TIME_ACCOUNTING`): an upper bound of the loop's part. Zero unless
+    /// `measuresTurns`. Cost: four overlaps and one CPU clock read.
     public func busyMicros(from: UInt64, to: UInt64) -> UInt64 {
         guard measuresTurns, from < to else { return 0 }
         var busy: UInt64 = 0
         for turn in recentTurns where turn.start != 0 {
-            let end = turn.end == 0 ? to : min(turn.end, to)
+            let running = turn.end == 0
+            let end = running ? to : min(turn.end, to)
             let start = max(turn.start, from)
-            if end > start { busy += end - start }
+            guard end > start else { continue }
+            let cpu = (running ? threadCPUMicros() : turn.cpuEnd) - turn.cpuStart
+            busy += min(end - start, cpu)
         }
         return busy
     }
@@ -127,7 +140,7 @@ public final class EventLoop {
             let start = measuresTurns ? (monotonicMicros(), threadCPUMicros()) : (0, 0)
             if measuresTurns {
                 newestTurn = (newestTurn + 1) % recentTurns.count
-                recentTurns[newestTurn] = (start.0, 0)
+                recentTurns[newestTurn] = RecentTurn(start: start.0, cpuStart: start.1)
             }
             for index in 0..<Int(count) where isRunning {
                 // A handler earlier in this batch may have deregistered this registration (and
@@ -138,9 +151,11 @@ public final class EventLoop {
             hasDeferredWork = isRunning && (afterEachBatch?() ?? false)
             if measuresTurns {
                 let end = monotonicMicros()
+                let cpuEnd = threadCPUMicros()
                 recentTurns[newestTurn].end = end
+                recentTurns[newestTurn].cpuEnd = cpuEnd
                 longestTurn.micros = max(longestTurn.micros, end - start.0)
-                longestTurn.cpuMicros = max(longestTurn.cpuMicros, threadCPUMicros() - start.1)
+                longestTurn.cpuMicros = max(longestTurn.cpuMicros, cpuEnd - start.1)
             }
         }
     }
