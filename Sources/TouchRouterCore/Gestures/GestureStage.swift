@@ -18,6 +18,12 @@ public struct GestureStage: Sendable {
     private var slotByView: [String: Int] = [:]
     /// Per slot, the view's recognisers as configured (built once per config).
     private var templates: [[Recogniser]] = []
+    /// Per slot, which distinct gesture list the view has (views with equal lists share one
+    /// template): a released state reused for a view of the same list is reset in place, not
+    /// refilled (`ViewGestures.reuse`).
+    private var templateIDs: [Int] = []
+    /// The distinct gesture lists of this config, each numbered by the first slot that has it.
+    private var templateIDBySpecs: [[GestureSpec]: Int] = [:]
     /// Per slot, the view's state while it has touches or something pending (in an array so a
     /// step mutates it in place); nil otherwise. A view that goes idle gives its state back to
     /// `pool`, so a kiosk touching thousands of views over a day holds state only for the few
@@ -51,16 +57,29 @@ public struct GestureStage: Sendable {
     public init(viewGestures: [String: [GestureSpec]]) {
         specsByView = viewGestures
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
-            addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: nil)
+            addSlot(viewID, specs: specs, state: nil)
         }
     }
 
-    private mutating func addSlot(_ viewID: String, template: [Recogniser], state: ViewGestures?) {
+    /// A slot for a view with these gestures; its template built only for a list not met before
+    /// in this config (one hash of the list per view). Cost: the list hashed, and recognisers²
+    /// for a new list.
+    private mutating func addSlot(_ viewID: String, specs: [GestureSpec], state: ViewGestures?) {
         let slot = templates.count
         slotByView[viewID] = slot
-        templates.append(template)
+        let templateID: Int
+        if let known = templateIDBySpecs[specs] {
+            templateID = known
+            templates.append(templates[known])  // shares its storage
+        } else {
+            templateID = slot
+            templateIDBySpecs[specs] = slot
+            templates.append(ViewGestures.recognisers(for: specs))
+        }
+        templateIDs.append(templateID)
         var state = state
         state?.slot = slot  // a reload numbers the slots anew
+        state?.templateID = templateID  // and the gesture lists
         states.append(state)
         live.append(state != nil)
         deadlines.append(.max)
@@ -202,11 +221,13 @@ public struct GestureStage: Sendable {
     private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
         guard var view = pool.popLast() else {
             var view = ViewGestures(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
+            view.templateID = templateIDs[slot]
             view.recordsTransitions = recordsFailures
             output.screens[slot] = screen
             return view
         }
-        view.reuse(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
+        view.reuse(
+            viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot], recognisers: templates[slot])
         output.screens[slot] = screen
         view.recordsTransitions = recordsFailures
         return view
@@ -273,6 +294,10 @@ public struct GestureStage: Sendable {
         let oldActive = activeViewIDs
         slotByView = [:]
         templates = []
+        templateIDs = []
+        templateIDBySpecs = [:]
+        // The pooled states' recognisers were numbered by the old lists: refilled when reused.
+        for index in pool.indices { pool[index].templateID = -1 }
         states = []
         live = []
         deadlines = []
@@ -283,7 +308,7 @@ public struct GestureStage: Sendable {
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
             let unchanged: Bool = specsByView[viewID] == specs
             let state = unchanged ? oldSlots[viewID].flatMap { oldStates[$0] } : nil
-            addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: state)
+            addSlot(viewID, specs: specs, state: state)
         }
         // A touched view whose gestures changed keeps its state (and its taken touches) until idle.
         for viewID in oldActive.sorted() {
@@ -291,7 +316,7 @@ public struct GestureStage: Sendable {
             guard !unchanged, let oldSlot = oldSlots[viewID], var state = oldStates[oldSlot] else { continue }
             oldStates[oldSlot] = nil
             let slot = slotByView[viewID] ?? templates.count
-            if slot == templates.count { addSlot(viewID, template: [], state: nil) }
+            if slot == templates.count { addSlot(viewID, specs: [], state: nil) }
             state.slot = slot
             output.screens[slot] = state.screen
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)

@@ -7,6 +7,9 @@ struct ViewGestures {
     /// The view's slot in the stage (and in its output's tables, which its records name).
     var slot: Int
     var recognisers: [Recogniser]
+    /// Which of the stage's distinct gesture lists `recognisers` were made from (`-1`: none the
+    /// stage knows now): a released state reused for a view with the same list is reset in place.
+    var templateID = -1
     /// The view's touches: every live one, plus those that ended in the step being processed.
     var touches: [GestureTouch] = []
     var physicalScale: PhysicalScale = .fallback
@@ -24,8 +27,12 @@ struct ViewGestures {
 
     /// This released state made another view's (or the same one's again): `recognisers` as
     /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
-    /// Cost: the recognisers copied (plain bytes: a recogniser holds no reference).
-    mutating func reuse(viewID: String, screen: String, slot: Int, recognisers template: [Recogniser]) {
+    /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
+    /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
+    /// bytes: a recogniser holds no reference).
+    mutating func reuse(
+        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]
+    ) {
         self.viewID = viewID
         self.screen = screen
         self.slot = slot
@@ -33,6 +40,11 @@ struct ViewGestures {
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
+        if templateID == self.templateID && recognisers.count == template.count {
+            for index in recognisers.indices { recognisers[index].reset() }
+            return
+        }
+        self.templateID = templateID
         recognisers.removeAll(keepingCapacity: true)
         recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
     }
@@ -211,6 +223,7 @@ struct ViewGestures {
     /// down, and start with the next sequence.
     mutating func adopt(_ specs: [GestureSpec]) {
         recognisers = Self.recognisers(for: specs)
+        templateID = -1
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }
     }
