@@ -16,6 +16,9 @@ public struct GestureStage: Sendable {
     /// Every view with gestures (and one whose gestures a reload removed while touched) → its slot
     /// in `templates`, `states` and `deadlines`.
     private var slotByView: [String: Int] = [:]
+    /// The same for the hot path's look-ups, hashed more cheaply (ASCII ids; others go to the
+    /// dictionary).
+    private var slotIndex = ViewSlotIndex(capacity: 0)
     /// Per slot, the view's recognisers as configured (built once per config).
     private var templates: [[Recogniser]] = []
     /// Per slot, which distinct gesture list the view has (views with equal lists share one
@@ -56,6 +59,7 @@ public struct GestureStage: Sendable {
     /// A stage for these views' gestures.
     public init(viewGestures: [String: [GestureSpec]]) {
         specsByView = viewGestures
+        slotIndex = ViewSlotIndex(capacity: viewGestures.count)
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
             addSlot(viewID, specs: specs, state: nil)
         }
@@ -84,6 +88,7 @@ public struct GestureStage: Sendable {
         live.append(state != nil)
         deadlines.append(.max)
         output.viewIDs.append(viewID)
+        slotIndex.insert(viewID, slot: slot, ids: output.viewIDs)
         output.screens.append(state?.screen ?? "")
     }
 
@@ -194,14 +199,22 @@ public struct GestureStage: Sendable {
     }
 
     /// The slot of a message's view: the active view after the previous message's if it is this
-    /// one (one comparison, equal storage compares at once), else the dictionary's.
+    /// one (one comparison, equal storage compares at once), else `slotIndex`'s, else (an id not
+    /// all ASCII) the dictionary's.
     @inline(__always)
     private func slot(of viewID: String, cursor: inout Int) -> Int? {
         if cursor < activeViewIDs.count && activeViewIDs[cursor] == viewID {
             cursor += 1
             return activeSlots[cursor - 1]
         }
-        guard let slot = slotByView[viewID] else { return nil }
+        let slot: Int
+        switch slotIndex.find(viewID, ids: output.viewIDs) {
+        case .slot(let found): slot = found
+        case .absent: return nil
+        case .unknown:
+            guard let found = slotByView[viewID] else { return nil }
+            slot = found
+        }
         if live[slot], let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
         return slot
     }
@@ -244,7 +257,10 @@ public struct GestureStage: Sendable {
         }
         guard let state = states[slot].take() else { return }  // moved out, not copied
         live[slot] = false
-        if templates[slot].isEmpty, slotByView[state.viewID] == slot { slotByView[state.viewID] = nil }
+        if templates[slot].isEmpty, slotByView[state.viewID] == slot {
+            slotByView[state.viewID] = nil
+            slotIndex.remove(state.viewID, ids: output.viewIDs)
+        }
         if pool.count < Self.poolLimit { pool.append(consume state) }
     }
 
@@ -293,6 +309,7 @@ public struct GestureStage: Sendable {
         var oldStates = states
         let oldActive = activeViewIDs
         slotByView = [:]
+        slotIndex = ViewSlotIndex(capacity: viewGestures.count + oldActive.count)
         templates = []
         templateIDs = []
         templateIDBySpecs = [:]
