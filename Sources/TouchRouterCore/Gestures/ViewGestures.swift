@@ -10,6 +10,9 @@ struct ViewGestures {
     /// Which of the stage's distinct gesture lists `recognisers` were made from (`-1`: none the
     /// stage knows now): a released state reused for a view with the same list is reset in place.
     var templateID = -1
+    /// Every recogniser is as the template made it (a state just made or reused): the first step
+    /// need not look for ended ones to reset. Cleared by that step.
+    private var isFresh = true
     /// The view's touches: every live one, plus those that ended in the step being processed.
     var touches: [GestureTouch] = []
     var physicalScale: PhysicalScale = .fallback
@@ -40,6 +43,7 @@ struct ViewGestures {
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
+        isFresh = true
         if templateID == self.templateID && recognisers.count == template.count {
             for index in recognisers.indices { recognisers[index].reset() }
             return
@@ -138,7 +142,9 @@ struct ViewGestures {
         }
         physicalScale = scale
         let now = batches[batch].timestampMicros
-        if touches.isEmpty { resetEnded() }
+        if touches.isEmpty {
+            if isFresh { isFresh = false } else { resetEnded() }
+        }
         // By index: iterating would copy each routed touch (and retain its device's name).
         // A touch of the view is cancelled only in the step that says so (`endStep` drops it).
         var anyCancelled = false
@@ -224,6 +230,7 @@ struct ViewGestures {
     mutating func adopt(_ specs: [GestureSpec]) {
         recognisers = Self.recognisers(for: specs)
         templateID = -1
+        isFresh = touches.isEmpty
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }
     }
