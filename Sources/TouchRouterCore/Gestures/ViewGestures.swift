@@ -230,7 +230,6 @@ struct ViewGestures {
     mutating func adopt(_ specs: [GestureSpec]) {
         recognisers = Self.recognisers(for: specs)
         templateID = -1
-        isFresh = touches.isEmpty
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }
     }

@@ -109,6 +109,20 @@ struct GestureStateReuseTests {
         #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000 + 1_045_000))
     }
 
+    @Test("a view whose gestures a reload removed while touched holds no state when touched again")
+    func removedViewTouchedAgain() {
+        var row = Row(["a": Self.taps(), "b": Self.drags])
+        row.frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(150, 50))])
+        _ = row.stage.replaceGestures(["a": Self.taps()], timestampMicros: row.now)
+        #expect(row.stage.activeViewCount == 1)
+        row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])  // idle: its state and its slot go
+        #expect(row.stage.activeViewCount == 0)
+        row.frame(after: 100, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(150, 50))])
+        #expect(row.stage.activeViewCount == 0)
+        #expect(row.stage.viewsWithState == 0)
+        row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
+    }
+
     @Test("a reload numbers the lists anew: a pooled state is refilled, not reset to another list")
     func reloadRenumbersLists() {
         var row = Row(["a": Self.taps(), "b": Self.drags])
