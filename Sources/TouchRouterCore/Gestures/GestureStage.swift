@@ -16,8 +16,17 @@ public struct GestureStage: Sendable {
     /// Every view with gestures (and one whose gestures a reload removed while touched) → its slot
     /// in `templates`, `states` and `deadlines`.
     private var slotByView: [String: Int] = [:]
+    /// The same for the hot path's look-ups, hashed more cheaply (ASCII ids; others go to the
+    /// dictionary).
+    private var slotIndex = ViewSlotIndex(capacity: 0)
     /// Per slot, the view's recognisers as configured (built once per config).
     private var templates: [[Recogniser]] = []
+    /// Per slot, which distinct gesture list the view has (views with equal lists share one
+    /// template): a released state reused for a view of the same list is reset in place, not
+    /// refilled (`ViewGestures.reuse`).
+    private var templateIDs: [Int] = []
+    /// The distinct gesture lists of this config, each numbered by the first slot that has it.
+    private var templateIDBySpecs: [[GestureSpec]: Int] = [:]
     /// Per slot, the view's state while it has touches or something pending (in an array so a
     /// step mutates it in place); nil otherwise. A view that goes idle gives its state back to
     /// `pool`, so a kiosk touching thousands of views over a day holds state only for the few
@@ -50,21 +59,36 @@ public struct GestureStage: Sendable {
     /// A stage for these views' gestures.
     public init(viewGestures: [String: [GestureSpec]]) {
         specsByView = viewGestures
+        slotIndex = ViewSlotIndex(capacity: viewGestures.count)
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
-            addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: nil)
+            addSlot(viewID, specs: specs, state: nil)
         }
     }
 
-    private mutating func addSlot(_ viewID: String, template: [Recogniser], state: ViewGestures?) {
+    /// A slot for a view with these gestures; its template built only for a list not met before
+    /// in this config (one hash of the list per view). Cost: the list hashed, and recognisers²
+    /// for a new list.
+    private mutating func addSlot(_ viewID: String, specs: [GestureSpec], state: ViewGestures?) {
         let slot = templates.count
         slotByView[viewID] = slot
-        templates.append(template)
+        let templateID: Int
+        if let known = templateIDBySpecs[specs] {
+            templateID = known
+            templates.append(templates[known])  // shares its storage
+        } else {
+            templateID = slot
+            templateIDBySpecs[specs] = slot
+            templates.append(ViewGestures.recognisers(for: specs))
+        }
+        templateIDs.append(templateID)
         var state = state
         state?.slot = slot  // a reload numbers the slots anew
+        state?.templateID = templateID  // and the gesture lists
         states.append(state)
         live.append(state != nil)
         deadlines.append(.max)
         output.viewIDs.append(viewID)
+        slotIndex.insert(viewID, slot: slot, ids: output.viewIDs)
         output.screens.append(state?.screen ?? "")
     }
 
@@ -175,14 +199,22 @@ public struct GestureStage: Sendable {
     }
 
     /// The slot of a message's view: the active view after the previous message's if it is this
-    /// one (one comparison, equal storage compares at once), else the dictionary's.
+    /// one (one comparison, equal storage compares at once), else `slotIndex`'s, else (an id not
+    /// all ASCII) the dictionary's.
     @inline(__always)
     private func slot(of viewID: String, cursor: inout Int) -> Int? {
         if cursor < activeViewIDs.count && activeViewIDs[cursor] == viewID {
             cursor += 1
             return activeSlots[cursor - 1]
         }
-        guard let slot = slotByView[viewID] else { return nil }
+        let slot: Int
+        switch slotIndex.find(viewID, ids: output.viewIDs) {
+        case .slot(let found): slot = found
+        case .absent: return nil
+        case .unknown:
+            guard let found = slotByView[viewID] else { return nil }
+            slot = found
+        }
         if live[slot], let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
         return slot
     }
@@ -202,11 +234,13 @@ public struct GestureStage: Sendable {
     private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
         guard var view = pool.popLast() else {
             var view = ViewGestures(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
+            view.templateID = templateIDs[slot]
             view.recordsTransitions = recordsFailures
             output.screens[slot] = screen
             return view
         }
-        view.reuse(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
+        view.reuse(
+            viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot], recognisers: templates[slot])
         output.screens[slot] = screen
         view.recordsTransitions = recordsFailures
         return view
@@ -223,7 +257,10 @@ public struct GestureStage: Sendable {
         }
         guard let state = states[slot].take() else { return }  // moved out, not copied
         live[slot] = false
-        if templates[slot].isEmpty, slotByView[state.viewID] == slot { slotByView[state.viewID] = nil }
+        if templates[slot].isEmpty, slotByView[state.viewID] == slot {
+            slotByView[state.viewID] = nil
+            slotIndex.remove(state.viewID, ids: output.viewIDs)
+        }
         if pool.count < Self.poolLimit { pool.append(consume state) }
     }
 
@@ -272,7 +309,12 @@ public struct GestureStage: Sendable {
         var oldStates = states
         let oldActive = activeViewIDs
         slotByView = [:]
+        slotIndex = ViewSlotIndex(capacity: viewGestures.count + oldActive.count)
         templates = []
+        templateIDs = []
+        templateIDBySpecs = [:]
+        // The pooled states' recognisers were numbered by the old lists: refilled when reused.
+        for index in pool.indices { pool[index].templateID = -1 }
         states = []
         live = []
         deadlines = []
@@ -283,7 +325,7 @@ public struct GestureStage: Sendable {
         for (viewID, specs) in viewGestures.sorted(by: { $0.key < $1.key }) {
             let unchanged: Bool = specsByView[viewID] == specs
             let state = unchanged ? oldSlots[viewID].flatMap { oldStates[$0] } : nil
-            addSlot(viewID, template: ViewGestures.recognisers(for: specs), state: state)
+            addSlot(viewID, specs: specs, state: state)
         }
         // A touched view whose gestures changed keeps its state (and its taken touches) until idle.
         for viewID in oldActive.sorted() {
@@ -291,7 +333,7 @@ public struct GestureStage: Sendable {
             guard !unchanged, let oldSlot = oldSlots[viewID], var state = oldStates[oldSlot] else { continue }
             oldStates[oldSlot] = nil
             let slot = slotByView[viewID] ?? templates.count
-            if slot == templates.count { addSlot(viewID, template: [], state: nil) }
+            if slot == templates.count { addSlot(viewID, specs: [], state: nil) }
             state.slot = slot
             output.screens[slot] = state.screen
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)

@@ -7,6 +7,12 @@ struct ViewGestures {
     /// The view's slot in the stage (and in its output's tables, which its records name).
     var slot: Int
     var recognisers: [Recogniser]
+    /// Which of the stage's distinct gesture lists `recognisers` were made from (`-1`: none the
+    /// stage knows now): a released state reused for a view with the same list is reset in place.
+    var templateID = -1
+    /// Every recogniser is as the template made it (a state just made or reused): the first step
+    /// need not look for ended ones to reset. Cleared by that step.
+    private var isFresh = true
     /// The view's touches: every live one, plus those that ended in the step being processed.
     var touches: [GestureTouch] = []
     var physicalScale: PhysicalScale = .fallback
@@ -24,8 +30,12 @@ struct ViewGestures {
 
     /// This released state made another view's (or the same one's again): `recognisers` as
     /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
-    /// Cost: the recognisers copied (plain bytes: a recogniser holds no reference).
-    mutating func reuse(viewID: String, screen: String, slot: Int, recognisers template: [Recogniser]) {
+    /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
+    /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
+    /// bytes: a recogniser holds no reference).
+    mutating func reuse(
+        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]
+    ) {
         self.viewID = viewID
         self.screen = screen
         self.slot = slot
@@ -33,6 +43,12 @@ struct ViewGestures {
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
+        isFresh = true
+        if templateID == self.templateID && recognisers.count == template.count {
+            for index in recognisers.indices { recognisers[index].reset() }
+            return
+        }
+        self.templateID = templateID
         recognisers.removeAll(keepingCapacity: true)
         recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
     }
@@ -126,7 +142,9 @@ struct ViewGestures {
         }
         physicalScale = scale
         let now = batches[batch].timestampMicros
-        if touches.isEmpty { resetEnded() }
+        if touches.isEmpty {
+            if isFresh { isFresh = false } else { resetEnded() }
+        }
         // By index: iterating would copy each routed touch (and retain its device's name).
         // A touch of the view is cancelled only in the step that says so (`endStep` drops it).
         var anyCancelled = false
@@ -211,6 +229,7 @@ struct ViewGestures {
     /// down, and start with the next sequence.
     mutating func adopt(_ specs: [GestureSpec]) {
         recognisers = Self.recognisers(for: specs)
+        templateID = -1
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }
     }

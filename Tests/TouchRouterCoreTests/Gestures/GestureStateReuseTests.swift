@@ -1,0 +1,137 @@
+import Testing
+
+@testable import TouchRouterCore
+
+/// A released state serves the next view touched: reset in place when its recognisers came from
+/// the same gesture list, refilled otherwise. Either way the view recognises exactly as with a
+/// new state (performance.md, "Gestures", "Fourth pass").
+@Suite("Gesture state reuse")
+struct GestureStateReuseTests {
+    /// Three 100 × 100 views side by side ("a", "b", "c") at 0.1 mm per unit.
+    struct Row {
+        var tracker: TouchTracker
+        var stage: GestureStage
+        let subscribed: Set<String> = ["a", "b", "c"]
+        var events: [GestureEvent] = []
+        var now: UInt64 = 1_000_000
+        let device = InputDevice(id: 1, name: "row panel")
+        let scale = PhysicalScale(millimetresPerUnitX: 0.1, millimetresPerUnitY: 0.1, source: .config)
+
+        init(_ viewGestures: [String: [GestureSpec]]) {
+            let views = ["a", "b", "c"].enumerated().map { index, id in
+                View(id: id, frame: Rect(x: Double(index) * 100, y: 0, width: 100, height: 100))
+            }
+            let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 300, height: 100), children: views)
+            tracker = TouchTracker(layout: Layout(screens: [Screen(name: "main", width: 300, height: 100, root: root)]))
+            stage = GestureStage(viewGestures: viewGestures)
+        }
+
+        mutating func frame(after ms: UInt64, _ contacts: [ContactEvent]) {
+            now += ms * 1000
+            let frame = InputFrame(
+                device: device, screen: "main", timestampMicros: now, contacts: contacts, physicalScale: scale)
+            let output = stage.process(
+                tracker.process(.frame(frame), subscribedViews: subscribed), scale: scale, timestampMicros: now)
+            events += output.gestures
+        }
+
+        /// The events without their touch ids (the tracker numbers touches on from the earlier ones).
+        var eventsWithoutTouchIDs: [GestureEvent] {
+            events.map {
+                var event = $0
+                event.touchIDs = []
+                return event
+            }
+        }
+
+        mutating func advance(after ms: UInt64) {
+            now += ms * 1000
+            events += stage.advance(to: now).gestures
+        }
+
+        /// A tap in view "a", its double tap's interval let pass: its state goes back to the pool.
+        mutating func tapA() {
+            frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(50, 50))])
+            frame(after: 50, [ContactEvent(kind: .up, slot: 0)])
+            advance(after: 1000)
+        }
+
+        /// A 20 mm drag right in view "b", then up.
+        mutating func dragB() {
+            frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(110, 50))])
+            for step in 1...4 {
+                frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(110 + Double(step) * 20, 20))])
+            }
+            frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
+            advance(after: 1000)
+        }
+    }
+
+    static func taps() -> [GestureSpec] {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        return [GestureSpec(.tap), double]
+    }
+
+    /// The same length as `taps()`, other kinds: only the gesture list tells the two apart.
+    static let drags = [GestureSpec(.pan), GestureSpec(.longPress)]
+
+    /// View "b"'s events when its state is a new one (the drag `after` µs from the start).
+    static func freshDrag(_ viewGestures: [String: [GestureSpec]], after micros: UInt64) -> [GestureEvent] {
+        var row = Row(viewGestures)
+        row.now += micros
+        row.dragB()
+        return row.eventsWithoutTouchIDs
+    }
+
+    @Test("a state reused for a view with another list of as many gestures recognises that view's")
+    func otherListSameLength() {
+        let gestures = ["a": Self.taps(), "b": Self.drags]
+        var row = Row(gestures)
+        row.tapA()
+        #expect(row.events.map(\.kind) == [.tap])
+        #expect(row.stage.pooledStates == 1)
+        row.events = []
+        row.dragB()
+        #expect(row.events.map(\.kind).allSatisfy { $0 == .pan })
+        #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000))
+    }
+
+    @Test("a state reused for the same list, after its recognisers ended, starts as a new one")
+    func sameListAgain() {
+        let gestures = ["a": Self.drags, "b": Self.drags]
+        var row = Row(gestures)
+        row.now += 1_055_000
+        row.dragB()  // b's state ends with its pan ended, then goes to the pool
+        row.events = []
+        row.dragB()
+        #expect(!row.events.isEmpty)
+        #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000 + 1_045_000))
+    }
+
+    @Test("a view whose gestures a reload removed while touched holds no state when touched again")
+    func removedViewTouchedAgain() {
+        var row = Row(["a": Self.taps(), "b": Self.drags])
+        row.frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(150, 50))])
+        _ = row.stage.replaceGestures(["a": Self.taps()], timestampMicros: row.now)
+        #expect(row.stage.activeViewCount == 1)
+        row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])  // idle: its state and its slot go
+        #expect(row.stage.activeViewCount == 0)
+        row.frame(after: 100, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(150, 50))])
+        #expect(row.stage.activeViewCount == 0)
+        #expect(row.stage.viewsWithState == 0)
+        row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
+    }
+
+    @Test("a reload numbers the lists anew: a pooled state is refilled, not reset to another list")
+    func reloadRenumbersLists() {
+        var row = Row(["a": Self.taps(), "b": Self.drags])
+        row.tapA()  // its state, made from the first list of this config, goes to the pool
+        // Now "b" is the first view, its list the first of the config.
+        let reloaded = ["b": Self.drags, "c": Self.taps()]
+        _ = row.stage.replaceGestures(reloaded, timestampMicros: row.now)
+        row.events = []
+        row.dragB()
+        #expect(row.eventsWithoutTouchIDs == Self.freshDrag(reloaded, after: 1_055_000))
+    }
+}
