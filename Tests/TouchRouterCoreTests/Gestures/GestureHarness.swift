@@ -99,3 +99,44 @@ struct GestureHarness {
         }
     }
 }
+
+/// A tracker and a gesture stage fed whole frames of one device at 0.1 mm per layout unit, times
+/// in ms after the previous step: what the state lifetime and reuse tests drive. Collects the
+/// gesture events and the raw messages the stage passes on.
+struct TrackedStage {
+    var tracker: TouchTracker
+    var stage: GestureStage
+    var subscribed: Set<String>
+    var events: [GestureEvent] = []
+    var raw: [ViewTouches] = []
+    var now: UInt64 = 1_000_000
+    let device: InputDevice
+    let scale = PhysicalScale(millimetresPerUnitX: 0.1, millimetresPerUnitY: 0.1, source: .config)
+
+    /// One screen "main" of `root`'s size, every view in `subscribed` subscribed to.
+    init(root: View, viewGestures: [String: [GestureSpec]], subscribed: Set<String>, deviceName: String) {
+        let screen = Screen(name: "main", width: root.frame.width, height: root.frame.height, root: root)
+        tracker = TouchTracker(layout: Layout(screens: [screen]))
+        stage = GestureStage(viewGestures: viewGestures)
+        self.subscribed = subscribed
+        device = InputDevice(id: 1, name: deviceName)
+    }
+
+    mutating func frame(after ms: UInt64, _ contacts: [ContactEvent]) {
+        now += ms * 1000
+        let frame = InputFrame(
+            device: device, screen: "main", timestampMicros: now, contacts: contacts, physicalScale: scale)
+        let output = stage.process(
+            tracker.process(.frame(frame), subscribedViews: subscribed), scale: scale, timestampMicros: now)
+        events += output.gestures
+        raw += output.touches
+    }
+
+    /// The stage's timer `ms` later.
+    mutating func advance(after ms: UInt64) {
+        now += ms * 1000
+        let output = stage.advance(to: now)
+        events += output.gestures
+        raw += output.touches
+    }
+}

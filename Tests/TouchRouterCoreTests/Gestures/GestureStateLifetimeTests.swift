@@ -9,79 +9,8 @@ import Testing
 struct GestureStateLifetimeTests {
     /// A 40 × 25 grid of 50 × 50 buttons (1000 views) on a 2000 × 1250 screen at 0.1 mm per unit;
     /// even columns take taps, odd ones pans and long presses (recogniser lists of other lengths,
-    /// so a reused state is refilled from a different template).
-    struct Grid {
-        static let columns = 40
-        static let rows = 25
-        var tracker: TouchTracker
-        var stage: GestureStage
-        var subscribed: Set<String> = []
-        var events: [GestureEvent] = []
-        var raw: [ViewTouches] = []
-        var now: UInt64 = 1_000_000
-        let device = InputDevice(id: 1, name: "grid panel")
-        let scale = PhysicalScale(millimetresPerUnitX: 0.1, millimetresPerUnitY: 0.1, source: .config)
-
-        static func id(_ column: Int, _ row: Int) -> String { "button-\(column)-\(row)" }
-        static func gestures(column: Int) -> [GestureSpec] {
-            var double = GestureSpec(.tap)
-            double.taps = 2
-            return column % 2 == 0
-                ? [GestureSpec(.tap), double] : [GestureSpec(.pan), GestureSpec(.longPress), GestureSpec(.swipe)]
-        }
-
-        init() {
-            var buttons: [View] = []
-            var viewGestures: [String: [GestureSpec]] = [:]
-            for column in 0..<Self.columns {
-                for row in 0..<Self.rows {
-                    let id = Self.id(column, row)
-                    buttons.append(
-                        View(id: id, frame: Rect(x: Double(column) * 50, y: Double(row) * 50, width: 50, height: 50)))
-                    viewGestures[id] = Self.gestures(column: column)
-                    subscribed.insert(id)
-                }
-            }
-            let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 2000, height: 1250), children: buttons)
-            tracker = TouchTracker(
-                layout: Layout(screens: [Screen(name: "main", width: 2000, height: 1250, root: root)]))
-            stage = GestureStage(viewGestures: viewGestures)
-        }
-
-        mutating func frame(after ms: UInt64, _ contacts: [ContactEvent]) {
-            now += ms * 1000
-            let frame = InputFrame(
-                device: device, screen: "main", timestampMicros: now, contacts: contacts, physicalScale: scale)
-            let output = stage.process(
-                tracker.process(.frame(frame), subscribedViews: subscribed), scale: scale, timestampMicros: now)
-            events += output.gestures
-            raw += output.touches
-        }
-
-        mutating func advance(after ms: UInt64) {
-            now += ms * 1000
-            let output = stage.advance(to: now)
-            events += output.gestures
-            raw += output.touches
-        }
-
-        /// A tap on an even column's button, a pan (a 20 mm drag) on an odd one's.
-        mutating func use(_ column: Int, _ row: Int, slot: Int32 = 0) {
-            let centre = Point(Double(column) * 50 + 25, Double(row) * 50 + 25)
-            frame(after: 5, [ContactEvent(kind: .down, slot: slot, screenPoint: centre)])
-            if column % 2 == 1 {
-                for step in 1...4 {
-                    frame(
-                        after: 8,
-                        [
-                            ContactEvent(
-                                kind: .motion, slot: slot, screenPoint: Point(centre.x + Double(step) * 50, centre.y))
-                        ])
-                }
-            }
-            frame(after: 8, [ContactEvent(kind: .up, slot: slot)])
-        }
-    }
+    /// so a reused state is refilled from a different template). The extension below.
+    typealias Grid = TrackedStage
 
     @Test("every one of 1000 views touched in turn: state for one view at a time, none once it is over")
     func stateGoesBackToZero() {
@@ -221,5 +150,51 @@ struct GestureStateLifetimeTests {
         #expect(together.flatMap(\.touches).contains { $0.cancelReason == .gesture })
         #expect(togetherEvents.filter { $0.kind == .tap }.map(\.state) == [.recognized, .recognized])
         #expect(togetherEvents.filter { $0.kind == .pan }.map(\.state).first == .began)
+    }
+}
+
+fileprivate extension GestureStateLifetimeTests.Grid {
+    static let columns = 40
+    static let rows = 25
+
+    static func id(_ column: Int, _ row: Int) -> String { "button-\(column)-\(row)" }
+    static func gestures(column: Int) -> [GestureSpec] {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        return column % 2 == 0
+            ? [GestureSpec(.tap), double] : [GestureSpec(.pan), GestureSpec(.longPress), GestureSpec(.swipe)]
+    }
+
+    init() {
+        var buttons: [View] = []
+        var viewGestures: [String: [GestureSpec]] = [:]
+        for column in 0..<Self.columns {
+            for row in 0..<Self.rows {
+                let id = Self.id(column, row)
+                buttons.append(
+                    View(id: id, frame: Rect(x: Double(column) * 50, y: Double(row) * 50, width: 50, height: 50)))
+                viewGestures[id] = Self.gestures(column: column)
+            }
+        }
+        let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 2000, height: 1250), children: buttons)
+        self.init(
+            root: root, viewGestures: viewGestures, subscribed: Set(viewGestures.keys), deviceName: "grid panel")
+    }
+
+    /// A tap on an even column's button, a pan (a 20 mm drag) on an odd one's.
+    mutating func use(_ column: Int, _ row: Int, slot: Int32 = 0) {
+        let centre = Point(Double(column) * 50 + 25, Double(row) * 50 + 25)
+        frame(after: 5, [ContactEvent(kind: .down, slot: slot, screenPoint: centre)])
+        if column % 2 == 1 {
+            for step in 1...4 {
+                frame(
+                    after: 8,
+                    [
+                        ContactEvent(
+                            kind: .motion, slot: slot, screenPoint: Point(centre.x + Double(step) * 50, centre.y))
+                    ])
+            }
+        }
+        frame(after: 8, [ContactEvent(kind: .up, slot: slot)])
     }
 }

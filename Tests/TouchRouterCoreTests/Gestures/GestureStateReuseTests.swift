@@ -7,65 +7,8 @@ import Testing
 /// new state (performance.md, "Gestures", "Fourth pass").
 @Suite("Gesture state reuse")
 struct GestureStateReuseTests {
-    /// Three 100 × 100 views side by side ("a", "b", "c") at 0.1 mm per unit.
-    struct Row {
-        var tracker: TouchTracker
-        var stage: GestureStage
-        let subscribed: Set<String> = ["a", "b", "c"]
-        var events: [GestureEvent] = []
-        var now: UInt64 = 1_000_000
-        let device = InputDevice(id: 1, name: "row panel")
-        let scale = PhysicalScale(millimetresPerUnitX: 0.1, millimetresPerUnitY: 0.1, source: .config)
-
-        init(_ viewGestures: [String: [GestureSpec]]) {
-            let views = ["a", "b", "c"].enumerated().map { index, id in
-                View(id: id, frame: Rect(x: Double(index) * 100, y: 0, width: 100, height: 100))
-            }
-            let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 300, height: 100), children: views)
-            tracker = TouchTracker(layout: Layout(screens: [Screen(name: "main", width: 300, height: 100, root: root)]))
-            stage = GestureStage(viewGestures: viewGestures)
-        }
-
-        mutating func frame(after ms: UInt64, _ contacts: [ContactEvent]) {
-            now += ms * 1000
-            let frame = InputFrame(
-                device: device, screen: "main", timestampMicros: now, contacts: contacts, physicalScale: scale)
-            let output = stage.process(
-                tracker.process(.frame(frame), subscribedViews: subscribed), scale: scale, timestampMicros: now)
-            events += output.gestures
-        }
-
-        /// The events without their touch ids (the tracker numbers touches on from the earlier ones).
-        var eventsWithoutTouchIDs: [GestureEvent] {
-            events.map {
-                var event = $0
-                event.touchIDs = []
-                return event
-            }
-        }
-
-        mutating func advance(after ms: UInt64) {
-            now += ms * 1000
-            events += stage.advance(to: now).gestures
-        }
-
-        /// A tap in view "a", its double tap's interval let pass: its state goes back to the pool.
-        mutating func tapA() {
-            frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(50, 50))])
-            frame(after: 50, [ContactEvent(kind: .up, slot: 0)])
-            advance(after: 1000)
-        }
-
-        /// A 20 mm drag right in view "b", then up.
-        mutating func dragB() {
-            frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(110, 50))])
-            for step in 1...4 {
-                frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(110 + Double(step) * 20, 20))])
-            }
-            frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
-            advance(after: 1000)
-        }
-    }
+    /// Three 100 × 100 views side by side ("a", "b", "c") at 0.1 mm per unit (the extension below).
+    typealias Row = TrackedStage
 
     static func taps() -> [GestureSpec] {
         var double = GestureSpec(.tap)
@@ -133,5 +76,41 @@ struct GestureStateReuseTests {
         row.events = []
         row.dragB()
         #expect(row.eventsWithoutTouchIDs == Self.freshDrag(reloaded, after: 1_055_000))
+    }
+}
+
+fileprivate extension GestureStateReuseTests.Row {
+    init(_ viewGestures: [String: [GestureSpec]]) {
+        let views = ["a", "b", "c"].enumerated().map { index, id in
+            View(id: id, frame: Rect(x: Double(index) * 100, y: 0, width: 100, height: 100))
+        }
+        let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 300, height: 100), children: views)
+        self.init(root: root, viewGestures: viewGestures, subscribed: ["a", "b", "c"], deviceName: "row panel")
+    }
+
+    /// The events without their touch ids (the tracker numbers touches on from the earlier ones).
+    var eventsWithoutTouchIDs: [GestureEvent] {
+        events.map {
+            var event = $0
+            event.touchIDs = []
+            return event
+        }
+    }
+
+    /// A tap in view "a", its double tap's interval let pass: its state goes back to the pool.
+    mutating func tapA() {
+        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(50, 50))])
+        frame(after: 50, [ContactEvent(kind: .up, slot: 0)])
+        advance(after: 1000)
+    }
+
+    /// A 20 mm drag right in view "b", then up.
+    mutating func dragB() {
+        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(110, 50))])
+        for step in 1...4 {
+            frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(110 + Double(step) * 20, 20))])
+        }
+        frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
+        advance(after: 1000)
     }
 }
