@@ -48,6 +48,12 @@ public struct GestureStage: Sendable {
     /// is first compared with the one after the previous message's (no hashing when it matches).
     private var activeSlots: [Int] = []
     private var activeViewIDs: [String] = []
+    /// While deadlines fire: the due views in the order they fire (`fireDeadlines`); empty
+    /// otherwise, its storage kept.
+    private var dueSlots: [Int] = []
+    /// Off while deadlines fire: a released view stays in the active list (its `live` false) until
+    /// one pass drops every such view at the end.
+    private var releasesLeaveActiveList = true
     private var output = GestureOutput()
     /// The output's own storage for its touches, set aside while `output.touches` is the
     /// tracker's array itself (every message of the frame passed on unchanged).
@@ -247,11 +253,12 @@ public struct GestureStage: Sendable {
     }
 
     /// An idle view gives its state back (to the pool while it has room) and leaves the active
-    /// list; a view that has no gestures any more (a reload removed them while it was touched)
-    /// loses its slot too. Cost: one pass over the active views.
+    /// list (at once, or while deadlines fire at their end); a view that has no gestures any more (a
+    /// reload removed them while it was touched) loses its slot too. Cost: one pass over the active
+    /// views (none while deadlines fire).
     private mutating func release(_ slot: Int) {
         deadlines[slot] = .max
-        if let position = activeSlots.firstIndex(of: slot) {
+        if releasesLeaveActiveList, let position = activeSlots.firstIndex(of: slot) {
             activeSlots.remove(at: position)
             activeViewIDs.remove(at: position)
         }
@@ -265,36 +272,73 @@ public struct GestureStage: Sendable {
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
-    /// calls. Cost: one pass over the active views per deadline due, plus the events.
+    /// calls. Cost: one pass over the active views, plus the due views' (`fireDeadlines`).
     public mutating func advance(to timestampMicros: UInt64) -> GestureOutput {
         clearOutput()
         fireDeadlines(upTo: timestampMicros)
         return output
     }
 
+    /// Fires the due deadlines in time order across views (ties: the smaller slot, which is the
+    /// view id order: slots are numbered in it, but for a view a reload removed while touched), so
+    /// messages keep the order things happened in. The due views are found in one pass over the
+    /// active views and kept sorted in `dueSlots` (insertion: a handful fall due together); a view
+    /// whose next deadline is due too goes back in at its place. The views that go idle leave the
+    /// active list in one pass at the end, not one removal each. Cost: the active views once (twice
+    /// when one is due), plus the due views' insertions (due², tiny), plus the events.
     private mutating func fireDeadlines(upTo now: UInt64) {
-        guard let first = nextDeadlineMicros, first <= now else { return }
-        // In time order across views, so messages keep the order things happened in.
-        while let slot = earliestSlot(), deadlines[slot] <= now {
+        guard let first = nextDeadlineMicros, first <= now else { return }  // most frames: the one pass
+        for slot in activeSlots where isDue(slot, now) { insertDue(slot, after: 0) }
+        releasesLeaveActiveList = false
+        var next = 0
+        while next < dueSlots.count {
+            let slot = dueSlots[next]
+            next += 1
             settle(slot, states[slot]!.fireDeadlines(upTo: deadlines[slot], into: &output))
+            if live[slot] && isDue(slot, now) { insertDue(slot, after: next) }
         }
+        releasesLeaveActiveList = true
+        dueSlots.removeAll(keepingCapacity: true)
+        dropReleasedFromActiveList()
     }
 
-    /// The active view with the earliest deadline (ties: the smaller slot, which is the view id
-    /// order: slots are numbered in it, but for a view a reload removed while touched). Integers
-    /// only: fingers lifted together fall due together, and comparing ids is dear.
-    private func earliestSlot() -> Int? {
-        var best: Int?
-        for slot in activeSlots where deadlines[slot] != .max {
-            guard let current = best else {
-                best = slot
-                continue
-            }
-            if deadlines[slot] < deadlines[current] || (deadlines[slot] == deadlines[current] && slot < current) {
-                best = slot
-            }
+    /// Whether a view's deadline has come (`.max`: it has none).
+    @inline(__always)
+    private func isDue(_ slot: Int, _ now: UInt64) -> Bool {
+        deadlines[slot] != .max && deadlines[slot] <= now
+    }
+
+    /// Puts a due view into `dueSlots[start...]` at its place by (deadline, slot). Integers only:
+    /// fingers lifted together fall due together, and comparing ids is dear. Cost: the entries
+    /// after its place moved by one.
+    private mutating func insertDue(_ slot: Int, after start: Int) {
+        dueSlots.append(slot)
+        var position = dueSlots.count - 1
+        while position > start {
+            let current = dueSlots[position - 1]
+            guard deadlines[slot] < deadlines[current] || (deadlines[slot] == deadlines[current] && slot < current)
+            else { break }
+            dueSlots[position] = current
+            position -= 1
         }
-        return best
+        dueSlots[position] = slot
+    }
+
+    /// The views released while `releasesLeaveActiveList` was off leave the active list, the
+    /// others keeping their order. Cost: one pass over the active views (the ids swapped, not
+    /// copied).
+    private mutating func dropReleasedFromActiveList() {
+        var kept = 0
+        for position in activeSlots.indices where live[activeSlots[position]] {
+            if kept != position {
+                activeSlots[kept] = activeSlots[position]
+                activeViewIDs.swapAt(kept, position)
+            }
+            kept += 1
+        }
+        guard kept < activeSlots.count else { return }
+        activeSlots.removeLast(activeSlots.count - kept)
+        activeViewIDs.removeLast(activeViewIDs.count - kept)
     }
 
     /// Takes a reloaded config's gestures: a view whose gestures changed or went has its active

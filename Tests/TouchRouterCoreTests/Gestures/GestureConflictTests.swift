@@ -254,4 +254,14 @@ struct GestureConflictTests {
         #expect(run.raw == run.trackerRaw)
         #expect(run.events.isEmpty)
     }
+
+    @Test("one timer step past two deadlines of one view fires both, in time order")
+    func twoDeadlinesOfOneViewInOneStep() {
+        var swipe = GestureSpec(.swipe)
+        swipe.maximumDurationMicros = 300_000
+        var run = GestureHarness([swipe, GestureSpec(.longPress)], recordsFailures: true)
+        run.down(0, 0, 500, 500)
+        run.advance(1000)  // the swipe's 300 ms, then the long press's 500 ms
+        #expect(run.summary == ["swipe failed", "longPress began"])
+    }
 }
