@@ -167,14 +167,15 @@ enum RuntimeBenchmark {
         print(
             "  routing gap between frames                     p50        p99        max    longest turn (wall / CPU)"
                 + "   longest lateness   loop busy")
-        print(
-            "    no change (\(reference.count) gaps)  " + row(reference)
-                + column(ReloadBenchmark.turn(referenceTurn), 26) + column(ReloadBenchmark.lateness(referenceTurn), 12)
-                + column(ReloadBenchmark.busyLateness(referenceTurn), 12))
+        /// A window's loop columns from its `status` counters: longest turn, lateness, the loop's busy share.
+        func loopColumns(_ counters: [String: Int]) -> String {
+            column(ReloadBenchmark.turn(counters), 26) + column(ReloadBenchmark.lateness(counters), 12)
+                + column(ReloadBenchmark.busyLateness(counters), 12)
+        }
+        print("    no change (\(reference.count) gaps)  " + row(reference) + loopColumns(referenceTurn))
         print(
             "    \(mounts) mounts of \(mountViews) views at 10/s (\(mounting.count) gaps)" + row(mounting)
-                + column(ReloadBenchmark.turn(mountingTurn), 26) + column(ReloadBenchmark.lateness(mountingTurn), 12)
-                + column(ReloadBenchmark.busyLateness(mountingTurn), 12))
+                + loopColumns(mountingTurn))
         let quietWakeups = wakeups.lateness(from: referenceStart, to: referenceEnd)
         let mountingWakeups = wakeups.lateness(from: referenceEnd, to: mountingEnd)
         print(
