@@ -6,7 +6,9 @@ struct ViewGestures {
     var screen: String
     /// The view's slot in the stage (and in its output's tables, which its records name).
     var slot: Int
-    var recognisers: [Recogniser]
+    /// In one block written in place (`RecogniserBlock`): made unique by each mutating entry
+    /// point below (`step`, `fireDeadlines`, `cancelRecognisers`, `reuse`, `adopt`) before any write.
+    var recognisers: RecogniserBlock
     /// Which of the stage's distinct gesture lists `recognisers` were made from (`-1`: none the
     /// stage knows now): a released state reused for a view with the same list is reset in place.
     var templateID = -1
@@ -25,7 +27,7 @@ struct ViewGestures {
         self.viewID = viewID
         self.screen = screen
         self.slot = slot
-        self.recognisers = recognisers
+        self.recognisers = RecogniserBlock(recognisers)
     }
 
     /// This released state made another view's (or the same one's again): `recognisers` as
@@ -44,13 +46,14 @@ struct ViewGestures {
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
         isFresh = true
+        RecogniserBlock.makeUnique(&recognisers)
         if templateID == self.templateID && recognisers.count == template.count {
             for index in recognisers.indices { recognisers[index].reset() }
             return
         }
         self.templateID = templateID
-        recognisers.removeAll(keepingCapacity: true)
-        recognisers.append(contentsOf: template)  // one block copy (element-wise costs more)
+        // One block copy (element-wise costs more); a new block only for a longer list.
+        if !recognisers.refill(from: template) { recognisers = RecogniserBlock(template) }
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made and each one's
@@ -141,6 +144,7 @@ struct ViewGestures {
             output.screens[slot] = screen
         }
         physicalScale = scale
+        RecogniserBlock.makeUnique(&recognisers)
         let now = batches[batch].timestampMicros
         if touches.isEmpty {
             if isFresh { isFresh = false } else { resetEnded() }
@@ -165,7 +169,8 @@ struct ViewGestures {
             // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
             if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
             let request = recognisers[index].observe(touches, scale: scale, now: now, anyCancelled: anyCancelled)
-            apply(request, to: index, now: now, into: &output)
+            // Most steps ask nothing of most recognisers: no call then.
+            if request != .none { apply(request, to: index, now: now, into: &output) }
         }
         appendRaw(batches, at: batch, into: &output)
         endStep()
@@ -188,6 +193,7 @@ struct ViewGestures {
     /// view stands then.
     @discardableResult
     mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) -> StepEnd {
+        RecogniserBlock.makeUnique(&recognisers)
         while let (index, deadline) = earliestDeadline(), deadline <= now {
             let claimedBefore = claimedCount
             let request = recognisers[index].deadlinePassed(touches)
@@ -219,6 +225,7 @@ struct ViewGestures {
     /// Ends every recogniser of the view now (a reload changed or removed its gestures): active
     /// ones are `cancelled`, the others fail; the touches stay as they are (claimed ones stay taken).
     mutating func cancelRecognisers(timestampMicros: UInt64, into output: inout GestureOutput) {
+        RecogniserBlock.makeUnique(&recognisers)
         for index in recognisers.indices where !recognisers[index].state.isTerminal {
             let active = recognisers[index].state == .began || recognisers[index].state == .changed
             apply(active ? .cancel : .fail, to: index, now: timestampMicros, into: &output)
@@ -228,7 +235,7 @@ struct ViewGestures {
     /// New recognisers (a reload changed the view's gestures): they sit out the touches already
     /// down, and start with the next sequence.
     mutating func adopt(_ specs: [GestureSpec]) {
-        recognisers = Self.recognisers(for: specs)
+        recognisers = RecogniserBlock(Self.recognisers(for: specs))
         templateID = -1
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }

@@ -52,6 +52,21 @@ struct GestureStateReuseTests {
         #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000 + 1_045_000))
     }
 
+    @Test("a stage copied while its single tap waits: each copy goes on alone (recognisers copied on write)")
+    func copiedStage() {
+        var first = GestureHarness(Self.taps())
+        first.down(0, 0, 500, 500)
+        first.up(50, 0)  // one tap: the single tap waits for the double tap to fail
+        var second = first
+        first.down(150, 0, 500, 500)
+        first.up(200, 0)  // the first copy's double tap
+        second.advance(400)  // the second copy's interval passes
+        #expect(first.events.map { "\($0.kind.rawValue) \($0.taps ?? 0)" } == ["tap 2"])
+        #expect(second.events.map { "\($0.kind.rawValue) \($0.taps ?? 0)" } == ["tap 1"])
+        #expect(first.events.map(\.recogniserIndex) == [1])
+        #expect(second.events.map(\.recogniserIndex) == [0])
+    }
+
     @Test("a view whose gestures a reload removed while touched holds no state when touched again")
     func removedViewTouchedAgain() {
         var row = Row(["a": Self.taps(), "b": Self.drags])
