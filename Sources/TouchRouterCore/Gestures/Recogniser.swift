@@ -152,26 +152,46 @@ struct RecogniserMask: Sequence {
 /// so a recogniser that would need more has failed already; a 17th touch is not followed.
 struct TouchIDList: Sequence {
     static let capacity = 16
-    private var ids = InlineArray<16, UInt64>(repeating: 0)
+    /// The first two ids in fields of their own, the others in an inline array: most gestures
+    /// follow one or two fingers, and reading an element of the inline array copied all of it to
+    /// the stack (in this compiler), at every test of every rule, per touch.
+    private var first: UInt64 = 0
+    private var second: UInt64 = 0
+    private var others = InlineArray<14, UInt64>(repeating: 0)
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
     func contains(_ id: UInt64) -> Bool {
-        for index in 0..<count where ids[index] == id { return true }
+        guard count > 0 else { return false }
+        if first == id { return true }
+        guard count > 1 else { return false }
+        if second == id { return true }
+        guard count > 2 else { return false }
+        for index in 0..<count - 2 where others[index] == id { return true }
         return false
     }
 
     mutating func append(_ id: UInt64) {
-        guard count < Self.capacity else { return }
-        ids[count] = id
+        switch count {
+        case 0: first = id
+        case 1: second = id
+        case Self.capacity...: return
+        default: others[count - 2] = id
+        }
         count += 1
     }
 
     mutating func removeAll() { count = 0 }
 
-    subscript(index: Int) -> UInt64 { ids[index] }
+    subscript(index: Int) -> UInt64 {
+        switch index {
+        case 0: first
+        case 1: second
+        default: others[index - 2]
+        }
+    }
 
     struct Iterator: IteratorProtocol {
         let list: TouchIDList
