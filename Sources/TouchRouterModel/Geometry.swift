@@ -2,7 +2,7 @@
 /// view's own (local) space, or a point in its parent's space.
 
 /// A point in some coordinate space (layout units; y grows downward as on screen).
-public struct Point: Hashable, Sendable, CustomStringConvertible {
+public struct Point: Hashable, Sendable, CustomStringConvertible, BitwiseCopyable {
     public var x: Double
     public var y: Double
 

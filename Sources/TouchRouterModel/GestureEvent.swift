@@ -2,7 +2,7 @@
 /// kinds, swipe directions, recogniser states and one gesture message.
 
 /// A kind of gesture, as the config and the protocol name it.
-public enum GestureKind: String, Hashable, Sendable, CaseIterable {
+public enum GestureKind: String, Hashable, Sendable, CaseIterable, BitwiseCopyable {
     case tap, longPress, pan, swipe, pinch, rotate
 
     /// Discrete gestures are recognised once (possible → recognized or failed); continuous ones go
@@ -11,12 +11,12 @@ public enum GestureKind: String, Hashable, Sendable, CaseIterable {
 }
 
 /// A swipe's direction on the screen (y grows downward: `up` is toward y = 0).
-public enum SwipeDirection: String, Hashable, Sendable, CaseIterable {
+public enum SwipeDirection: String, Hashable, Sendable, CaseIterable, BitwiseCopyable {
     case left, right, up, down
 }
 
 /// A recogniser's state, as UIKit's `UIGestureRecognizer.State`.
-public enum GestureState: String, Hashable, Sendable, CaseIterable {
+public enum GestureState: String, Hashable, Sendable, CaseIterable, BitwiseCopyable {
     /// Watching the touches; nothing recognised yet.
     case possible
     /// A continuous gesture started.

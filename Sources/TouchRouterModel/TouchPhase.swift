@@ -1,7 +1,7 @@
 /// The phases and cancel reasons a routed touch can carry, shared by tracking and the protocol.
 
 /// A touch's phase in one frame, as UITouch.Phase.
-public enum TouchPhase: String, Hashable, Sendable, CaseIterable {
+public enum TouchPhase: String, Hashable, Sendable, CaseIterable, BitwiseCopyable {
     case began, moved, stationary, ended, cancelled
 
     /// The phase ends the touch: nothing follows it.
@@ -9,7 +9,7 @@ public enum TouchPhase: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Why a touch was cancelled instead of ending normally.
-public enum CancelReason: String, Hashable, Sendable, CaseIterable {
+public enum CancelReason: String, Hashable, Sendable, CaseIterable, BitwiseCopyable {
     /// libinput reported TOUCH_CANCEL (e.g. palm detection, the kernel gave up the contact).
     case inputCancelled = "input-cancelled"
     /// The device the touch was on disappeared.

@@ -6,9 +6,10 @@ struct ViewGestures {
     var screen: String
     /// The view's slot in the stage (and in its output's tables, which its records name).
     var slot: Int
-    /// In one block written in place (`RecogniserBlock`): made unique by each mutating entry
-    /// point below (`step`, `fireDeadlines`, `cancelRecognisers`, `reuse`, `adopt`) before any write.
-    var recognisers: RecogniserBlock
+    /// In one block written in place (`PlainBlock`): made unique by each mutating entry point
+    /// below (`step`, `fireDeadlines`, `cancelRecognisers`, `reuse`) before any write
+    /// (`makeUnique()`; `adopt` makes a new one).
+    var recognisers: PlainBlock<Recogniser>
     /// Which of the stage's distinct gesture lists `recognisers` were made from (`-1`: none the
     /// stage knows now): a released state reused for a view with the same list is reset in place.
     var templateID = -1
@@ -27,7 +28,14 @@ struct ViewGestures {
         self.viewID = viewID
         self.screen = screen
         self.slot = slot
-        self.recognisers = RecogniserBlock(recognisers)
+        self.recognisers = PlainBlock(recognisers)
+    }
+
+    /// The recognisers' block this state's own before it writes them (copy-on-write: a copied
+    /// state shares it). Cost: one reference-count test.
+    @inline(__always)
+    private mutating func makeUnique() {
+        PlainBlock.makeUnique(&recognisers)
     }
 
     /// This released state made another view's (or the same one's again): `recognisers` as
@@ -41,19 +49,18 @@ struct ViewGestures {
         self.viewID = viewID
         self.screen = screen
         self.slot = slot
+        makeUnique()
         // Released idle, so normally empty already (removing nothing still costs a call each).
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
         isFresh = true
-        RecogniserBlock.makeUnique(&recognisers)
         if templateID == self.templateID && recognisers.count == template.count {
             for index in recognisers.indices { recognisers[index].reset() }
             return
         }
         self.templateID = templateID
-        // One block copy (element-wise costs more); a new block only for a longer list.
-        if !recognisers.refill(from: template) { recognisers = RecogniserBlock(template) }
+        recognisers.refill(from: template)  // one block copy (element-wise costs more)
     }
 
     /// A view's recognisers for `specs`, the automatic require(toFail:) links made and each one's
@@ -144,7 +151,7 @@ struct ViewGestures {
             output.screens[slot] = screen
         }
         physicalScale = scale
-        RecogniserBlock.makeUnique(&recognisers)
+        makeUnique()
         let now = batches[batch].timestampMicros
         if touches.isEmpty {
             if isFresh { isFresh = false } else { resetEnded() }
@@ -193,7 +200,7 @@ struct ViewGestures {
     /// view stands then.
     @discardableResult
     mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) -> StepEnd {
-        RecogniserBlock.makeUnique(&recognisers)
+        makeUnique()
         while let (index, deadline) = earliestDeadline(), deadline <= now {
             let claimedBefore = claimedCount
             let request = recognisers[index].deadlinePassed(touches)
@@ -225,7 +232,7 @@ struct ViewGestures {
     /// Ends every recogniser of the view now (a reload changed or removed its gestures): active
     /// ones are `cancelled`, the others fail; the touches stay as they are (claimed ones stay taken).
     mutating func cancelRecognisers(timestampMicros: UInt64, into output: inout GestureOutput) {
-        RecogniserBlock.makeUnique(&recognisers)
+        makeUnique()
         for index in recognisers.indices where !recognisers[index].state.isTerminal {
             let active = recognisers[index].state == .began || recognisers[index].state == .changed
             apply(active ? .cancel : .fail, to: index, now: timestampMicros, into: &output)
@@ -235,7 +242,7 @@ struct ViewGestures {
     /// New recognisers (a reload changed the view's gestures): they sit out the touches already
     /// down, and start with the next sequence.
     mutating func adopt(_ specs: [GestureSpec]) {
-        recognisers = RecogniserBlock(Self.recognisers(for: specs))
+        recognisers = PlainBlock(Self.recognisers(for: specs))
         templateID = -1
         guard !touches.isEmpty else { return }
         for index in recognisers.indices { recognisers[index].state = .failed }
