@@ -22,7 +22,11 @@ struct ViewGestures {
     /// Every state change, `failed` included, when the stage records them (tests).
     var recordsTransitions = false
     /// The devices of the touches (a touch keeps the id only), for messages a deadline builds.
+    /// Kept from one sequence of touches to the next and when the state is reused (a kiosk's
+    /// views see the same panel again and again: emptying and refilling the list per touch cost
+    /// about 180 instructions), at most `deviceLimit` (`noteDevice`).
     var devices: [InputDevice] = []
+    static let deviceLimit = 8
 
     init(viewID: String, screen: String, slot: Int, recognisers: [Recogniser]) {
         self.viewID = viewID
@@ -52,7 +56,6 @@ struct ViewGestures {
         makeUnique()
         // Released idle, so normally empty already (removing nothing still costs a call each).
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
-        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
         isFresh = true
         if templateID == self.templateID && recognisers.count == template.count {
@@ -167,8 +170,7 @@ struct ViewGestures {
                 touches[index].touch = TouchSample(batches[batch].touches[position])
             } else if batches[batch].touches[position].phase == .began {
                 touches.append(GestureTouch(batches[batch].touches[position]))
-                let device = batches[batch].touches[position].device
-                if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
+                noteDevice(batches[batch].touches[position].device)
                 claimIfJoiningActive(touches.count - 1)
             }
         }
@@ -182,6 +184,18 @@ struct ViewGestures {
         appendRaw(batches, at: batch, into: &output)
         endStep()
         return end
+    }
+
+    /// Keeps a touch's device for `device(_:)`: nothing to do when it is known (the usual case), an
+    /// entry with its id and another name replaced (an id given again), and the list emptied first
+    /// when it holds `deviceLimit`. Cost: one pass over the few devices kept.
+    private mutating func noteDevice(_ device: InputDevice) {
+        if let index = devices.firstIndex(where: { $0.id == device.id }) {
+            if devices[index].name != device.name { devices[index] = device }
+            return
+        }
+        if devices.count >= Self.deviceLimit { devices.removeAll(keepingCapacity: true) }
+        devices.append(device)
     }
 
     /// The device of a touch of the view (registered at its began).
@@ -276,11 +290,9 @@ struct ViewGestures {
             // or few touches that end in a step.
             while touches.count > kept { touches.removeLast() }
         }
-        guard touches.isEmpty else { return }
-        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
-        // The ended recognisers are reset by the next step's first touch (`resetEnded`), not here:
-        // most views go idle now or after their taps' deadline, and a released state is refilled
-        // from the template anyway.
+        // When the last touch left, the ended recognisers are reset by the next step's first touch
+        // (`resetEnded`), not here: most views go idle now or after their taps' deadline, and a
+        // released state is refilled from the template anyway. The devices stay (`devices`).
     }
 
     /// The first of the view's touches that ended, if any: a read-only scan (most steps end none).

@@ -136,6 +136,29 @@ struct GestureConflictTests {
         #expect(cancel?.timestampMicros == GestureHarness.micros(500))
     }
 
+    @Test("a long press's cancellation names its touch's device, also for an id given again under another name")
+    func longPressCancellationDevice() {
+        var run = GestureHarness(.longPress)
+        // Each press from its own device; the view's state (and its list of devices) outlives both.
+        for (index, name) in ["panel A", "panel A", "panel B"].enumerated() {
+            let start = Double(index) * 2000
+            let device = InputDevice(id: 1, name: name)
+            for (ms, contact) in [
+                (start, ContactEvent(kind: .down, slot: 0, screenPoint: Point(500, 500))),
+                (start + 600, ContactEvent(kind: .up, slot: 0)),
+            ] {
+                let time = GestureHarness.micros(ms)
+                if contact.kind == .up { run.advance(start + 500) }  // the long press begins
+                let frame = InputFrame(
+                    device: device, screen: "main", timestampMicros: time, contacts: [contact],
+                    physicalScale: GestureHarness.scale)
+                run.take(run.tracker.process(.frame(frame), subscribedViews: run.subscribed), time)
+            }
+        }
+        let cancelled = run.raw.flatMap(\.touches).filter { $0.phase == .cancelled }
+        #expect(cancelled.map(\.device.name) == ["panel A", "panel A", "panel B"])
+    }
+
     @Test("a finger joining an active pan belongs to it from the start")
     func joiningFinger() {
         var run = GestureHarness(.pan)
