@@ -127,16 +127,24 @@ struct ViewGestures {
     /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
     /// the state, retaining its arrays. The same for `earliestDeadline`.)
     var end: StepEnd {
-        mutating get {
-            var idle = touches.isEmpty
-            var earliest = UInt64.max
-            for index in recognisers.indices {
-                // With touches down the view is not idle: no need to ask each recogniser.
-                if idle && !recognisers[index].isIdleOrEnded { idle = false }
-                if let deadline = recognisers[index].deadlineMicros, deadline < earliest { earliest = deadline }
+        mutating get { scan().end }
+    }
+
+    /// One pass over the recognisers: where the view stands, and which recogniser's deadline is
+    /// the earliest (the first of equal ones; -1: none).
+    private mutating func scan() -> (end: StepEnd, earliestIndex: Int) {
+        var idle = touches.isEmpty
+        var earliest = UInt64.max
+        var earliestIndex = -1
+        for index in recognisers.indices {
+            // With touches down the view is not idle: no need to ask each recogniser.
+            if idle && !recognisers[index].isIdleOrEnded { idle = false }
+            if let deadline = recognisers[index].deadlineMicros, deadline < earliest {
+                earliest = deadline
+                earliestIndex = index
             }
-            return StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest)
         }
+        return (StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest), earliestIndex)
     }
 
     /// One tracker message of this view (`batches[batch]`, read in place: passing the message
@@ -215,32 +223,24 @@ struct ViewGestures {
     @discardableResult
     mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) -> StepEnd {
         makeUnique()
-        while let (index, deadline) = earliestDeadline(), deadline <= now {
-            let claimedBefore = claimedCount
+        while true {
+            // The pass that finds the next deadline also says where the view stands after the last.
+            let (end, index) = scan()
+            guard index >= 0, let deadline = recognisers[index].deadlineMicros, deadline <= now else { return end }
+            // Only a grant takes touches (a long press that begins): none to count without touches.
+            let claimedBefore = touches.isEmpty ? 0 : claimedCount
             let request = recognisers[index].deadlinePassed(touches)
             apply(request, to: index, now: deadline, into: &output)
-            if claimedCount != claimedBefore {
+            if !touches.isEmpty && claimedCount != claimedBefore {
                 appendClaimedCancellations(timestampMicros: deadline, into: &output)
             }
-            endStep(keepingTouches: true)
         }
-        return end
     }
 
     private var claimedCount: Int {
         var count = 0
         for index in touches.indices where touches[index].claimed { count += 1 }
         return count
-    }
-
-    private mutating func earliestDeadline() -> (Int, UInt64)? {
-        var best: (Int, UInt64)?
-        for index in recognisers.indices {
-            if let deadline = recognisers[index].deadlineMicros, deadline < (best?.1 ?? .max) {
-                best = (index, deadline)
-            }
-        }
-        return best
     }
 
     /// Ends every recogniser of the view now (a reload changed or removed its gestures): active
@@ -277,8 +277,8 @@ struct ViewGestures {
         }
     }
 
-    private mutating func endStep(keepingTouches: Bool = false) {
-        if !keepingTouches, let firstEnded = firstEndedTouch() {
+    private mutating func endStep() {
+        if let firstEnded = firstEndedTouch() {
             // The touches that ended leave, the others keep their order: one pass by index from the
             // first that ended (`removeAll(where:)` and its closure cost more at this size).
             var kept = firstEnded
