@@ -78,6 +78,14 @@ struct RecogniserSettings {
     var directions: DirectionMask
     var cancelsTouches: Bool
     var exclusive: Bool
+    /// A pan, pinch, rotate or long press that has not begun fails in a step after which no touch
+    /// of its view is down, whatever the step holds, so the view fails it without running the
+    /// rule: a pan, pinch or rotate needs a participant down to begin (its rule fails it when none
+    /// is), and a long press follows every touch of its view while possible (it fails at its
+    /// eleventh finger, before its list of 16 is full) and fails when one of them lifts. Not a
+    /// swipe (the step that lifts its fingers can carry their last move, and recognise it) nor a
+    /// tap (its last finger up is what recognises it).
+    var failsWithNoTouchDown: Bool
 
     init(_ spec: GestureSpec) {
         kind = spec.kind
@@ -94,6 +102,7 @@ struct RecogniserSettings {
         directions = DirectionMask(spec.directions)
         cancelsTouches = spec.cancelsTouches
         exclusive = spec.exclusive
+        failsWithNoTouchDown = [.pan, .pinch, .rotate, .longPress].contains(spec.kind)
     }
 }
 

@@ -170,21 +170,30 @@ struct ViewGestures {
         // By index: iterating would copy each routed touch (and retain its device's name).
         // A touch of the view is cancelled only in the step that says so (`endStep` drops it).
         var anyCancelled = false
+        var ended = 0  // the view's touches that ended in this step
         for position in batches[batch].touches.indices {
             if batches[batch].touches[position].phase == .cancelled { anyCancelled = true }
             if let index = touchIndex(of: batches[batch].touches[position].id) {
                 touches[index].lastScreenPoint = touches[index].touch.screenPoint
                 touches[index].lastLocalPoint = touches[index].touch.localPoint
                 touches[index].touch = TouchSample(batches[batch].touches[position])
+                if !touches[index].isDown { ended += 1 }
             } else if batches[batch].touches[position].phase == .began {
                 touches.append(GestureTouch(batches[batch].touches[position]))
                 noteDevice(batches[batch].touches[position].device)
                 claimIfJoiningActive(touches.count - 1)
             }
         }
+        // Every touch of the view ended in this step: a recogniser that can only fail then
+        // (`RecogniserSettings.failsWithNoTouchDown`) fails without running its rule.
+        let noneDown = ended > 0 && ended == touches.count
         for index in recognisers.indices {
             // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
             if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
+            if noneDown && recognisers[index].spec.failsWithNoTouchDown && recognisers[index].state == .possible {
+                fail(index, now: now, into: &output)
+                continue
+            }
             let request = recognisers[index].observe(touches, scale: scale, now: now, anyCancelled: anyCancelled)
             // Most steps ask nothing of most recognisers: no call then.
             if request != .none { apply(request, to: index, now: now, into: &output) }

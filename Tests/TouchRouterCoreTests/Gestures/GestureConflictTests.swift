@@ -159,6 +159,48 @@ struct GestureConflictTests {
         #expect(cancelled.map(\.device.name) == ["panel A", "panel A", "panel B"])
     }
 
+    @Test("a pan whose first finger lifts while another stays down goes on, and begins with it")
+    func panOutlivesOneFinger() {
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.down(10, 1, 600, 500)
+        run.up(20, 0)  // one of the two lifts: a finger is still down, the pan still possible
+        run.drag(from: 30, 1, by: 200, 0)
+        run.up(100, 1)
+        #expect(run.summary.first == "pan began")
+        #expect(run.summary.last == "pan ended")
+    }
+
+    @Test("a swipe whose last move comes in the frame that lifts its finger is recognised")
+    func swipeOnItsLastFrame() {
+        var run = GestureHarness(.swipe)
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 600, 500)  // 10 mm: not yet the 15 a swipe needs
+        run.frame(20, [  // the last 10 mm and the lift in one input frame
+            ContactEvent(kind: .motion, slot: 0, screenPoint: Point(700, 500)), ContactEvent(kind: .up, slot: 0),
+        ])
+        #expect(run.summary == ["swipe recognized"])
+        #expect(run.events.first?.direction == .right)
+    }
+
+    @Test("every kind with a touch lifting alone: the same events with or without failures recorded")
+    func lastFingerUpEveryKind() {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        let every = [
+            GestureSpec(.tap), double, GestureSpec(.longPress), GestureSpec(.pan), GestureSpec(.swipe),
+            GestureSpec(.pinch), GestureSpec(.rotate),
+        ]
+        var run = GestureHarness(every, recordsFailures: true)
+        run.down(0, 0, 500, 500)
+        run.up(50, 0)
+        // The five that need a finger held or a move fail as the finger lifts, in the view's order;
+        // the single tap waits for the double tap.
+        #expect(run.summary == ["longPress failed", "pan failed", "swipe failed", "pinch failed", "rotate failed"])
+        run.advance(400)
+        #expect(run.summary.suffix(2) == ["tap failed", "tap recognized"])
+    }
+
     @Test("a finger joining an active pan belongs to it from the start")
     func joiningFinger() {
         var run = GestureHarness(.pan)
