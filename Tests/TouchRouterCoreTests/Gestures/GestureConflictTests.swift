@@ -176,9 +176,11 @@ struct GestureConflictTests {
         var run = GestureHarness(.swipe)
         run.down(0, 0, 500, 500)
         run.move(10, 0, 600, 500)  // 10 mm: not yet the 15 a swipe needs
-        run.frame(20, [  // the last 10 mm and the lift in one input frame
-            ContactEvent(kind: .motion, slot: 0, screenPoint: Point(700, 500)), ContactEvent(kind: .up, slot: 0),
-        ])
+        run.frame(
+            20,
+            [  // the last 10 mm and the lift in one input frame
+                ContactEvent(kind: .motion, slot: 0, screenPoint: Point(700, 500)), ContactEvent(kind: .up, slot: 0),
+            ])
         #expect(run.summary == ["swipe recognized"])
         #expect(run.events.first?.direction == .right)
     }
