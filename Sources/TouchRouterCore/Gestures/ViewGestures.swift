@@ -18,6 +18,9 @@ struct ViewGestures {
     private var isFresh = true
     /// The view's touches: every live one, plus those that ended in the step being processed.
     var touches: [GestureTouch] = []
+    /// How many of `touches` a gesture took (`claimed`), kept as they are claimed and leave: a
+    /// message of a view with none passes on without a look at its touches (`appendRaw`).
+    private(set) var claimedCount = 0
     var physicalScale: PhysicalScale = .fallback
     /// Every state change, `failed` included, when the stage records them (tests).
     var recordsTransitions = false
@@ -56,6 +59,7 @@ struct ViewGestures {
         makeUnique()
         // Released idle, so normally empty already (removing nothing still costs a call each).
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
+        claimedCount = 0
         physicalScale = .fallback
         isFresh = true
         if templateID == self.templateID && recognisers.count == template.count {
@@ -236,20 +240,22 @@ struct ViewGestures {
             // The pass that finds the next deadline also says where the view stands after the last.
             let (end, index) = scan()
             guard index >= 0, let deadline = recognisers[index].deadlineMicros, deadline <= now else { return end }
-            // Only a grant takes touches (a long press that begins): none to count without touches.
-            let claimedBefore = touches.isEmpty ? 0 : claimedCount
+            // Only a grant takes touches (a long press that begins).
+            let claimedBefore = claimedCount
             let request = recognisers[index].deadlinePassed(touches)
             apply(request, to: index, now: deadline, into: &output)
-            if !touches.isEmpty && claimedCount != claimedBefore {
+            if claimedCount != claimedBefore {
                 appendClaimedCancellations(timestampMicros: deadline, into: &output)
             }
         }
     }
 
-    private var claimedCount: Int {
-        var count = 0
-        for index in touches.indices where touches[index].claimed { count += 1 }
-        return count
+    /// Touch `touchIndex` taken by a gesture (`claimedCount` kept).
+    @inline(__always)
+    private mutating func claim(_ touchIndex: Int) {
+        guard !touches[touchIndex].claimed else { return }
+        touches[touchIndex].claimed = true
+        claimedCount += 1
     }
 
     /// Ends every recogniser of the view now (a reload changed or removed its gestures): active
@@ -280,7 +286,7 @@ struct ViewGestures {
         where (recognisers[index].state == .began || recognisers[index].state == .changed)
             && recognisers[index].participants.count < recognisers[index].spec.maximumFingers
         {
-            touches[touchIndex].claimed = true
+            claim(touchIndex)
             touches[touchIndex].cancellationSent = true
             return
         }
@@ -291,7 +297,12 @@ struct ViewGestures {
             // The touches that ended leave, the others keep their order: one pass by index from the
             // first that ended (`removeAll(where:)` and its closure cost more at this size).
             var kept = firstEnded
-            for index in firstEnded + 1..<touches.count where touches[index].isDown {
+            if touches[firstEnded].claimed { claimedCount -= 1 }
+            for index in firstEnded + 1..<touches.count {
+                guard touches[index].isDown else {
+                    if touches[index].claimed { claimedCount -= 1 }
+                    continue
+                }
                 touches[kept] = touches[index]
                 kept += 1
             }
@@ -366,7 +377,7 @@ struct ViewGestures {
         move(index, to: state, now: now, into: &output)
         if recognisers[index].spec.cancelsTouches {
             for touchIndex in touches.indices where recognisers[index].takesPart(touches[touchIndex]) {
-                touches[touchIndex].claimed = true
+                claim(touchIndex)
             }
         }
         // The others that are following touches fail; one with nothing started has nothing to fail.
@@ -434,7 +445,10 @@ struct ViewGestures {
     /// The tracker's message of this view minus what gestures took: a claimed touch is delivered
     /// once more as `cancelled` (reason `gesture`), then never again. Nothing when nothing is left.
     private mutating func appendRaw(_ batches: [ViewTouches], at batch: Int, into output: inout GestureOutput) {
-        // Most messages change nothing: pass them on as they are (no copy).
+        // Most messages change nothing: pass them on as they are (no copy), at once when the view
+        // has no claimed touch.
+        assert(claimedCount == touches.reduce(0) { $0 + ($1.claimed ? 1 : 0) }, "claimed touches miscounted")
+        if claimedCount == 0 { return output.passUnchanged(batches, at: batch) }
         var changes = 0
         var kept = 0
         for position in batches[batch].touches.indices {
