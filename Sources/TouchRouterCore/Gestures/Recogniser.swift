@@ -194,6 +194,15 @@ struct TouchIDList: Sequence {
 
     mutating func removeAll() { count = 0 }
 
+    /// Appends every id to `ids`, in order (each field read once, no subscript dispatch).
+    func append(to ids: inout [UInt64]) {
+        guard count > 0 else { return }
+        ids.append(first)
+        guard count > 1 else { return }
+        ids.append(second)
+        for index in 0..<count - 2 { ids.append(others[index]) }
+    }
+
     subscript(index: Int) -> UInt64 {
         switch index {
         case 0: first
@@ -322,16 +331,18 @@ struct Recogniser {
     /// participants × touches. (`mutating`, like the helpers below: `self` by reference.)
     mutating func appendEventIDs(present touches: [GestureTouch], to ids: inout [UInt64]) -> Int {
         var appended = 0
-        for position in 0..<participants.count {
-            let id = participants[position]
-            for i in touches.indices where touches[i].touch.id == id {
-                ids.append(id)
-                appended += 1
-                break
+        if !touches.isEmpty {  // none is present when the view has no touch (a deadline's event)
+            for position in 0..<participants.count {
+                let id = participants[position]
+                for i in touches.indices where touches[i].touch.id == id {
+                    ids.append(id)
+                    appended += 1
+                    break
+                }
             }
         }
         guard appended == 0 else { return appended }
-        for position in 0..<participants.count { ids.append(participants[position]) }
+        participants.append(to: &ids)
         return participants.count
     }
 

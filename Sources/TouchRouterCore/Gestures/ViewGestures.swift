@@ -131,24 +131,35 @@ struct ViewGestures {
     /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
     /// the state, retaining its arrays. The same for `earliestDeadline`.)
     var end: StepEnd {
-        mutating get { scan().end }
+        mutating get { end(earliest: earliestDeadline().micros) }
     }
 
-    /// One pass over the recognisers: where the view stands, and which recogniser's deadline is
-    /// the earliest (the first of equal ones; -1: none).
-    private mutating func scan() -> (end: StepEnd, earliestIndex: Int) {
-        var idle = touches.isEmpty
+    /// Where the view stands, its earliest deadline known.
+    @inline(__always)
+    private mutating func end(earliest: UInt64) -> StepEnd {
+        idleNow() ? StepEnd(isIdle: true, deadlineMicros: .max) : StepEnd(isIdle: false, deadlineMicros: earliest)
+    }
+
+    /// `isIdle`, read in place: no touch down (then no recogniser is asked), and each recogniser
+    /// idle or ended (stopping at the first that is not).
+    private mutating func idleNow() -> Bool {
+        guard touches.isEmpty else { return false }
+        for index in recognisers.indices where !recognisers[index].isIdleOrEnded { return false }
+        return true
+    }
+
+    /// The earliest deadline of any recogniser (`.max`: none), and whose it is (the first of
+    /// equal ones; -1: none). Cost: one read per recogniser.
+    private mutating func earliestDeadline() -> (micros: UInt64, index: Int) {
         var earliest = UInt64.max
         var earliestIndex = -1
         for index in recognisers.indices {
-            // With touches down the view is not idle: no need to ask each recogniser.
-            if idle && !recognisers[index].isIdleOrEnded { idle = false }
             if let deadline = recognisers[index].deadlineMicros, deadline < earliest {
                 earliest = deadline
                 earliestIndex = index
             }
         }
-        return (StepEnd(isIdle: idle, deadlineMicros: idle ? .max : earliest), earliestIndex)
+        return (earliest, earliestIndex)
     }
 
     /// One tracker message of this view (`batches[batch]`, read in place: passing the message
@@ -237,9 +248,8 @@ struct ViewGestures {
     mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) -> StepEnd {
         makeUnique()
         while true {
-            // The pass that finds the next deadline also says where the view stands after the last.
-            let (end, index) = scan()
-            guard index >= 0, let deadline = recognisers[index].deadlineMicros, deadline <= now else { return end }
+            let (deadline, index) = earliestDeadline()
+            guard index >= 0, deadline <= now else { return end(earliest: deadline) }
             // Only a grant takes touches (a long press that begins).
             let claimedBefore = claimedCount
             let request = recognisers[index].deadlinePassed(touches)

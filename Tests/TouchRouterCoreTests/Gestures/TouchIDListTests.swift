@@ -22,6 +22,17 @@ struct TouchIDListTests {
         }
     }
 
+    @Test("append(to:) adds every id in order, after what the array holds")
+    func appendTo() {
+        for count in 0...TouchIDList.capacity {
+            var list = TouchIDList()
+            for id in 0..<count { list.append(UInt64(10 + id)) }
+            var ids: [UInt64] = [1]
+            list.append(to: &ids)
+            #expect(ids == [1] + (0..<count).map { UInt64(10 + $0) })
+        }
+    }
+
     @Test("after removeAll the old ids are gone, whatever is left in the storage")
     func removeAll() {
         var list = TouchIDList()
