@@ -399,12 +399,20 @@ struct ViewGestures {
         }
     }
 
+    /// Inlined where it is called (a step fails most of a view's recognisers, each a few stores);
+    /// what a failure may set off, a waiting tap recognising, is out of line.
+    @inline(__always)
     private mutating func fail(_ index: Int, now: UInt64, into output: inout GestureOutput) {
         guard recognisers[index].state == .possible else { return }
         recognisers[index].pending = false
         recognisers[index].deadlineMicros = nil
-        move(index, to: .failed, now: now, into: &output)
-        // A tap waiting only on this one may recognise now.
+        recognisers[index].state = .failed
+        if recordsTransitions { appendEvent(index, .failed, now: now, into: &output) }
+        if !recognisers[index].waiters.isEmpty { releaseWaiters(of: index, now: now, into: &output) }
+    }
+
+    /// Recogniser `index` failed: a tap waiting only on it (and on others that failed) recognises.
+    private mutating func releaseWaiters(of index: Int, now: UInt64, into output: inout GestureOutput) {
         for waiter in recognisers[index].waiters
         where recognisers[waiter].pending
             && recognisers[waiter].blockers.allSatisfy({ recognisers[$0].state == .failed })
