@@ -511,6 +511,7 @@ struct Recogniser {
 
     /// Adds the participants' mean move in this step to `translation`, and sets `velocity`.
     /// Returns whether anything moved.
+    @inline(__always)
     private mutating func accumulate(_ touches: [GestureTouch], now: UInt64) -> Bool {
         var local = Point(0, 0)
         var screen = Point(0, 0)
