@@ -203,6 +203,25 @@ struct GestureConflictTests {
         #expect(run.summary.suffix(2) == ["tap failed", "tap recognized"])
     }
 
+    @Test("a finger of an active pan lifting while another goes on: the pan carries on, raw clients see neither")
+    func panFingerLiftsMidway() {
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.down(5, 1, 600, 500)
+        run.drag(from: 10, 0, by: 100, 0)  // the pan begins and takes both touches
+        run.up(70, 1)  // a taken touch leaves; the view goes on with the other
+        run.drag(from: 80, 0, by: 100, 0)
+        run.up(140, 0)
+        #expect(run.summary.first == "pan began")
+        #expect(run.summary.last == "pan ended")
+        #expect(run.summary.filter { $0 == "pan changed" }.count >= 5)
+        // Raw until the pan began, then one `cancelled`, then nothing (the lift included).
+        for id: UInt64 in [1, 2] {
+            #expect(run.rawPhases(of: id).last == "cancelled gesture")
+            #expect(run.rawPhases(of: id).filter { $0.hasPrefix("cancelled") }.count == 1)
+        }
+    }
+
     @Test("a finger joining an active pan belongs to it from the start")
     func joiningFinger() {
         var run = GestureHarness(.pan)
