@@ -8,8 +8,9 @@
 /// that way), and call `advance(to:)` when `nextDeadlineMicros` is due, so a long press begins and a
 /// single tap waiting for a double tap is decided without any touch moving. A view without
 /// gestures costs one dictionary lookup per message; with none configured at all, the daemon does
-/// not call it (raw delivery is then exactly the tracker's). A view holds recognition state only
-/// while it has touches or something pending; then the state goes back to a pool.
+/// not call it (raw delivery is then exactly the tracker's). A view holds live recognition state
+/// only while it has touches or something pending; then the state is parked in the view's slot for
+/// its next touch (or, past the bound, dropped), at most `poolLimit` idle states kept in all.
 public struct GestureStage: Sendable {
     /// The gestures by view id (`Config.viewGestures`).
     public private(set) var specsByView: [String: [GestureSpec]]
@@ -28,19 +29,35 @@ public struct GestureStage: Sendable {
     /// The distinct gesture lists of this config, each numbered by the first slot that has it.
     private var templateIDBySpecs: [[GestureSpec]: Int] = [:]
     /// Per slot, the view's state while it has touches or something pending (in an array so a
-    /// step mutates it in place); nil otherwise. A view that goes idle gives its state back to
-    /// `pool`, so a kiosk touching thousands of views over a day holds state only for the few
-    /// touched now.
+    /// step mutates it in place), or its idle state parked there for its next touch; nil
+    /// otherwise. Idle states, parked and pooled, are at most `poolLimit`: a kiosk touching
+    /// thousands of views over a day holds state only for the few touched now and a few idle ones.
     private var states: [ViewGestures?] = []
-    /// Per slot, whether `states` holds one: what the hot path tests (testing the optional
-    /// itself copies the state out first).
+    /// Per slot, whether `states` holds a live one (not parked): what the hot path tests (testing
+    /// the optional itself copies the state out first).
     private var live: [Bool] = []
+    /// Per slot, while the view's idle state is parked in `states`: the ticket of its entry in
+    /// `parkedOrder`; 0 otherwise. What a touch down tests to reuse the state in place.
+    private var parkTickets: [Int] = []
+    /// The parked slots in the order they were parked, each with its ticket, from `parkedHead`
+    /// on: the oldest is evicted first when a view without state needs one and the pool is empty.
+    /// An entry whose ticket its slot no longer holds (the view was touched again, or parked anew
+    /// with a newer ticket) is stale and skipped; the list is compacted when it reaches
+    /// `2 × poolLimit` entries (at most `poolLimit` valid), so it stays bounded and a park costs an
+    /// append (amortised).
+    private var parkedOrder: [(slot: Int, ticket: Int)] = []
+    private var parkedHead = 0
+    private var nextTicket = 1
+    /// Slots whose idle state is parked (valid entries of `parkedOrder`).
+    private var parkedCount = 0
     /// Per slot, the earliest deadline of the view's state (`.max`: none), kept by each step, so
     /// looking for the next deadline reads one integer per active view.
     private var deadlines: [UInt64] = []
-    /// Released states, their arrays' storage kept: the next view touched reuses one, so a touch
-    /// down allocates nothing once the pool holds as many states as views were ever touched at
-    /// once (at most `poolLimit` are kept).
+    /// Idle states not parked in a slot (a reload emptied the parked ones into it; a view that
+    /// lost its slot gives its state here), their arrays' storage kept: a view touched without a
+    /// state of its own takes one from here, else the oldest parked one, else a new one; so a
+    /// touch down allocates nothing once as many states were made as views were ever touched at
+    /// once. Pooled and parked together are at most `poolLimit`.
     private var pool: [ViewGestures] = []
     static let poolLimit = 32
     /// The slots with state, in the order they got it, and their view ids at the same positions.
@@ -92,6 +109,7 @@ public struct GestureStage: Sendable {
         state?.templateID = templateID  // and the gesture lists
         states.append(state)
         live.append(state != nil)
+        parkTickets.append(0)
         deadlines.append(.max)
         output.viewIDs.append(viewID)
         slotIndex.insert(viewID, slot: slot, ids: output.viewIDs)
@@ -105,13 +123,27 @@ public struct GestureStage: Sendable {
     /// other view's state was released.
     public var activeViewCount: Int { activeSlots.count }
 
-    /// Views holding recognition state, counted slot by slot (tests: it equals
-    /// `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear in
-    /// the views with gestures.
-    public var viewsWithState: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    /// Views holding live recognition state (a state not parked), counted slot by slot (tests: it
+    /// equals `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear
+    /// in the views with gestures.
+    public var viewsWithState: Int {
+        states.indices.reduce(0) { $0 + (states[$1] != nil && parkTickets[$1] == 0 ? 1 : 0) }
+    }
 
-    /// Released states kept for reuse (at most `poolLimit`).
-    var pooledStates: Int { pool.count }
+    /// Idle states kept for reuse, pooled and parked (at most `poolLimit`).
+    var pooledStates: Int { pool.count + parkedCount }
+
+    /// Idle states parked in their views' slots (tests).
+    var parkedStates: Int { parkedCount }
+
+    /// Every state held, live, parked or pooled, counted slot by slot (tests: at most
+    /// `viewsWithState + poolLimit`, and never more than views had live state at once).
+    var heldStates: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } + pool.count }
+
+    /// The views whose idle states are parked, oldest first: the order of eviction (tests).
+    var parkedViewIDs: [String] {
+        parkedOrder[parkedHead...].filter { parkTickets[$0.slot] == $0.ticket }.map { output.viewIDs[$0.slot] }
+    }
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
@@ -150,7 +182,11 @@ public struct GestureStage: Sendable {
                     continue
                 }
                 let viewID = batches[position].viewID
-                states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
+                if parkTickets[slot] != 0 {
+                    unpark(slot, viewID: viewID, screen: batches[position].screen)
+                } else {
+                    states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
+                }
                 live[slot] = true
                 activeSlots.append(slot)
                 activeViewIDs.append(viewID)
@@ -234,11 +270,26 @@ public struct GestureStage: Sendable {
         release(slot)
     }
 
-    /// A view's state at its first touch: a pooled one refilled from the view's template (no
-    /// allocation), else a new one; the view's screen noted in the output's table. Cost: the
-    /// view's recognisers copied (and the table once, if the caller still holds the last output).
+    /// A view's own parked state, touched again: reused where it is (its recognisers reset in
+    /// place: the same gesture list), its entry in `parkedOrder` left stale. Cost: the reset (no
+    /// move of the state, no allocation).
+    private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
+        parkTickets[slot] = 0
+        parkedCount -= 1
+        states[slot]!.reuse(
+            viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot],
+            recognisers: templates[slot])
+        output.screens[slot] = screen
+        states[slot]!.recordsTransitions = recordsFailures
+    }
+
+    /// A view's state at its first touch when it has none parked: a pooled one, else the oldest
+    /// parked one (evicted from its slot), refilled from the view's template (no allocation), else
+    /// a new one; the view's screen noted in the output's table. Cost: the view's recognisers
+    /// copied (and the table once, if the caller still holds the last output), plus the stale
+    /// entries skipped in `parkedOrder` (each skipped once).
     private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
-        guard var view = pool.popLast() else {
+        guard var view = pool.popLast() ?? evictOldestParked() else {
             var view = ViewGestures(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
             view.templateID = templateIDs[slot]
             view.recordsTransitions = recordsFailures
@@ -252,23 +303,83 @@ public struct GestureStage: Sendable {
         return view
     }
 
-    /// An idle view gives its state back (to the pool while it has room) and leaves the active
-    /// list (at once, or while deadlines fire at their end); a view that has no gestures any more (a
-    /// reload removed them while it was touched) loses its slot too. Cost: one pass over the active
-    /// views (none while deadlines fire).
+    /// The oldest parked state, taken out of its slot (the view will get a state anew when
+    /// touched), or nil when none is parked. Cost: the stale entries skipped, each once.
+    private mutating func evictOldestParked() -> ViewGestures? {
+        while parkedHead < parkedOrder.count {
+            let (slot, ticket) = parkedOrder[parkedHead]
+            parkedHead += 1
+            guard parkTickets[slot] == ticket else { continue }
+            parkTickets[slot] = 0
+            parkedCount -= 1
+            return states[slot].take()
+        }
+        return nil
+    }
+
+    /// An idle view leaves the active list (at once, or while deadlines fire at their end) and
+    /// keeps its state parked in its slot for its next touch while the idle states are fewer than
+    /// `poolLimit` (else the state is dropped); a view that has no gestures any more (a reload
+    /// removed them while it was touched) loses its slot too, its state to the pool if there is
+    /// room. Cost: one pass over the active views (none while deadlines fire), and the park's
+    /// append (plus, once per `poolLimit` parks, the compaction of `parkedOrder`: ≤ 2 × poolLimit).
     private mutating func release(_ slot: Int) {
         deadlines[slot] = .max
         if releasesLeaveActiveList, let position = activeSlots.firstIndex(of: slot) {
             activeSlots.remove(at: position)
             activeViewIDs.remove(at: position)
         }
-        guard let state = states[slot].take() else { return }  // moved out, not copied
+        guard live[slot] else { return }
         live[slot] = false
-        if templates[slot].isEmpty, slotByView[state.viewID] == slot {
-            slotByView[state.viewID] = nil
-            slotIndex.remove(state.viewID, ids: output.viewIDs)
+        if templates[slot].isEmpty {
+            guard let state = states[slot].take() else { return }  // moved out, not copied
+            if slotByView[state.viewID] == slot {
+                slotByView[state.viewID] = nil
+                slotIndex.remove(state.viewID, ids: output.viewIDs)
+            }
+            if pool.count + parkedCount < Self.poolLimit { pool.append(consume state) }
+            return
         }
-        if pool.count < Self.poolLimit { pool.append(consume state) }
+        guard pool.count + parkedCount < Self.poolLimit else {
+            states[slot] = nil
+            return
+        }
+        park(slot)
+    }
+
+    /// Parks a released view's state in its slot: a new ticket, noted in `parkedOrder`.
+    private mutating func park(_ slot: Int) {
+        if parkedOrder.count >= 2 * Self.poolLimit { compactParkedOrder() }
+        parkTickets[slot] = nextTicket
+        parkedOrder.append((slot, nextTicket))
+        nextTicket += 1
+        parkedCount += 1
+    }
+
+    /// `parkedOrder` without its stale entries, in the same order. Cost: its entries once.
+    private mutating func compactParkedOrder() {
+        var kept = 0
+        for position in parkedHead..<parkedOrder.count
+        where parkTickets[parkedOrder[position].slot] == parkedOrder[position].ticket {
+            parkedOrder[kept] = parkedOrder[position]
+            kept += 1
+        }
+        parkedOrder.removeLast(parkedOrder.count - kept)
+        parkedHead = 0
+    }
+
+    /// Every parked state to the pool, its list number forgotten (a reload renumbers slots and
+    /// lists). Cost: the parked entries once.
+    private mutating func unparkAllToPool() {
+        for position in parkedHead..<parkedOrder.count {
+            let (slot, ticket) = parkedOrder[position]
+            guard parkTickets[slot] == ticket, let state = states[slot].take() else { continue }
+            parkTickets[slot] = 0
+            pool.append(state)
+        }
+        parkedOrder.removeAll(keepingCapacity: true)
+        parkedHead = 0
+        parkedCount = 0
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
@@ -349,6 +460,7 @@ public struct GestureStage: Sendable {
         _ viewGestures: [String: [GestureSpec]], timestampMicros: UInt64
     ) -> GestureOutput {
         clearOutput()
+        unparkAllToPool()  // before the old states are read: only live ones carry over
         let oldSlots = slotByView
         var oldStates = states
         let oldActive = activeViewIDs
@@ -361,6 +473,7 @@ public struct GestureStage: Sendable {
         for index in pool.indices { pool[index].templateID = -1 }
         states = []
         live = []
+        parkTickets = []
         deadlines = []
         activeSlots = []
         activeViewIDs = []
