@@ -271,15 +271,16 @@ public struct GestureStage: Sendable {
     }
 
     /// A view's own parked state, touched again: reused where it is (its recognisers reset in
-    /// place: the same gesture list), its entry in `parkedOrder` left stale. Cost: the reset (no
-    /// move of the state, no allocation).
+    /// place: the same gesture list), its entry in `parkedOrder` left stale. The output's screen
+    /// for the slot is the state's (noted when it was made, kept by its steps): written only if
+    /// the view's screen changed. Cost: the reset (no move of the state, no allocation).
     private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
         parkTickets[slot] = 0
         parkedCount -= 1
         states[slot]!.reuse(
             viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot],
             recognisers: templates[slot])
-        output.screens[slot] = screen
+        if output.screens[slot] != screen { output.screens[slot] = screen }
         states[slot]!.recordsTransitions = recordsFailures
     }
 

@@ -32,12 +32,13 @@ struct ViewGestures {
     /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
     /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
     /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
-    /// bytes: a recogniser holds no reference).
+    /// bytes: a recogniser holds no reference). The ids are stored only when they differ (a view's
+    /// own parked state: equal storage compares at once, and no retain and release).
     mutating func reuse(
         viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]
     ) {
-        self.viewID = viewID
-        self.screen = screen
+        if self.viewID != viewID { self.viewID = viewID }
+        if self.screen != screen { self.screen = screen }
         self.slot = slot
         // Released idle, so normally empty already (removing nothing still costs a call each).
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
