@@ -60,9 +60,11 @@ public struct GestureStage: Sendable {
     /// once. Pooled and parked together are at most `poolLimit`.
     private var pool: [ViewGestures] = []
     static let poolLimit = 32
-    /// The slots with state, in the order they got it, and their view ids at the same positions.
-    /// The tracker sends a frame's messages in the same order frame after frame, so each message
-    /// is first compared with the one after the previous message's (no hashing when it matches).
+    /// The slots holding a state, live or parked, in the order they got it, and their view ids at
+    /// the same positions. The tracker sends a frame's messages in the same order frame after
+    /// frame, so each message is first compared with the one after the previous message's (no
+    /// hashing when it matches): a parked view stays listed where it was, so the same fingers
+    /// coming down again find their views there. At most the live views plus `poolLimit`.
     private var activeSlots: [Int] = []
     private var activeViewIDs: [String] = []
     /// While deadlines fire: the due views in the order they fire (`fireDeadlines`); empty
@@ -121,7 +123,8 @@ public struct GestureStage: Sendable {
 
     /// Views with recognition state now (touches down, or a tap or long press waiting): every
     /// other view's state was released.
-    public var activeViewCount: Int { activeSlots.count }
+    /// Cost: linear in the views holding a state (live, or parked: at most `poolLimit` more).
+    public var activeViewCount: Int { activeSlots.reduce(0) { $0 + (live[$1] ? 1 : 0) } }
 
     /// Views holding live recognition state (a state not parked), counted slot by slot (tests: it
     /// equals `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear
@@ -140,6 +143,9 @@ public struct GestureStage: Sendable {
     /// `viewsWithState + poolLimit`, and never more than views had live state at once).
     var heldStates: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } + pool.count }
 
+    /// Views listed in the active list: live and parked ones (tests: no other).
+    var listedViews: Int { activeSlots.count }
+
     /// The views whose idle states are parked, oldest first: the order of eviction (tests).
     var parkedViewIDs: [String] {
         parkedOrder[parkedHead...].filter { parkTickets[$0.slot] == $0.ticket }.map { output.viewIDs[$0.slot] }
@@ -147,7 +153,7 @@ public struct GestureStage: Sendable {
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
-    /// Cost: one integer read per active view.
+    /// Cost: one integer read per listed view (live, or parked: at most `poolLimit` more).
     public var nextDeadlineMicros: UInt64? {
         var earliest = UInt64.max
         for slot in activeSlots where deadlines[slot] < earliest { earliest = deadlines[slot] }
@@ -181,16 +187,17 @@ public struct GestureStage: Sendable {
                     output.passUnchanged(batches, at: position)
                     continue
                 }
-                let viewID = batches[position].viewID
                 if parkTickets[slot] != 0 {
-                    unpark(slot, viewID: viewID, screen: batches[position].screen)
+                    // Still listed, and `cursor` just past it (`slot(of:cursor:)`).
+                    unpark(slot, viewID: batches[position].viewID, screen: batches[position].screen)
                 } else {
+                    let viewID = batches[position].viewID
                     states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
+                    activeSlots.append(slot)
+                    activeViewIDs.append(viewID)
+                    cursor = activeSlots.count
                 }
                 live[slot] = true
-                activeSlots.append(slot)
-                activeViewIDs.append(viewID)
-                cursor = activeSlots.count
             }
             // The view is at `cursor - 1` in the active list; if it went idle it left it.
             let activeBefore = activeSlots.count
@@ -240,9 +247,10 @@ public struct GestureStage: Sendable {
         output.clear()
     }
 
-    /// The slot of a message's view: the active view after the previous message's if it is this
+    /// The slot of a message's view: the listed view after the previous message's if it is this
     /// one (one comparison, equal storage compares at once), else `slotIndex`'s, else (an id not
-    /// all ASCII) the dictionary's.
+    /// all ASCII) the dictionary's; `cursor` then just past the view if it is listed (a search of
+    /// the list: at most the live views plus `poolLimit`).
     @inline(__always)
     private func slot(of viewID: String, cursor: inout Int) -> Int? {
         if cursor < activeViewIDs.count && activeViewIDs[cursor] == viewID {
@@ -257,9 +265,13 @@ public struct GestureStage: Sendable {
             guard let found = slotByView[viewID] else { return nil }
             slot = found
         }
-        if live[slot], let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
+        if holdsState(slot), let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
         return slot
     }
+
+    /// Whether a slot holds a state, live or parked (then it is listed in `activeSlots`).
+    @inline(__always)
+    private func holdsState(_ slot: Int) -> Bool { live[slot] || parkTickets[slot] != 0 }
 
     /// After a view's state changed: its deadline noted, or (idle) its state released.
     private mutating func settle(_ slot: Int, _ end: ViewGestures.StepEnd) {
@@ -313,26 +325,25 @@ public struct GestureStage: Sendable {
             guard parkTickets[slot] == ticket else { continue }
             parkTickets[slot] = 0
             parkedCount -= 1
+            leaveActiveList(slot)
             return states[slot].take()
         }
         return nil
     }
 
-    /// An idle view leaves the active list (at once, or while deadlines fire at their end) and
-    /// keeps its state parked in its slot for its next touch while the idle states are fewer than
-    /// `poolLimit` (else the state is dropped); a view that has no gestures any more (a reload
-    /// removed them while it was touched) loses its slot too, its state to the pool if there is
-    /// room. Cost: one pass over the active views (none while deadlines fire), and the park's
-    /// append (plus, once per `poolLimit` parks, the compaction of `parkedOrder`: ≤ 2 × poolLimit).
+    /// An idle view keeps its state parked in its slot for its next touch, and its place in the
+    /// active list, while the idle states are fewer than `poolLimit`; else its state is dropped and
+    /// it leaves the list (at once, or while deadlines fire at their end). A view that has no
+    /// gestures any more (a reload removed them while it was touched) loses its slot too, its state
+    /// to the pool if there is room. Cost: parked, the park's append (plus, once per `poolLimit`
+    /// parks, the compaction of `parkedOrder`: ≤ 2 × poolLimit); else one pass over the listed
+    /// views (none while deadlines fire).
     private mutating func release(_ slot: Int) {
         deadlines[slot] = .max
-        if releasesLeaveActiveList, let position = activeSlots.firstIndex(of: slot) {
-            activeSlots.remove(at: position)
-            activeViewIDs.remove(at: position)
-        }
         guard live[slot] else { return }
         live[slot] = false
         if templates[slot].isEmpty {
+            leaveActiveList(slot)
             guard let state = states[slot].take() else { return }  // moved out, not copied
             if slotByView[state.viewID] == slot {
                 slotByView[state.viewID] = nil
@@ -342,10 +353,19 @@ public struct GestureStage: Sendable {
             return
         }
         guard pool.count + parkedCount < Self.poolLimit else {
+            leaveActiveList(slot)
             states[slot] = nil
             return
         }
         park(slot)
+    }
+
+    /// A view without state any more leaves the active list: at once, or (while deadlines fire)
+    /// in `dropReleasedFromActiveList`'s pass. Cost: one pass over the listed views.
+    private mutating func leaveActiveList(_ slot: Int) {
+        guard releasesLeaveActiveList, let position = activeSlots.firstIndex(of: slot) else { return }
+        activeSlots.remove(at: position)
+        activeViewIDs.remove(at: position)
     }
 
     /// Parks a released view's state in its slot: a new ticket, noted in `parkedOrder`.
@@ -370,7 +390,7 @@ public struct GestureStage: Sendable {
     }
 
     /// Every parked state to the pool, its list number forgotten (a reload renumbers slots and
-    /// lists). Cost: the parked entries once.
+    /// lists), its view off the active list. Cost: the parked entries and the listed views once.
     private mutating func unparkAllToPool() {
         for position in parkedHead..<parkedOrder.count {
             let (slot, ticket) = parkedOrder[position]
@@ -381,6 +401,7 @@ public struct GestureStage: Sendable {
         parkedOrder.removeAll(keepingCapacity: true)
         parkedHead = 0
         parkedCount = 0
+        dropReleasedFromActiveList()
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
@@ -394,10 +415,11 @@ public struct GestureStage: Sendable {
     /// Fires the due deadlines in time order across views (ties: the smaller slot, which is the
     /// view id order: slots are numbered in it, but for a view a reload removed while touched), so
     /// messages keep the order things happened in. The due views are found in one pass over the
-    /// active views and kept sorted in `dueSlots` (insertion: a handful fall due together); a view
-    /// whose next deadline is due too goes back in at its place. The views that go idle leave the
-    /// active list in one pass at the end, not one removal each. Cost: the active views once (twice
-    /// when one is due), plus the due views' insertions (due², tiny), plus the events.
+    /// listed views and kept sorted in `dueSlots` (insertion: a handful fall due together); a view
+    /// whose next deadline is due too goes back in at its place. The views that go idle are parked
+    /// where they are listed; those whose states go (past the bound) leave the list in one pass at
+    /// the end, not one removal each. Cost: the listed views once (twice when one is due), plus the
+    /// due views' insertions (due², tiny), plus the events.
     private mutating func fireDeadlines(upTo now: UInt64) {
         guard let first = nextDeadlineMicros, first <= now else { return }  // most frames: the one pass
         for slot in activeSlots where isDue(slot, now) { insertDue(slot, after: 0) }
@@ -436,12 +458,12 @@ public struct GestureStage: Sendable {
         dueSlots[position] = slot
     }
 
-    /// The views released while `releasesLeaveActiveList` was off leave the active list, the
-    /// others keeping their order. Cost: one pass over the active views (the ids swapped, not
-    /// copied).
+    /// The views whose states went while `releasesLeaveActiveList` was off leave the active list,
+    /// the others (live or parked) keeping their order. Cost: one pass over the listed views (the
+    /// ids swapped, not copied).
     private mutating func dropReleasedFromActiveList() {
         var kept = 0
-        for position in activeSlots.indices where live[activeSlots[position]] {
+        for position in activeSlots.indices where holdsState(activeSlots[position]) {
             if kept != position {
                 activeSlots[kept] = activeSlots[position]
                 activeViewIDs.swapAt(kept, position)

@@ -135,6 +135,7 @@ struct GestureStateLifetimeTests {
             #expect(grid.stage.heldStates <= mostLive, "\(label)")
             #expect(grid.stage.heldStates - grid.stage.pooledStates == grid.stage.viewsWithState, "\(label)")
             #expect(grid.stage.viewsWithState == grid.stage.activeViewCount, "\(label)")
+            #expect(grid.stage.listedViews == grid.stage.viewsWithState + grid.stage.parkedStates, "\(label)")
         }
         // Rounds of 1 to 10 fingers on 60 tap buttons taken in a stride (more than the bound, so
         // views come back to a parked state of their own or find it evicted), every 15th round 40
