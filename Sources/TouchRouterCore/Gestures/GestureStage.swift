@@ -183,7 +183,7 @@ public struct GestureStage: Sendable {
             if !live[slot] {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
-                guard batches[position].touches.contains(where: { $0.phase == .began }) else {
+                guard Self.anyBegan(batches, at: position) else {
                     output.passUnchanged(batches, at: position)
                     continue
                 }
@@ -267,6 +267,16 @@ public struct GestureStage: Sendable {
         }
         if holdsState(slot), let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
         return slot
+    }
+
+    /// Whether a message has a touch that began, read in place by index (`contains(where:)` on
+    /// the message's touches retained and released the array). Cost: one read per touch.
+    @inline(__always)
+    private static func anyBegan(_ batches: [ViewTouches], at position: Int) -> Bool {
+        for index in batches[position].touches.indices where batches[position].touches[index].phase == .began {
+            return true
+        }
+        return false
     }
 
     /// Whether a slot holds a state, live or parked (then it is listed in `activeSlots`).
