@@ -70,9 +70,10 @@ public struct GestureStage: Sendable {
     /// While deadlines fire: the due views in the order they fire (`fireDeadlines`); empty
     /// otherwise, its storage kept.
     private var dueSlots: [Int] = []
-    /// Off while deadlines fire: a released view stays in the active list (its `live` false) until
-    /// one pass drops every such view at the end.
+    /// Off while deadlines fire: a view whose state went stays in the active list until one pass
+    /// drops every such view at the end (if any did: `leftWhileFiring`; views that park stay).
     private var releasesLeaveActiveList = true
+    private var leftWhileFiring = false
     private var output = GestureOutput()
     /// The output's own storage for its touches, set aside while `output.touches` is the
     /// tracker's array itself (every message of the frame passed on unchanged).
@@ -373,7 +374,11 @@ public struct GestureStage: Sendable {
     /// A view without state any more leaves the active list: at once, or (while deadlines fire)
     /// in `dropReleasedFromActiveList`'s pass. Cost: one pass over the listed views.
     private mutating func leaveActiveList(_ slot: Int) {
-        guard releasesLeaveActiveList, let position = activeSlots.firstIndex(of: slot) else { return }
+        guard releasesLeaveActiveList else {
+            leftWhileFiring = true
+            return
+        }
+        guard let position = activeSlots.firstIndex(of: slot) else { return }
         activeSlots.remove(at: position)
         activeViewIDs.remove(at: position)
     }
@@ -443,7 +448,7 @@ public struct GestureStage: Sendable {
         }
         releasesLeaveActiveList = true
         dueSlots.removeAll(keepingCapacity: true)
-        dropReleasedFromActiveList()
+        if leftWhileFiring { dropReleasedFromActiveList() }  // views that parked stay listed
     }
 
     /// Whether a view's deadline has come (`.max`: it has none).
@@ -472,6 +477,7 @@ public struct GestureStage: Sendable {
     /// the others (live or parked) keeping their order. Cost: one pass over the listed views (the
     /// ids swapped, not copied).
     private mutating func dropReleasedFromActiveList() {
+        leftWhileFiring = false
         var kept = 0
         for position in activeSlots.indices where holdsState(activeSlots[position]) {
             if kept != position {
