@@ -384,6 +384,7 @@ public struct GestureStage: Sendable {
     }
 
     /// Parks a released view's state in its slot: a new ticket, noted in `parkedOrder`.
+    @inline(__always)
     private mutating func park(_ slot: Int) {
         if parkedOrder.count >= 2 * Self.poolLimit { compactParkedOrder() }
         parkTickets[slot] = nextTicket
