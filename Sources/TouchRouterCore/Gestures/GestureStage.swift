@@ -297,6 +297,7 @@ public struct GestureStage: Sendable {
     /// place: the same gesture list), its entry in `parkedOrder` left stale. The output's screen
     /// for the slot is the state's (noted when it was made, kept by its steps): written only if
     /// the view's screen changed. Cost: the reset (no move of the state, no allocation).
+    @inline(__always)
     private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
         parkTickets[slot] = 0
         parkedCount -= 1
