@@ -462,6 +462,7 @@ public struct GestureStage: Sendable {
     /// Puts a due view into `dueSlots[start...]` at its place by (deadline, slot). Integers only:
     /// fingers lifted together fall due together, and comparing ids is dear. Cost: the entries
     /// after its place moved by one.
+    @inline(__always)
     private mutating func insertDue(_ slot: Int, after start: Int) {
         dueSlots.append(slot)
         var position = dueSlots.count - 1
