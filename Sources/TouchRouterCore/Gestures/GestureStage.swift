@@ -122,9 +122,9 @@ public struct GestureStage: Sendable {
     /// No view has gestures.
     public var isEmpty: Bool { specsByView.isEmpty }
 
-    /// Views with recognition state now (touches down, or a tap or long press waiting): every
-    /// other view's state was released.
-    /// Cost: linear in the views holding a state (live, or parked: at most `poolLimit` more).
+    /// Views with live recognition state now (touches down, or a tap or long press waiting): every
+    /// other view's state is parked, pooled or dropped. Cost: linear in the views holding a state
+    /// (live, or parked: at most `poolLimit` more).
     public var activeViewCount: Int { activeSlots.reduce(0) { $0 + (live[$1] ? 1 : 0) } }
 
     /// Views holding live recognition state (a state not parked), counted slot by slot (tests: it
