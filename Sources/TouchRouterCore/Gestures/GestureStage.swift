@@ -33,12 +33,12 @@ public struct GestureStage: Sendable {
     /// otherwise. Idle states, parked and pooled, are at most `poolLimit`: a kiosk touching
     /// thousands of views over a day holds state only for the few touched now and a few idle ones.
     private var states: [ViewGestures?] = []
-    /// Per slot, whether `states` holds a live one (not parked): what the hot path tests (testing
-    /// the optional itself copies the state out first).
-    private var live: [Bool] = []
-    /// Per slot, while the view's idle state is parked in `states`: the ticket of its entry in
-    /// `parkedOrder`; 0 otherwise. What a touch down tests to reuse the state in place.
-    private var parkTickets: [Int] = []
+    /// Per slot, what `states` holds: `Self.live` (-1) a live state, 0 none, and a parked state
+    /// the ticket of its entry in `parkedOrder` (> 0). What the hot path tests (testing the
+    /// optional itself copies the state out first); one array, so that parking and reusing a
+    /// parked state each write one integer.
+    private var slotStatus: [Int] = []
+    static let live = -1
     /// The parked slots in the order they were parked, each with its ticket, from `parkedHead`
     /// on: the oldest is evicted first when a view without state needs one and the pool is empty.
     /// An entry whose ticket its slot no longer holds (the view was touched again, or parked anew
@@ -111,8 +111,7 @@ public struct GestureStage: Sendable {
         state?.slot = slot  // a reload numbers the slots anew
         state?.templateID = templateID  // and the gesture lists
         states.append(state)
-        live.append(state != nil)
-        parkTickets.append(0)
+        slotStatus.append(state != nil ? Self.live : 0)
         deadlines.append(.max)
         output.viewIDs.append(viewID)
         slotIndex.insert(viewID, slot: slot, ids: output.viewIDs)
@@ -125,13 +124,13 @@ public struct GestureStage: Sendable {
     /// Views with live recognition state now (touches down, or a tap or long press waiting): every
     /// other view's state is parked, pooled or dropped. Cost: linear in the views holding a state
     /// (live, or parked: at most `poolLimit` more).
-    public var activeViewCount: Int { activeSlots.reduce(0) { $0 + (live[$1] ? 1 : 0) } }
+    public var activeViewCount: Int { activeSlots.reduce(0) { $0 + (slotStatus[$1] == Self.live ? 1 : 0) } }
 
     /// Views holding live recognition state (a state not parked), counted slot by slot (tests: it
     /// equals `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear
     /// in the views with gestures.
     public var viewsWithState: Int {
-        states.indices.reduce(0) { $0 + (states[$1] != nil && parkTickets[$1] == 0 ? 1 : 0) }
+        states.indices.reduce(0) { $0 + (states[$1] != nil && slotStatus[$1] <= 0 ? 1 : 0) }
     }
 
     /// Idle states kept for reuse, pooled and parked (at most `poolLimit`).
@@ -149,7 +148,7 @@ public struct GestureStage: Sendable {
 
     /// The views whose idle states are parked, oldest first: the order of eviction (tests).
     var parkedViewIDs: [String] {
-        parkedOrder[parkedHead...].filter { parkTickets[$0.slot] == $0.ticket }.map { output.viewIDs[$0.slot] }
+        parkedOrder[parkedHead...].filter { slotStatus[$0.slot] == $0.ticket }.map { output.viewIDs[$0.slot] }
     }
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
@@ -181,14 +180,14 @@ public struct GestureStage: Sendable {
                 output.passUnchanged(batches, at: position)
                 continue
             }
-            if !live[slot] {
+            if slotStatus[slot] != Self.live {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
                 guard Self.anyBegan(batches, at: position) else {
                     output.passUnchanged(batches, at: position)
                     continue
                 }
-                if parkTickets[slot] != 0 {
+                if slotStatus[slot] > 0 {
                     // Still listed, and `cursor` just past it (`slot(of:cursor:)`).
                     unpark(slot, viewID: batches[position].viewID, screen: batches[position].screen)
                 } else {
@@ -198,7 +197,7 @@ public struct GestureStage: Sendable {
                     activeViewIDs.append(viewID)
                     cursor = activeSlots.count
                 }
-                live[slot] = true
+                slotStatus[slot] = Self.live  // a parked one's ticket gone with it
             }
             // The view is at `cursor - 1` in the active list; if it went idle it left it.
             let activeBefore = activeSlots.count
@@ -282,7 +281,7 @@ public struct GestureStage: Sendable {
 
     /// Whether a slot holds a state, live or parked (then it is listed in `activeSlots`).
     @inline(__always)
-    private func holdsState(_ slot: Int) -> Bool { live[slot] || parkTickets[slot] != 0 }
+    private func holdsState(_ slot: Int) -> Bool { slotStatus[slot] != 0 }
 
     /// After a view's state changed: its deadline noted, or (idle) its state released.
     private mutating func settle(_ slot: Int, _ end: ViewGestures.StepEnd) {
@@ -299,8 +298,7 @@ public struct GestureStage: Sendable {
     /// the view's screen changed. Cost: the reset (no move of the state, no allocation).
     @inline(__always)
     private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
-        parkTickets[slot] = 0
-        parkedCount -= 1
+        parkedCount -= 1  // its status made live by the caller
         states[slot]!.reuse(
             viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot],
             recognisers: templates[slot])
@@ -334,8 +332,8 @@ public struct GestureStage: Sendable {
         while parkedHead < parkedOrder.count {
             let (slot, ticket) = parkedOrder[parkedHead]
             parkedHead += 1
-            guard parkTickets[slot] == ticket else { continue }
-            parkTickets[slot] = 0
+            guard slotStatus[slot] == ticket else { continue }
+            slotStatus[slot] = 0
             parkedCount -= 1
             leaveActiveList(slot)
             return states[slot].take()
@@ -352,9 +350,9 @@ public struct GestureStage: Sendable {
     /// views (none while deadlines fire).
     private mutating func release(_ slot: Int) {
         deadlines[slot] = .max
-        guard live[slot] else { return }
-        live[slot] = false
+        guard slotStatus[slot] == Self.live else { return }
         if templates[slot].isEmpty {
+            slotStatus[slot] = 0
             leaveActiveList(slot)
             guard let state = states[slot].take() else { return }  // moved out, not copied
             if slotByView[state.viewID] == slot {
@@ -365,6 +363,7 @@ public struct GestureStage: Sendable {
             return
         }
         guard pool.count + parkedCount < Self.poolLimit else {
+            slotStatus[slot] = 0
             leaveActiveList(slot)
             states[slot] = nil
             return
@@ -388,7 +387,7 @@ public struct GestureStage: Sendable {
     @inline(__always)
     private mutating func park(_ slot: Int) {
         if parkedOrder.count >= 2 * Self.poolLimit { compactParkedOrder() }
-        parkTickets[slot] = nextTicket
+        slotStatus[slot] = nextTicket
         parkedOrder.append((slot, nextTicket))
         nextTicket += 1
         parkedCount += 1
@@ -398,7 +397,7 @@ public struct GestureStage: Sendable {
     private mutating func compactParkedOrder() {
         var kept = 0
         for position in parkedHead..<parkedOrder.count
-        where parkTickets[parkedOrder[position].slot] == parkedOrder[position].ticket {
+        where slotStatus[parkedOrder[position].slot] == parkedOrder[position].ticket {
             parkedOrder[kept] = parkedOrder[position]
             kept += 1
         }
@@ -411,8 +410,8 @@ public struct GestureStage: Sendable {
     private mutating func unparkAllToPool() {
         for position in parkedHead..<parkedOrder.count {
             let (slot, ticket) = parkedOrder[position]
-            guard parkTickets[slot] == ticket, let state = states[slot].take() else { continue }
-            parkTickets[slot] = 0
+            guard slotStatus[slot] == ticket, let state = states[slot].take() else { continue }
+            slotStatus[slot] = 0
             pool.append(state)
         }
         parkedOrder.removeAll(keepingCapacity: true)
@@ -446,7 +445,7 @@ public struct GestureStage: Sendable {
             let slot = dueSlots[next]
             next += 1
             settle(slot, states[slot]!.fireDeadlines(upTo: deadlines[slot], into: &output))
-            if live[slot] && isDue(slot, now) { insertDue(slot, after: next) }
+            if slotStatus[slot] == Self.live && isDue(slot, now) { insertDue(slot, after: next) }
         }
         releasesLeaveActiveList = true
         dueSlots.removeAll(keepingCapacity: true)
@@ -514,8 +513,7 @@ public struct GestureStage: Sendable {
         // The pooled states' recognisers were numbered by the old lists: refilled when reused.
         for index in pool.indices { pool[index].templateID = -1 }
         states = []
-        live = []
-        parkTickets = []
+        slotStatus = []
         deadlines = []
         activeSlots = []
         activeViewIDs = []
@@ -538,7 +536,7 @@ public struct GestureStage: Sendable {
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)
             state.adopt(viewGestures[viewID] ?? [])
             states[slot] = state
-            live[slot] = true
+            slotStatus[slot] = Self.live
         }
         specsByView = viewGestures
         // The views with state, in their old order; the idle ones give it back.
