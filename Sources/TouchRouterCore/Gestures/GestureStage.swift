@@ -50,8 +50,8 @@ public struct GestureStage: Sendable {
     private var nextTicket = 1
     /// Slots whose idle state is parked (valid entries of `parkedOrder`).
     private var parkedCount = 0
-    /// Per slot, the earliest deadline of the view's state (`.max`: none), kept by each step, so
-    /// looking for the next deadline reads one integer per active view.
+    /// Per slot, the earliest deadline of the view's state (`.max`: none, as for a parked one),
+    /// kept by each step, so looking for the next deadline reads one integer per listed view.
     private var deadlines: [UInt64] = []
     /// Idle states not parked in a slot (a reload emptied the parked ones into it; a view that
     /// lost its slot gives its state here), their arrays' storage kept: a view touched without a
