@@ -50,6 +50,11 @@ public struct GestureStage: Sendable {
     private var nextTicket = 1
     /// Slots whose idle state is parked (valid entries of `parkedOrder`).
     private var parkedCount = 0
+    /// Slots whose live state a reload gave new recognisers while touched (`ViewGestures.adopt`:
+    /// not made from the slot's template): idle, such a state goes to the pool, not parked, so
+    /// that every parked state is reset in place as its view's list. Empty but after such a
+    /// reload (a release tests its count).
+    private var adoptedSlots: [Int] = []
     /// Per slot, the earliest deadline of the view's state (`.max`: none, as for a parked one),
     /// kept by each step, so looking for the next deadline reads one integer per listed view.
     private var deadlines: [UInt64] = []
@@ -295,13 +300,13 @@ public struct GestureStage: Sendable {
     /// A view's own parked state, touched again: reused where it is (its recognisers reset in
     /// place: the same gesture list), its entry in `parkedOrder` left stale. The output's screen
     /// for the slot is the state's (noted when it was made, kept by its steps): written only if
-    /// the view's screen changed. Cost: the reset (no move of the state, no allocation).
-    @inline(__always)
+    /// the view's screen changed. Cost: the reset (no move of the state, no allocation, and the
+    /// template not passed: a parked state's recognisers came from the view's list, see
+    /// `adoptedSlots`). Out of line: inlined, it grew the frame's loop, and moving frames paid.
+    @inline(never)
     private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
         parkedCount -= 1  // its status made live by the caller
-        states[slot]!.reuse(
-            viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot],
-            recognisers: templates[slot])
+        states[slot]!.reuse(viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot], recognisers: nil)
         if output.screens[slot] != screen { output.screens[slot] = screen }
         states[slot]!.recordsTransitions = recordsFailures
     }
@@ -351,11 +356,12 @@ public struct GestureStage: Sendable {
     private mutating func release(_ slot: Int) {
         deadlines[slot] = .max
         guard slotStatus[slot] == Self.live else { return }
-        if templates[slot].isEmpty {
+        let adopted = !adoptedSlots.isEmpty && forgetAdopted(slot)
+        if adopted || templates[slot].isEmpty {
             slotStatus[slot] = 0
             leaveActiveList(slot)
             guard let state = states[slot].take() else { return }  // moved out, not copied
-            if slotByView[state.viewID] == slot {
+            if templates[slot].isEmpty, slotByView[state.viewID] == slot {
                 slotByView[state.viewID] = nil
                 slotIndex.remove(state.viewID, ids: output.viewIDs)
             }
@@ -369,6 +375,13 @@ public struct GestureStage: Sendable {
             return
         }
         park(slot)
+    }
+
+    /// Whether the slot's state was adopted (then no longer noted). Cost: the adopted slots once.
+    private mutating func forgetAdopted(_ slot: Int) -> Bool {
+        guard let position = adoptedSlots.firstIndex(of: slot) else { return false }
+        adoptedSlots.remove(at: position)
+        return true
     }
 
     /// A view without state any more leaves the active list: at once, or (while deadlines fire)
@@ -514,6 +527,7 @@ public struct GestureStage: Sendable {
         for index in pool.indices { pool[index].templateID = -1 }
         states = []
         slotStatus = []
+        adoptedSlots = []
         deadlines = []
         activeSlots = []
         activeViewIDs = []
@@ -537,6 +551,7 @@ public struct GestureStage: Sendable {
             state.adopt(viewGestures[viewID] ?? [])
             states[slot] = state
             slotStatus[slot] = Self.live
+            adoptedSlots.append(slot)
         }
         specsByView = viewGestures
         // The views with state, in their old order; the idle ones give it back.

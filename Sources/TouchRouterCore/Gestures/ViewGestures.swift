@@ -33,9 +33,12 @@ struct ViewGestures {
     /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
     /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
     /// bytes: a recogniser holds no reference). The ids are stored only when they differ (a view's
-    /// own parked state: equal storage compares at once, and no retain and release).
+    /// own parked state: equal storage compares at once, and no retain and release). `template`
+    /// nil: the view's own parked state again, its recognisers made from the view's list (the stage
+    /// empties parked states into its pool when a reload renumbers the lists), so each is reset
+    /// in place and the template is not passed (its retain and release spared).
     mutating func reuse(
-        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]
+        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]?
     ) {
         if self.viewID != viewID { self.viewID = viewID }
         if self.screen != screen { self.screen = screen }
@@ -45,6 +48,11 @@ struct ViewGestures {
         if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
         physicalScale = .fallback
         isFresh = true
+        guard let template else {
+            assert(templateID == self.templateID, "a parked state reused for another gesture list")
+            for index in recognisers.indices { recognisers[index].reset() }
+            return
+        }
         if templateID == self.templateID && recognisers.count == template.count {
             for index in recognisers.indices { recognisers[index].reset() }
             return
