@@ -8,8 +8,9 @@
 /// that way), and call `advance(to:)` when `nextDeadlineMicros` is due, so a long press begins and a
 /// single tap waiting for a double tap is decided without any touch moving. A view without
 /// gestures costs one dictionary lookup per message; with none configured at all, the daemon does
-/// not call it (raw delivery is then exactly the tracker's). A view holds recognition state only
-/// while it has touches or something pending; then the state goes back to a pool.
+/// not call it (raw delivery is then exactly the tracker's). A view holds live recognition state
+/// only while it has touches or something pending; then the state is parked in the view's slot for
+/// its next touch (or, past the bound, dropped), at most `poolLimit` idle states kept in all.
 public struct GestureStage: Sendable {
     /// The gestures by view id (`Config.viewGestures`).
     public private(set) var specsByView: [String: [GestureSpec]]
@@ -28,32 +29,56 @@ public struct GestureStage: Sendable {
     /// The distinct gesture lists of this config, each numbered by the first slot that has it.
     private var templateIDBySpecs: [[GestureSpec]: Int] = [:]
     /// Per slot, the view's state while it has touches or something pending (in an array so a
-    /// step mutates it in place); nil otherwise. A view that goes idle gives its state back to
-    /// `pool`, so a kiosk touching thousands of views over a day holds state only for the few
-    /// touched now.
+    /// step mutates it in place), or its idle state parked there for its next touch; nil
+    /// otherwise. Idle states, parked and pooled, are at most `poolLimit`: a kiosk touching
+    /// thousands of views over a day holds state only for the few touched now and a few idle ones.
     private var states: [ViewGestures?] = []
-    /// Per slot, whether `states` holds one: what the hot path tests (testing the optional
-    /// itself copies the state out first).
-    private var live: [Bool] = []
-    /// Per slot, the earliest deadline of the view's state (`.max`: none), kept by each step, so
-    /// looking for the next deadline reads one integer per active view.
+    /// Per slot, what `states` holds: `Self.live` (-1) a live state, 0 none, and a parked state
+    /// the ticket of its entry in `parkedOrder` (> 0). What the hot path tests (testing the
+    /// optional itself copies the state out first); one array, so that parking and reusing a
+    /// parked state each write one integer.
+    private var slotStatus: [Int] = []
+    static let live = -1
+    /// The parked slots in the order they were parked, each with its ticket, from `parkedHead`
+    /// on: the oldest is evicted first when a view without state needs one and the pool is empty.
+    /// An entry whose ticket its slot no longer holds (the view was touched again, or parked anew
+    /// with a newer ticket) is stale and skipped; the list is compacted when it reaches
+    /// `2 × poolLimit` entries (at most `poolLimit` valid), so it stays bounded and a park costs an
+    /// append (amortised).
+    private var parkedOrder: [(slot: Int, ticket: Int)] = []
+    private var parkedHead = 0
+    private var nextTicket = 1
+    /// Slots whose idle state is parked (valid entries of `parkedOrder`).
+    private var parkedCount = 0
+    /// Slots whose live state a reload gave new recognisers while touched (`ViewGestures.adopt`:
+    /// not made from the slot's template): idle, such a state goes to the pool, not parked, so
+    /// that every parked state is reset in place as its view's list. Empty but after such a
+    /// reload (a release tests its count).
+    private var adoptedSlots: [Int] = []
+    /// Per slot, the earliest deadline of the view's state (`.max`: none, as for a parked one),
+    /// kept by each step, so looking for the next deadline reads one integer per listed view.
     private var deadlines: [UInt64] = []
-    /// Released states, their arrays' storage kept: the next view touched reuses one, so a touch
-    /// down allocates nothing once the pool holds as many states as views were ever touched at
-    /// once (at most `poolLimit` are kept).
+    /// Idle states not parked in a slot (a reload emptied the parked ones into it; a view that
+    /// lost its slot gives its state here), their arrays' storage kept: a view touched without a
+    /// state of its own takes one from here, else the oldest parked one, else a new one; so a
+    /// touch down allocates nothing once as many states were made as views were ever touched at
+    /// once. Pooled and parked together are at most `poolLimit`.
     private var pool: [ViewGestures] = []
     static let poolLimit = 32
-    /// The slots with state, in the order they got it, and their view ids at the same positions.
-    /// The tracker sends a frame's messages in the same order frame after frame, so each message
-    /// is first compared with the one after the previous message's (no hashing when it matches).
+    /// The slots holding a state, live or parked, in the order they got it, and their view ids at
+    /// the same positions. The tracker sends a frame's messages in the same order frame after
+    /// frame, so each message is first compared with the one after the previous message's (no
+    /// hashing when it matches): a parked view stays listed where it was, so the same fingers
+    /// coming down again find their views there. At most the live views plus `poolLimit`.
     private var activeSlots: [Int] = []
     private var activeViewIDs: [String] = []
     /// While deadlines fire: the due views in the order they fire (`fireDeadlines`); empty
     /// otherwise, its storage kept.
     private var dueSlots: [Int] = []
-    /// Off while deadlines fire: a released view stays in the active list (its `live` false) until
-    /// one pass drops every such view at the end.
+    /// Off while deadlines fire: a view whose state went stays in the active list until one pass
+    /// drops every such view at the end (if any did: `leftWhileFiring`; views that park stay).
     private var releasesLeaveActiveList = true
+    private var leftWhileFiring = false
     private var output = GestureOutput()
     /// The output's own storage for its touches, set aside while `output.touches` is the
     /// tracker's array itself (every message of the frame passed on unchanged).
@@ -91,7 +116,7 @@ public struct GestureStage: Sendable {
         state?.slot = slot  // a reload numbers the slots anew
         state?.templateID = templateID  // and the gesture lists
         states.append(state)
-        live.append(state != nil)
+        slotStatus.append(state != nil ? Self.live : 0)
         deadlines.append(.max)
         output.viewIDs.append(viewID)
         slotIndex.insert(viewID, slot: slot, ids: output.viewIDs)
@@ -101,21 +126,39 @@ public struct GestureStage: Sendable {
     /// No view has gestures.
     public var isEmpty: Bool { specsByView.isEmpty }
 
-    /// Views with recognition state now (touches down, or a tap or long press waiting): every
-    /// other view's state was released.
-    public var activeViewCount: Int { activeSlots.count }
+    /// Views with live recognition state now (touches down, or a tap or long press waiting): every
+    /// other view's state is parked, pooled or dropped. Cost: linear in the views holding a state
+    /// (live, or parked: at most `poolLimit` more).
+    public var activeViewCount: Int { activeSlots.reduce(0) { $0 + (slotStatus[$1] == Self.live ? 1 : 0) } }
 
-    /// Views holding recognition state, counted slot by slot (tests: it equals
-    /// `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear in
-    /// the views with gestures.
-    public var viewsWithState: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    /// Views holding live recognition state (a state not parked), counted slot by slot (tests: it
+    /// equals `activeViewCount`, and goes back to 0 when nothing is down or pending). Cost: linear
+    /// in the views with gestures.
+    public var viewsWithState: Int {
+        states.indices.reduce(0) { $0 + (states[$1] != nil && slotStatus[$1] <= 0 ? 1 : 0) }
+    }
 
-    /// Released states kept for reuse (at most `poolLimit`).
-    var pooledStates: Int { pool.count }
+    /// Idle states kept for reuse, pooled and parked (at most `poolLimit`).
+    var pooledStates: Int { pool.count + parkedCount }
+
+    /// Idle states parked in their views' slots (tests).
+    var parkedStates: Int { parkedCount }
+
+    /// Every state held, live, parked or pooled, counted slot by slot (tests: at most
+    /// `viewsWithState + poolLimit`, and never more than views had live state at once).
+    var heldStates: Int { states.reduce(0) { $0 + ($1 == nil ? 0 : 1) } + pool.count }
+
+    /// Views listed in the active list: live and parked ones (tests: no other).
+    var listedViews: Int { activeSlots.count }
+
+    /// The views whose idle states are parked, oldest first: the order of eviction (tests).
+    var parkedViewIDs: [String] {
+        parkedOrder[parkedHead...].filter { slotStatus[$0.slot] == $0.ticket }.map { output.viewIDs[$0.slot] }
+    }
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
-    /// Cost: one integer read per active view.
+    /// Cost: one integer read per listed view (live, or parked: at most `poolLimit` more).
     public var nextDeadlineMicros: UInt64? {
         var earliest = UInt64.max
         for slot in activeSlots where deadlines[slot] < earliest { earliest = deadlines[slot] }
@@ -142,19 +185,24 @@ public struct GestureStage: Sendable {
                 output.passUnchanged(batches, at: position)
                 continue
             }
-            if !live[slot] {
+            if slotStatus[slot] != Self.live {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
-                guard batches[position].touches.contains(where: { $0.phase == .began }) else {
+                guard Self.anyBegan(batches, at: position) else {
                     output.passUnchanged(batches, at: position)
                     continue
                 }
-                let viewID = batches[position].viewID
-                states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
-                live[slot] = true
-                activeSlots.append(slot)
-                activeViewIDs.append(viewID)
-                cursor = activeSlots.count
+                if slotStatus[slot] > 0 {
+                    // Still listed, and `cursor` just past it (`slot(of:cursor:)`).
+                    unpark(slot, viewID: batches[position].viewID, screen: batches[position].screen)
+                } else {
+                    let viewID = batches[position].viewID
+                    states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
+                    activeSlots.append(slot)
+                    activeViewIDs.append(viewID)
+                    cursor = activeSlots.count
+                }
+                slotStatus[slot] = Self.live  // a parked one's ticket gone with it
             }
             // The view is at `cursor - 1` in the active list; if it went idle it left it.
             let activeBefore = activeSlots.count
@@ -204,9 +252,10 @@ public struct GestureStage: Sendable {
         output.clear()
     }
 
-    /// The slot of a message's view: the active view after the previous message's if it is this
+    /// The slot of a message's view: the listed view after the previous message's if it is this
     /// one (one comparison, equal storage compares at once), else `slotIndex`'s, else (an id not
-    /// all ASCII) the dictionary's.
+    /// all ASCII) the dictionary's; `cursor` then just past the view if it is listed (a search of
+    /// the list: at most the live views plus `poolLimit`).
     @inline(__always)
     private func slot(of viewID: String, cursor: inout Int) -> Int? {
         if cursor < activeViewIDs.count && activeViewIDs[cursor] == viewID {
@@ -221,9 +270,23 @@ public struct GestureStage: Sendable {
             guard let found = slotByView[viewID] else { return nil }
             slot = found
         }
-        if live[slot], let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
+        if holdsState(slot), let position = activeSlots.firstIndex(of: slot) { cursor = position + 1 }
         return slot
     }
+
+    /// Whether a message has a touch that began, read in place by index (`contains(where:)` on
+    /// the message's touches retained and released the array). Cost: one read per touch.
+    @inline(__always)
+    private static func anyBegan(_ batches: [ViewTouches], at position: Int) -> Bool {
+        for index in batches[position].touches.indices where batches[position].touches[index].phase == .began {
+            return true
+        }
+        return false
+    }
+
+    /// Whether a slot holds a state, live or parked (then it is listed in `activeSlots`).
+    @inline(__always)
+    private func holdsState(_ slot: Int) -> Bool { slotStatus[slot] != 0 }
 
     /// After a view's state changed: its deadline noted, or (idle) its state released.
     private mutating func settle(_ slot: Int, _ end: ViewGestures.StepEnd) {
@@ -234,11 +297,27 @@ public struct GestureStage: Sendable {
         release(slot)
     }
 
-    /// A view's state at its first touch: a pooled one refilled from the view's template (no
-    /// allocation), else a new one; the view's screen noted in the output's table. Cost: the
-    /// view's recognisers copied (and the table once, if the caller still holds the last output).
+    /// A view's own parked state, touched again: reused where it is (its recognisers reset in
+    /// place: the same gesture list), its entry in `parkedOrder` left stale. The output's screen
+    /// for the slot is the state's (noted when it was made, kept by its steps): written only if
+    /// the view's screen changed. Cost: the reset (no move of the state, no allocation, and the
+    /// template not passed: a parked state's recognisers came from the view's list, see
+    /// `adoptedSlots`). Out of line: inlined, it grew the frame's loop, and moving frames paid.
+    @inline(never)
+    private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
+        parkedCount -= 1  // its status made live by the caller
+        states[slot]!.reuse(viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot], recognisers: nil)
+        if output.screens[slot] != screen { output.screens[slot] = screen }
+        states[slot]!.recordsTransitions = recordsFailures
+    }
+
+    /// A view's state at its first touch when it has none parked: a pooled one, else the oldest
+    /// parked one (evicted from its slot), refilled from the view's template (no allocation), else
+    /// a new one; the view's screen noted in the output's table. Cost: the view's recognisers
+    /// copied (and the table once, if the caller still holds the last output), plus the stale
+    /// entries skipped in `parkedOrder` (each skipped once).
     private mutating func makeState(_ viewID: String, screen: String, slot: Int) -> ViewGestures {
-        guard var view = pool.popLast() else {
+        guard var view = pool.popLast() ?? evictOldestParked() else {
             var view = ViewGestures(viewID: viewID, screen: screen, slot: slot, recognisers: templates[slot])
             view.templateID = templateIDs[slot]
             view.recordsTransitions = recordsFailures
@@ -252,23 +331,106 @@ public struct GestureStage: Sendable {
         return view
     }
 
-    /// An idle view gives its state back (to the pool while it has room) and leaves the active
-    /// list (at once, or while deadlines fire at their end); a view that has no gestures any more (a
-    /// reload removed them while it was touched) loses its slot too. Cost: one pass over the active
+    /// The oldest parked state, taken out of its slot (the view will get a state anew when
+    /// touched), or nil when none is parked. Cost: the stale entries skipped, each once.
+    private mutating func evictOldestParked() -> ViewGestures? {
+        while parkedHead < parkedOrder.count {
+            let (slot, ticket) = parkedOrder[parkedHead]
+            parkedHead += 1
+            guard slotStatus[slot] == ticket else { continue }
+            slotStatus[slot] = 0
+            parkedCount -= 1
+            leaveActiveList(slot)
+            return states[slot].take()
+        }
+        return nil
+    }
+
+    /// An idle view keeps its state parked in its slot for its next touch, and its place in the
+    /// active list, while the idle states are fewer than `poolLimit`; else its state is dropped and
+    /// it leaves the list (at once, or while deadlines fire at their end). A view that has no
+    /// gestures any more (a reload removed them while it was touched) loses its slot too, its state
+    /// to the pool if there is room. Cost: parked, the park's append (plus, once per `poolLimit`
+    /// parks, the compaction of `parkedOrder`: ≤ 2 × poolLimit); else one pass over the listed
     /// views (none while deadlines fire).
     private mutating func release(_ slot: Int) {
         deadlines[slot] = .max
-        if releasesLeaveActiveList, let position = activeSlots.firstIndex(of: slot) {
-            activeSlots.remove(at: position)
-            activeViewIDs.remove(at: position)
+        guard slotStatus[slot] == Self.live else { return }
+        let adopted = !adoptedSlots.isEmpty && forgetAdopted(slot)
+        if adopted || templates[slot].isEmpty {
+            slotStatus[slot] = 0
+            leaveActiveList(slot)
+            guard let state = states[slot].take() else { return }  // moved out, not copied
+            if templates[slot].isEmpty, slotByView[state.viewID] == slot {
+                slotByView[state.viewID] = nil
+                slotIndex.remove(state.viewID, ids: output.viewIDs)
+            }
+            if pool.count + parkedCount < Self.poolLimit { pool.append(consume state) }
+            return
         }
-        guard let state = states[slot].take() else { return }  // moved out, not copied
-        live[slot] = false
-        if templates[slot].isEmpty, slotByView[state.viewID] == slot {
-            slotByView[state.viewID] = nil
-            slotIndex.remove(state.viewID, ids: output.viewIDs)
+        guard pool.count + parkedCount < Self.poolLimit else {
+            slotStatus[slot] = 0
+            leaveActiveList(slot)
+            states[slot] = nil
+            return
         }
-        if pool.count < Self.poolLimit { pool.append(consume state) }
+        park(slot)
+    }
+
+    /// Whether the slot's state was adopted (then no longer noted). Cost: the adopted slots once.
+    private mutating func forgetAdopted(_ slot: Int) -> Bool {
+        guard let position = adoptedSlots.firstIndex(of: slot) else { return false }
+        adoptedSlots.remove(at: position)
+        return true
+    }
+
+    /// A view without state any more leaves the active list: at once, or (while deadlines fire)
+    /// in `dropReleasedFromActiveList`'s pass. Cost: one pass over the listed views.
+    private mutating func leaveActiveList(_ slot: Int) {
+        guard releasesLeaveActiveList else {
+            leftWhileFiring = true
+            return
+        }
+        guard let position = activeSlots.firstIndex(of: slot) else { return }
+        activeSlots.remove(at: position)
+        activeViewIDs.remove(at: position)
+    }
+
+    /// Parks a released view's state in its slot: a new ticket, noted in `parkedOrder`.
+    @inline(__always)
+    private mutating func park(_ slot: Int) {
+        if parkedOrder.count >= 2 * Self.poolLimit { compactParkedOrder() }
+        slotStatus[slot] = nextTicket
+        parkedOrder.append((slot, nextTicket))
+        nextTicket += 1
+        parkedCount += 1
+    }
+
+    /// `parkedOrder` without its stale entries, in the same order. Cost: its entries once.
+    private mutating func compactParkedOrder() {
+        var kept = 0
+        for position in parkedHead..<parkedOrder.count
+        where slotStatus[parkedOrder[position].slot] == parkedOrder[position].ticket {
+            parkedOrder[kept] = parkedOrder[position]
+            kept += 1
+        }
+        parkedOrder.removeLast(parkedOrder.count - kept)
+        parkedHead = 0
+    }
+
+    /// Every parked state to the pool, its list number forgotten (a reload renumbers slots and
+    /// lists), its view off the active list. Cost: the parked entries and the listed views once.
+    private mutating func unparkAllToPool() {
+        for position in parkedHead..<parkedOrder.count {
+            let (slot, ticket) = parkedOrder[position]
+            guard slotStatus[slot] == ticket, let state = states[slot].take() else { continue }
+            slotStatus[slot] = 0
+            pool.append(state)
+        }
+        parkedOrder.removeAll(keepingCapacity: true)
+        parkedHead = 0
+        parkedCount = 0
+        dropReleasedFromActiveList()
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
@@ -282,10 +444,11 @@ public struct GestureStage: Sendable {
     /// Fires the due deadlines in time order across views (ties: the smaller slot, which is the
     /// view id order: slots are numbered in it, but for a view a reload removed while touched), so
     /// messages keep the order things happened in. The due views are found in one pass over the
-    /// active views and kept sorted in `dueSlots` (insertion: a handful fall due together); a view
-    /// whose next deadline is due too goes back in at its place. The views that go idle leave the
-    /// active list in one pass at the end, not one removal each. Cost: the active views once (twice
-    /// when one is due), plus the due views' insertions (due², tiny), plus the events.
+    /// listed views and kept sorted in `dueSlots` (insertion: a handful fall due together); a view
+    /// whose next deadline is due too goes back in at its place. The views that go idle are parked
+    /// where they are listed; those whose states go (past the bound) leave the list in one pass at
+    /// the end, not one removal each. Cost: the listed views once (twice when one is due), plus the
+    /// due views' insertions (due², tiny), plus the events.
     private mutating func fireDeadlines(upTo now: UInt64) {
         guard let first = nextDeadlineMicros, first <= now else { return }  // most frames: the one pass
         for slot in activeSlots where isDue(slot, now) { insertDue(slot, after: 0) }
@@ -295,11 +458,11 @@ public struct GestureStage: Sendable {
             let slot = dueSlots[next]
             next += 1
             settle(slot, states[slot]!.fireDeadlines(upTo: deadlines[slot], into: &output))
-            if live[slot] && isDue(slot, now) { insertDue(slot, after: next) }
+            if slotStatus[slot] == Self.live && isDue(slot, now) { insertDue(slot, after: next) }
         }
         releasesLeaveActiveList = true
         dueSlots.removeAll(keepingCapacity: true)
-        dropReleasedFromActiveList()
+        if leftWhileFiring { dropReleasedFromActiveList() }  // views that parked stay listed
     }
 
     /// Whether a view's deadline has come (`.max`: it has none).
@@ -311,6 +474,7 @@ public struct GestureStage: Sendable {
     /// Puts a due view into `dueSlots[start...]` at its place by (deadline, slot). Integers only:
     /// fingers lifted together fall due together, and comparing ids is dear. Cost: the entries
     /// after its place moved by one.
+    @inline(__always)
     private mutating func insertDue(_ slot: Int, after start: Int) {
         dueSlots.append(slot)
         var position = dueSlots.count - 1
@@ -324,12 +488,13 @@ public struct GestureStage: Sendable {
         dueSlots[position] = slot
     }
 
-    /// The views released while `releasesLeaveActiveList` was off leave the active list, the
-    /// others keeping their order. Cost: one pass over the active views (the ids swapped, not
-    /// copied).
+    /// The views whose states went while `releasesLeaveActiveList` was off leave the active list,
+    /// the others (live or parked) keeping their order. Cost: one pass over the listed views (the
+    /// ids swapped, not copied).
     private mutating func dropReleasedFromActiveList() {
+        leftWhileFiring = false
         var kept = 0
-        for position in activeSlots.indices where live[activeSlots[position]] {
+        for position in activeSlots.indices where holdsState(activeSlots[position]) {
             if kept != position {
                 activeSlots[kept] = activeSlots[position]
                 activeViewIDs.swapAt(kept, position)
@@ -349,6 +514,7 @@ public struct GestureStage: Sendable {
         _ viewGestures: [String: [GestureSpec]], timestampMicros: UInt64
     ) -> GestureOutput {
         clearOutput()
+        unparkAllToPool()  // before the old states are read: only live ones carry over
         let oldSlots = slotByView
         var oldStates = states
         let oldActive = activeViewIDs
@@ -360,7 +526,8 @@ public struct GestureStage: Sendable {
         // The pooled states' recognisers were numbered by the old lists: refilled when reused.
         for index in pool.indices { pool[index].templateID = -1 }
         states = []
-        live = []
+        slotStatus = []
+        adoptedSlots = []
         deadlines = []
         activeSlots = []
         activeViewIDs = []
@@ -383,7 +550,8 @@ public struct GestureStage: Sendable {
             state.cancelRecognisers(timestampMicros: timestampMicros, into: &output)
             state.adopt(viewGestures[viewID] ?? [])
             states[slot] = state
-            live[slot] = true
+            slotStatus[slot] = Self.live
+            adoptedSlots.append(slot)
         }
         specsByView = viewGestures
         // The views with state, in their old order; the idle ones give it back.

@@ -49,12 +49,16 @@ struct ViewGestures {
     /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
     /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
     /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
-    /// bytes: a recogniser holds no reference).
+    /// bytes: a recogniser holds no reference). The ids are stored only when they differ (a view's
+    /// own parked state: equal storage compares at once, and no retain and release). `template`
+    /// nil: the view's own parked state again, its recognisers made from the view's list (the stage
+    /// empties parked states into its pool when a reload renumbers the lists), so each is reset
+    /// in place and the template is not passed (its retain and release spared).
     mutating func reuse(
-        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]
+        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]?
     ) {
-        self.viewID = viewID
-        self.screen = screen
+        if self.viewID != viewID { self.viewID = viewID }
+        if self.screen != screen { self.screen = screen }
         self.slot = slot
         makeUnique()
         // Released idle, so normally empty already (removing nothing still costs a call each).
@@ -62,6 +66,11 @@ struct ViewGestures {
         claimedCount = 0
         physicalScale = .fallback
         isFresh = true
+        guard let template else {
+            assert(templateID == self.templateID, "a parked state reused for another gesture list")
+            for index in recognisers.indices { recognisers[index].reset() }
+            return
+        }
         if templateID == self.templateID && recognisers.count == template.count {
             for index in recognisers.indices { recognisers[index].reset() }
             return

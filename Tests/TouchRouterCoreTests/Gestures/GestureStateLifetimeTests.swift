@@ -3,8 +3,9 @@ import Testing
 @testable import TouchRouterCore
 
 /// Recognition state lives only while a view has touches or something pending: a kiosk that
-/// touches thousands of views over a day holds state for the few touched now, and a reused state
-/// recognises exactly as a new one does.
+/// touches thousands of views over a day holds live state for the few touched now, and at most
+/// `poolLimit` idle ones (parked in their views' slots, or pooled); a reused state recognises
+/// exactly as a new one does.
 @Suite("Gesture state lifetime")
 struct GestureStateLifetimeTests {
     /// A 40 × 25 grid of 50 × 50 buttons (1000 views) on a 2000 × 1250 screen at 0.1 mm per unit;
@@ -79,6 +80,96 @@ struct GestureStateLifetimeTests {
             ])
         #expect(grid.events.first?.taps == 2)
         #expect(grid.stage.viewsWithState == 0)
+    }
+
+    @Test("an idle view's state is parked for its next touch; past the bound the oldest parked one serves a new view")
+    func parkedStatesAndEviction() {
+        var grid = Grid()
+        // 40 tap buttons in four frames of 10 fingers, their single taps pending together.
+        for row in 0..<4 { grid.tapTogether((0..<10).map { (2 * $0, row) }) }
+        #expect(grid.stage.viewsWithState == 40)
+        grid.advance(after: 400)
+        // Released as their deadlines come, row by row (in view id order within a row: due
+        // together): the first 32 parked, the rest dropped; nothing live.
+        let released = (0..<4).flatMap { row in (0..<10).map { Grid.id(2 * $0, row) }.sorted() }
+        #expect(grid.stage.viewsWithState == 0)
+        #expect(grid.stage.parkedStates == GestureStage.poolLimit)
+        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
+        #expect(grid.stage.heldStates == GestureStage.poolLimit)
+        #expect(grid.stage.parkedViewIDs == Array(released.prefix(GestureStage.poolLimit)))
+        // A parked view touched again reuses its own state: it is no longer parked, then parked
+        // anew, now the newest.
+        let first = released[0]
+        let second = released[1]
+        grid.use(0, 0)
+        #expect(grid.stage.viewsWithState == 1)
+        #expect(grid.stage.parkedStates == GestureStage.poolLimit - 1)
+        #expect(!grid.stage.parkedViewIDs.contains(first))
+        grid.advance(after: 400)
+        #expect(grid.stage.parkedViewIDs == Array(released[1..<GestureStage.poolLimit]) + [first])
+        // A view never touched: the pool is empty, so the oldest parked state is evicted for it
+        // (not the view touched again, whose first entry is stale), and nothing is allocated.
+        grid.use(20, 20)
+        #expect(grid.stage.viewsWithState == 1)
+        #expect(grid.stage.heldStates == GestureStage.poolLimit)
+        #expect(!grid.stage.parkedViewIDs.contains(second))
+        #expect(grid.stage.parkedViewIDs.first == released[2])
+        #expect(grid.stage.parkedViewIDs.last == first)
+        grid.advance(after: 400)
+        // The new view's state is parked in its turn, the newest: 32 kept, none made.
+        #expect(grid.stage.parkedViewIDs.last == Grid.id(20, 20))
+        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
+        #expect(grid.stage.heldStates == GestureStage.poolLimit)
+        #expect(grid.events.count == 42)
+        #expect(grid.events.allSatisfy { $0.kind == .tap && $0.state == .recognized && $0.taps == 1 })
+    }
+
+    @Test("over the 1000-view grid, idle states never exceed the bound nor the most views live at once")
+    func idleStatesStayBounded() {
+        var grid = Grid()
+        var mostLive = 0
+        var recognised = 0
+        func check(_ label: String) {
+            mostLive = max(mostLive, grid.stage.viewsWithState)
+            #expect(grid.stage.pooledStates <= GestureStage.poolLimit, "\(label)")
+            #expect(grid.stage.heldStates <= mostLive, "\(label)")
+            #expect(grid.stage.heldStates - grid.stage.pooledStates == grid.stage.viewsWithState, "\(label)")
+            #expect(grid.stage.viewsWithState == grid.stage.activeViewCount, "\(label)")
+            #expect(grid.stage.listedViews == grid.stage.viewsWithState + grid.stage.parkedStates, "\(label)")
+        }
+        // Rounds of 1 to 10 fingers on 60 tap buttons taken in a stride (more than the bound, so
+        // views come back to a parked state of their own or find it evicted), every 15th round 40
+        // views (more live at once than the bound: past it, states are dropped), the timer run
+        // after most rounds only, so live, parked, evicted and dropped states mix.
+        var next = 0
+        for round in 0..<120 {
+            let fingers = round % 15 == 14 ? [10, 10, 10, 10] : [1 + round % 10]
+            for count in fingers {
+                var views: [(Int, Int)] = []
+                for _ in 0..<count {
+                    let index = (next * 7) % 60
+                    next += 1
+                    views.append((2 * (index % 20), index / 20))
+                }
+                grid.tapTogether(views)
+                check("round \(round) lifted")
+                recognised += views.count
+            }
+            if round % 3 != 1 {
+                grid.advance(after: 400)
+                check("round \(round) timer")
+                #expect(grid.stage.viewsWithState == 0)
+            }
+        }
+        grid.advance(after: 400)
+        check("end")
+        #expect(mostLive > GestureStage.poolLimit)
+        #expect(grid.stage.viewsWithState == 0)
+        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
+        // Every tap was recognised once: single taps, or double taps where a view came back
+        // within its interval (a round without the timer before it).
+        let taps = grid.events.filter { $0.kind == .tap && $0.state == .recognized }
+        #expect(taps.reduce(0) { $0 + ($1.taps ?? 0) } == recognised)
     }
 
     @Test("a reload that removes a touched view's gestures keeps its state until it is idle, then drops it")
@@ -179,6 +270,18 @@ fileprivate extension GestureStateLifetimeTests.Grid {
         let root = View(id: "root", frame: Rect(x: 0, y: 0, width: 2000, height: 1250), children: buttons)
         self.init(
             root: root, viewGestures: viewGestures, subscribed: Set(viewGestures.keys), deviceName: "grid panel")
+    }
+
+    /// One finger on each of these buttons in one frame, all lifted in the next.
+    mutating func tapTogether(_ views: [(Int, Int)]) {
+        frame(
+            after: 5,
+            views.enumerated().map { finger, view in
+                ContactEvent(
+                    kind: .down, slot: Int32(finger),
+                    screenPoint: Point(Double(view.0) * 50 + 25, Double(view.1) * 50 + 25))
+            })
+        frame(after: 8, views.indices.map { ContactEvent(kind: .up, slot: Int32($0)) })
     }
 
     /// A tap on an even column's button, a pan (a 20 mm drag) on an odd one's.

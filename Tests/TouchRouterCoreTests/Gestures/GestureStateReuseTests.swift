@@ -2,9 +2,10 @@ import Testing
 
 @testable import TouchRouterCore
 
-/// A released state serves the next view touched: reset in place when its recognisers came from
-/// the same gesture list, refilled otherwise. Either way the view recognises exactly as with a
-/// new state (performance.md, "Gestures", "Fourth pass").
+/// An idle state serves its own view's next touch where it is parked, or another view's (pooled,
+/// or the oldest parked one evicted): reset in place when its recognisers came from the same
+/// gesture list, refilled otherwise. Either way the view recognises exactly as with a new state
+/// (performance.md, "Gestures", "Fourth pass" and "Sixth pass (the stage)").
 @Suite("Gesture state reuse")
 struct GestureStateReuseTests {
     /// Three 100 × 100 views side by side ("a", "b", "c") at 0.1 mm per unit (the extension below).
@@ -25,6 +26,79 @@ struct GestureStateReuseTests {
         row.now += micros
         row.dragB()
         return row.eventsWithoutTouchIDs
+    }
+
+    /// The events of `run` on a new stage, `micros` after the start.
+    static func fresh(
+        _ viewGestures: [String: [GestureSpec]], after micros: UInt64, _ run: (inout Row) -> Void
+    ) -> [GestureEvent] {
+        var row = Row(viewGestures)
+        row.now += micros
+        run(&row)
+        return row.eventsWithoutTouchIDs
+    }
+
+    @Test("a view's parked state, touched again, recognises as a new one: a double tap, then a tap")
+    func parkedStateReusedBySameView() {
+        let gestures = ["a": Self.taps(), "b": Self.drags]
+        var row = Row(gestures)
+        row.tapA()
+        #expect(row.events.map(\.taps) == [1])
+        #expect(row.stage.viewsWithState == 0)
+        #expect(row.stage.parkedViewIDs == ["a"])
+        #expect(row.stage.heldStates == 1)
+        row.events = []
+        row.doubleTapA()
+        #expect(row.events.map(\.taps) == [2])
+        #expect(row.eventsWithoutTouchIDs == Self.fresh(gestures, after: 1_055_000) { $0.doubleTapA() })
+        #expect(row.stage.parkedViewIDs == ["a"])
+        #expect(row.stage.heldStates == 1)  // the same state: none made, none pooled
+        row.events = []
+        row.tapA()
+        #expect(row.events.map(\.taps) == [1])
+        #expect(row.eventsWithoutTouchIDs == Self.fresh(gestures, after: 1_055_000 + 1_213_000) { $0.tapA() })
+        // Its drag neighbour parks too, the two states apart.
+        row.events = []
+        row.dragB()
+        #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000 + 1_213_000 + 1_055_000))
+        #expect(row.stage.parkedViewIDs == ["b"])  // the pool empty: "a"'s state was evicted for "b"
+        #expect(row.stage.heldStates == 1)
+    }
+
+    @Test("a reload empties the parked states into the pool: a parked view recognises its new gestures")
+    func reloadWithParkedStates() {
+        var row = Row(["a": Self.taps(), "b": Self.drags])
+        row.tapA()
+        #expect(row.stage.parkedViewIDs == ["a"])
+        // "a" gets the drags (a list of the same length), "b" and "c" the taps.
+        let reloaded = ["a": Self.drags, "b": Self.taps(), "c": Self.taps()]
+        let output = row.stage.replaceGestures(reloaded, timestampMicros: row.now)
+        #expect(output.gestures.isEmpty)
+        #expect(row.stage.parkedStates == 0)
+        #expect(row.stage.pooledStates == 1)
+        #expect(row.stage.viewsWithState == 0)
+        #expect(row.stage.activeViewCount == 0)
+        row.events = []
+        row.dragA()
+        #expect(row.events.map(\.kind).allSatisfy { $0 == .pan })
+        #expect(row.eventsWithoutTouchIDs == Self.fresh(reloaded, after: 1_055_000) { $0.dragA() })
+        // A view whose list the reload kept recognises as before (the state refilled again).
+        _ = row.stage.replaceGestures(["a": Self.drags, "b": Self.taps()], timestampMicros: row.now)
+        #expect(row.stage.parkedStates == 0)
+        row.events = []
+        row.dragA()
+        #expect(
+            row.eventsWithoutTouchIDs
+                == Self.fresh(["a": Self.drags, "b": Self.taps()], after: 1_055_000 + 1_045_000) { $0.dragA() })
+        // A reload that removes a parked view's gestures: its touches pass through, no state made.
+        _ = row.stage.replaceGestures(["b": Self.taps()], timestampMicros: row.now)
+        row.events = []
+        row.raw = []
+        row.dragA()
+        #expect(row.events.isEmpty)
+        #expect(row.raw.flatMap(\.touches).map(\.phase) == [.began, .moved, .moved, .moved, .moved, .ended])
+        #expect(row.stage.viewsWithState == 0)
+        #expect(row.stage.pooledStates == 1)
     }
 
     @Test("a state reused for a view with another list of as many gestures recognises that view's")
@@ -116,6 +190,27 @@ fileprivate extension GestureStateReuseTests.Row {
     mutating func tapA() {
         frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(50, 50))])
         frame(after: 50, [ContactEvent(kind: .up, slot: 0)])
+        advance(after: 1000)
+    }
+
+    /// Two taps in view "a" 100 ms apart, the double tap's interval then let pass (213 ms in all,
+    /// and the timer).
+    mutating func doubleTapA() {
+        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(50, 50))])
+        frame(after: 50, [ContactEvent(kind: .up, slot: 0)])
+        frame(after: 100, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(52, 50))])
+        frame(after: 50, [ContactEvent(kind: .up, slot: 0)])
+        advance(after: 8)
+        advance(after: 1000)
+    }
+
+    /// A 20 mm drag right in view "a", then up.
+    mutating func dragA() {
+        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(10, 50))])
+        for step in 1...4 {
+            frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(10 + Double(step) * 20, 20))])
+        }
+        frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
         advance(after: 1000)
     }
 
