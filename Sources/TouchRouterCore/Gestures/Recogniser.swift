@@ -286,8 +286,9 @@ struct Recogniser {
 
     /// Back to `possible` with nothing remembered (a new sequence of touches starts): every
     /// variable as `init` sets it; the settings, index and masks kept, and the participants' id
-    /// storage left as it is (`count` 0: never read). Cost: a store per field, about 200 bytes,
-    /// where a new recogniser copies all of its ~510 (settings and 128 bytes of ids included).
+    /// storage left as it is (`count` 0: never read). Only the fields the recogniser's kind writes
+    /// are stored (a kind never writes another kind's: the others are still as `init` set them,
+    /// which debug builds check here). Cost: a store per field of the common ones and the kind's.
     mutating func reset() {
         state = .possible
         pending = false
@@ -297,22 +298,39 @@ struct Recogniser {
         lastMicros = 0
         localCentroid = Point(0, 0)
         screenCentroid = Point(0, 0)
-        tapsDone = 0
-        fingersThisTap = 0
-        touchesThisTap = 0
-        lastTapScreenPoint = Point(0, 0)
-        translation = Point(0, 0)
-        screenTranslation = Point(0, 0)
-        velocity = Point(0, 0)
-        mostFingers = 0
-        direction = nil
-        pair = nil
-        startSpanMM = 0
-        lastAngle = 0
-        scale = 1
-        scaleVelocity = 0
-        rotation = 0
-        rotationVelocity = 0
+        switch spec.kind {
+        case .tap:
+            tapsDone = 0
+            fingersThisTap = 0
+            touchesThisTap = 0
+            lastTapScreenPoint = Point(0, 0)
+        case .pan, .swipe:
+            translation = Point(0, 0)
+            screenTranslation = Point(0, 0)
+            velocity = Point(0, 0)
+            mostFingers = 0
+            direction = nil
+        case .pinch, .rotate:
+            pair = nil
+            startSpanMM = 0
+            lastAngle = 0
+            scale = 1
+            scaleVelocity = 0
+            rotation = 0
+            rotationVelocity = 0
+        case .longPress: break
+        }
+        assert(isAsNew, "\(spec.kind) wrote a field its reset leaves alone")
+    }
+
+    /// Every variable as `init` sets it (the participants' storage aside): what `reset` makes.
+    private var isAsNew: Bool {
+        state == .possible && !pending && participants.isEmpty && sequenceStartMicros == 0
+            && deadlineMicros == nil && lastMicros == 0 && localCentroid == Point(0, 0)
+            && screenCentroid == Point(0, 0) && tapsDone == 0 && fingersThisTap == 0 && touchesThisTap == 0
+            && lastTapScreenPoint == Point(0, 0) && translation == Point(0, 0) && screenTranslation == Point(0, 0)
+            && velocity == Point(0, 0) && mostFingers == 0 && direction == nil && pair == nil && startSpanMM == 0
+            && lastAngle == 0 && scale == 1 && scaleVelocity == 0 && rotation == 0 && rotationVelocity == 0
     }
 
     /// Waiting for more taps or a long press, with no touch that could bring news.
