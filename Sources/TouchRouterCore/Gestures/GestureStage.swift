@@ -194,7 +194,7 @@ public struct GestureStage: Sendable {
                 }
                 if slotStatus[slot] > 0 {
                     // Still listed, and `cursor` just past it (`slot(of:cursor:)`).
-                    unpark(slot, viewID: batches[position].viewID, screen: batches[position].screen)
+                    unpark(slot, batches, at: position)
                 } else {
                     let viewID = batches[position].viewID
                     states[slot] = makeState(viewID, screen: batches[position].screen, slot: slot)
@@ -302,12 +302,14 @@ public struct GestureStage: Sendable {
     /// for the slot is the state's (noted when it was made, kept by its steps): written only if
     /// the view's screen changed. Cost: the reset (no move of the state, no allocation, and the
     /// template not passed: a parked state's recognisers came from the view's list, see
-    /// `adoptedSlots`). Out of line: inlined, it grew the frame's loop, and moving frames paid.
+    /// `adoptedSlots`; the view's id and the message's screen read in place, not passed: passing
+    /// them retained and released both). Out of line: inlined, it grew the frame's loop, and
+    /// moving frames paid.
     @inline(never)
-    private mutating func unpark(_ slot: Int, viewID: String, screen: String) {
+    private mutating func unpark(_ slot: Int, _ batches: [ViewTouches], at position: Int) {
         parkedCount -= 1  // its status made live by the caller
-        states[slot]!.reuse(viewID: viewID, screen: screen, slot: slot, templateID: templateIDs[slot], recognisers: nil)
-        if output.screens[slot] != screen { output.screens[slot] = screen }
+        states[slot]!.restart(batches, at: position, templateID: templateIDs[slot])
+        if output.screens[slot] != batches[position].screen { output.screens[slot] = batches[position].screen }
         states[slot]!.recordsTransitions = recordsFailures
     }
 

@@ -45,32 +45,42 @@ struct ViewGestures {
         PlainBlock.makeUnique(&recognisers)
     }
 
-    /// This released state made another view's (or the same one's again): `recognisers` as
-    /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
-    /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
-    /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
-    /// bytes: a recogniser holds no reference). The ids are stored only when they differ (a view's
-    /// own parked state: equal storage compares at once, and no retain and release). `template`
-    /// nil: the view's own parked state again, its recognisers made from the view's list (the stage
-    /// empties parked states into its pool when a reload renumbers the lists), so each is reset
-    /// in place and the template is not passed (its retain and release spared).
-    mutating func reuse(
-        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]?
-    ) {
-        if self.viewID != viewID { self.viewID = viewID }
-        if self.screen != screen { self.screen = screen }
-        self.slot = slot
+    /// This parked state's own view touched again: as `reuse` with the view's own list (each
+    /// recogniser reset in place: its recognisers were made from the view's list, `templateID`,
+    /// since the stage empties parked states into its pool when a reload renumbers the lists), the
+    /// view's id as it is (a parked state stays in its view's slot), the screen read from the
+    /// view's message in place (passing the ids retained and released both).
+    mutating func restart(_ batches: [ViewTouches], at batch: Int, templateID: Int) {
+        assert(templateID == self.templateID, "a parked state reused for another gesture list")
+        if screen != batches[batch].screen { screen = batches[batch].screen }
+        startAfresh()
+        for index in recognisers.indices { recognisers[index].reset() }
+    }
+
+    /// No touch, nothing claimed, every recogniser to be reset: what `reuse` and `restart` share.
+    @inline(__always)
+    private mutating func startAfresh() {
         makeUnique()
         // Released idle, so normally empty already (removing nothing still costs a call each).
         if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
         claimedCount = 0
         physicalScale = .fallback
         isFresh = true
-        guard let template else {
-            assert(templateID == self.templateID, "a parked state reused for another gesture list")
-            for index in recognisers.indices { recognisers[index].reset() }
-            return
-        }
+    }
+
+    /// This released state made another view's (or the same one's again): `recognisers` as
+    /// fresh as the template, every array's storage kept, so a touch down allocates nothing.
+    /// Cost: when the state's recognisers came from the same gesture list (`templateID`), each one
+    /// reset in place (`Recogniser.reset`: a store per field); else the template copied (plain
+    /// bytes: a recogniser holds no reference). The ids are stored only when they differ. (A view's
+    /// own parked state is `restart`ed instead.)
+    mutating func reuse(
+        viewID: String, screen: String, slot: Int, templateID: Int, recognisers template: [Recogniser]
+    ) {
+        if self.viewID != viewID { self.viewID = viewID }
+        if self.screen != screen { self.screen = screen }
+        self.slot = slot
+        startAfresh()
         if templateID == self.templateID && recognisers.count == template.count {
             for index in recognisers.indices { recognisers[index].reset() }
             return
