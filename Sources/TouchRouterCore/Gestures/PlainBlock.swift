@@ -50,7 +50,7 @@ final class PlainBlock<Element: BitwiseCopyable>: @unchecked Sendable {
     func refill(from array: [Element]) {
         if array.count > capacity { grow(to: array.count) }
         array.withUnsafeBufferPointer { source in
-            if let start = source.baseAddress { base.update(from: start, count: source.count) }
+            if let start = source.baseAddress { base.initialize(from: start, count: source.count) }
         }
         count = array.count
     }

@@ -222,7 +222,7 @@ struct ViewGestures {
         // (`RecogniserSettings.failsWithNoTouchDown`) fails without running its rule.
         let noneDown = ended > 0 && ended == touches.count
         for index in recognisers.indices {
-            // One that ended or waits is skipped by a read: no mutable access, no uniqueness check.
+            // One that ended or waits is skipped by a read.
             if recognisers[index].state.isTerminal || recognisers[index].pending { continue }
             if noneDown && recognisers[index].spec.failsWithNoTouchDown && recognisers[index].state == .possible {
                 fail(index, now: now, into: &output)
