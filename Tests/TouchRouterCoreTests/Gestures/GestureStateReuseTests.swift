@@ -205,20 +205,16 @@ fileprivate extension GestureStateReuseTests.Row {
     }
 
     /// A 20 mm drag right in view "a", then up.
-    mutating func dragA() {
-        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(10, 50))])
-        for step in 1...4 {
-            frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(10 + Double(step) * 20, 20))])
-        }
-        frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
-        advance(after: 1000)
-    }
+    mutating func dragA() { drag(from: 10) }
 
     /// A 20 mm drag right in view "b", then up.
-    mutating func dragB() {
-        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(110, 50))])
+    mutating func dragB() { drag(from: 110) }
+
+    /// A 20 mm drag right from (`x`, 50), then up, and the timer a second later.
+    private mutating func drag(from x: Double) {
+        frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(x, 50))])
         for step in 1...4 {
-            frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(110 + Double(step) * 20, 20))])
+            frame(after: 8, [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(x + Double(step) * 20, 20))])
         }
         frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
         advance(after: 1000)
