@@ -558,14 +558,10 @@ public struct GestureStage: Sendable {
         specsByView = viewGestures
         // The views with state, in their old order; the idle ones give it back.
         for viewID in oldActive {
-            guard let slot = slotByView[viewID], let state = states[slot] else { continue }
+            guard let slot = slotByView[viewID], states[slot] != nil else { continue }
             activeSlots.append(slot)
             activeViewIDs.append(viewID)
-            if state.isIdle {
-                release(slot)
-            } else {
-                deadlines[slot] = state.nextDeadlineMicros ?? .max
-            }
+            settle(slot, states[slot]!.end)
         }
         return output
     }

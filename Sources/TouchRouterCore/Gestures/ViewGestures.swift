@@ -120,24 +120,6 @@ struct ViewGestures {
         return recognisers
     }
 
-    /// Nothing down, nothing waiting: the state can be dropped. (A recogniser that ended is reset
-    /// only when the view's next touch comes, so with no touch down it counts as idle.)
-    var isIdle: Bool {
-        guard touches.isEmpty else { return false }
-        for index in recognisers.indices where !recognisers[index].isIdleOrEnded { return false }
-        return true
-    }
-
-    /// The earliest deadline of any recogniser.
-    var nextDeadlineMicros: UInt64? {
-        // By index: iterating would copy each recogniser (and retain its arrays).
-        var earliest: UInt64?
-        for index in recognisers.indices {
-            if let deadline = recognisers[index].deadlineMicros, deadline < (earliest ?? .max) { earliest = deadline }
-        }
-        return earliest
-    }
-
     // MARK: - Steps
 
     /// How a step left the view: idle (its state can go), else its earliest deadline (`.max`: none).
@@ -146,7 +128,8 @@ struct ViewGestures {
         var deadlineMicros: UInt64
     }
 
-    /// Where the view stands now. Cost: one pass over the recognisers.
+    /// Where the view stands now. Cost: one pass over the recognisers for the earliest deadline,
+    /// and, with no touch down, one that stops at the first busy recogniser.
     /// (`mutating get`: `self` by reference; a plain getter called from a mutating method copies
     /// the state, retaining its arrays. The same for `earliestDeadline`.)
     var end: StepEnd {
@@ -159,8 +142,10 @@ struct ViewGestures {
         idleNow() ? StepEnd(isIdle: true, deadlineMicros: .max) : StepEnd(isIdle: false, deadlineMicros: earliest)
     }
 
-    /// `isIdle`, read in place: no touch down (then no recogniser is asked), and each recogniser
-    /// idle or ended (stopping at the first that is not).
+    /// Nothing down, nothing waiting: the state can be parked or dropped. No touch down (then no
+    /// recogniser is asked), and each recogniser idle or ended (stopping at the first that is
+    /// not: one that ended is reset only when the view's next touch comes, so with no touch down
+    /// it counts as idle).
     private mutating func idleNow() -> Bool {
         guard touches.isEmpty else { return false }
         for index in recognisers.indices where !recognisers[index].isIdleOrEnded { return false }
@@ -425,8 +410,7 @@ struct ViewGestures {
         guard recognisers[index].state == .possible else { return }
         recognisers[index].pending = false
         recognisers[index].deadlineMicros = nil
-        recognisers[index].state = .failed
-        if recordsTransitions { appendEvent(index, .failed, now: now, into: &output) }
+        move(index, to: .failed, now: now, into: &output)
         if !recognisers[index].waiters.isEmpty { releaseWaiters(of: index, now: now, into: &output) }
     }
 
@@ -441,6 +425,9 @@ struct ViewGestures {
         }
     }
 
+    /// A recogniser's new state, and its record (a failure's only when failures are recorded).
+    /// Inlined: with `fail`'s constant state, the test is one of `recordsTransitions`.
+    @inline(__always)
     private mutating func move(_ index: Int, to state: GestureState, now: UInt64, into output: inout GestureOutput) {
         recognisers[index].state = state
         guard state != .failed || recordsTransitions else { return }
