@@ -400,8 +400,7 @@ struct Recogniser {
         guard state == .possible, !pending else { return .none }
         switch spec.kind {
         case .longPress:
-            var down = 0
-            for i in touches.indices where touches[i].isDown && takesPart(touches[i]) { down += 1 }
+            let down = touches.reduce(0) { $0 + ($1.isDown && takesPart($1) ? 1 : 0) }
             return down == spec.fingers ? .begin : .fail
         default:
             // A tap's next tap or a swipe's distance did not come in time.
@@ -628,8 +627,7 @@ struct Recogniser {
         }
         var first: GestureTouch?
         var second: GestureTouch?
-        for i in touches.indices where takesPart(touches[i]) {
-            let touch = touches[i]
+        for touch in touches where takesPart(touch) {
             if let pair, touch.touch.id != pair.0 && touch.touch.id != pair.1 { continue }
             if !touch.isDown && pair == nil { continue }
             if first == nil { first = touch } else if second == nil { second = touch }
