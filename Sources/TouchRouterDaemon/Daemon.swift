@@ -41,8 +41,8 @@ public final class Daemon {
     /// The reload being built, and the one queued behind it.
     var reloadInFlight: ReloadJob?
     var reloadQueued: ReloadJob?
-    /// The `layoutChanged` of a run-time build, sent after the requests' replies.
-    var pendingLayoutChanged: [UInt8]?
+    /// The views a run-time build changed, for its `layoutChanged`, sent after the requests' replies.
+    var pendingViewsChanged: [String]?
     /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
     var lastBuildCPUMicros: UInt64 = 0
     /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).

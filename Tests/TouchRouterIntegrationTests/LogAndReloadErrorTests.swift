@@ -74,7 +74,10 @@ struct LogAndReloadErrorTests {
         try admin.send(ClientRequest(.status, seq: 5))
         guard case .status(let status) = try admin.readReply() else { throw HarnessError("no status") }
         #expect(status.counters["generation"] == .integer(Int64(welcome.generation)), "the running layout stays")
-        // The watcher may have tried the saved file too: one failure or two, never none.
-        #expect([.integer(1), .integer(2)].contains(status.counters["reloadsFailed"]))
+        // The watcher may have tried the saved file too (once per write it saw): never none.
+        guard case .integer(let failed)? = status.counters["reloadsFailed"] else {
+            throw HarnessError("no reloadsFailed counter")
+        }
+        #expect(failed >= 1)
     }
 }
