@@ -412,4 +412,20 @@ struct RuntimeLayoutTests {
         #expect(rootCollision.failures.first?.message.contains(#"already used by view "main/app""#) == true)
         _ = try layout.apply(Self.setView([("pin-secret-key", #"{"alpha":0.5}"#)]), by: root).get()
     }
+
+    /// A `setView` that names no view changes nothing and says so in its own words, for any client.
+    @Test(arguments: [UInt32(1000), 0, 4242])
+    func aSetViewNamingNoViewIsRefused(uid: UInt32) throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let before = layout.effective
+        guard case .failure(let failures) = layout.apply(.setView([]), by: Self.client(uid)) else {
+            Issue.record("an empty setView was applied")
+            return
+        }
+        #expect(failures.failures.count == 1)
+        #expect(failures.failures.first?.code == .config(.invalidValue))
+        #expect(failures.failures.first?.message == "no view to change")
+        #expect(failures.failures.first?.viewPath == nil)
+        #expect(layout.effective == before)
+    }
 }
