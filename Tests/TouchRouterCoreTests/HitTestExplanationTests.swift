@@ -211,6 +211,10 @@ import TouchRouterCore
         #expect(blockedByPay.contains { $0.rule == "exclusiveTouch" && $0.viewID == "pay" && $0.appliesNow })
         #expect(notes(pay, touched: [("key5", false)]).contains { $0.viewID == "pay" && $0.appliesNow })
         #expect(notes(pay, touched: []).allSatisfy { !$0.appliesNow })
+        // exclusiveTouch looks at other views only: a finger on pay itself is for multipleTouch.
+        let payOnPay = notes(pay, touched: [("pay", true)])
+        #expect(payOnPay.contains { $0.rule == "exclusiveTouch" && $0.viewID == "pay" && !$0.appliesNow })
+        #expect(!payOnPay.contains { $0.rule == "exclusiveTouch" && $0.appliesNow })
     }
 
     @Test("the tracker reports the hit views of its live touches")
