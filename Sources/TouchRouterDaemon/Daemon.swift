@@ -108,6 +108,8 @@ public final class Daemon {
         var clientsFlooding = 0
         /// `touches` messages merged away by coalescing, summed over clients that have left.
         var coalescedByGoneClients = 0
+        /// The most `touches` messages one enqueue coalesced away, over clients that have left.
+        var coalescedMostInOneStepByGoneClients = 0
         /// Run-time requests refused for exceeding a client's change budget.
         var changesRefused = 0
         /// Builds the layout worker was given: reloads and batches of run-time changes.
