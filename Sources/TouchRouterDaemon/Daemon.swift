@@ -210,9 +210,14 @@ public final class Daemon {
             teardown.push { housekeepingTimer.fd.close() }
             self.housekeepingTimer = housekeepingTimer
             let reloadWorker = try ReloadWorker()
+            let logger = self.logger
             teardown.push {
-                reloadWorker.waitUntilIdle()
-                reloadWorker.close()
+                if reloadWorker.abandonBuild() {
+                    logger.notice("stop: the layout build in progress is abandoned")
+                } else {
+                    reloadWorker.waitUntilIdle()
+                    reloadWorker.close()
+                }
             }
             self.reloadWorker = reloadWorker
             try registerAndListen()
