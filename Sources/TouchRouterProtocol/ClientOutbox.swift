@@ -74,6 +74,41 @@ public struct ClientOutbox: Sendable {
         static let free = Node(line: [], touches: nil)
     }
 
+    /// The slots, in chunks of a fixed size: growing adds a chunk and never copies the slots
+    /// already there (an array that doubled would copy a full queue's slots in one step, for every
+    /// stalled client at once, since they fill in step).
+    private struct NodeSlots: Sendable {
+        private static let chunkShift = 6
+        private static let chunkMask = (1 << chunkShift) - 1
+        private var chunks: [[Node]] = []
+        private var count = 0
+
+        subscript(index: Int) -> Node {
+            get { chunks[index >> Self.chunkShift][index & Self.chunkMask] }
+            _modify { yield &chunks[index >> Self.chunkShift][index & Self.chunkMask] }
+        }
+
+        /// Adds a slot holding `node`; returns its index.
+        mutating func append(_ node: Node) -> Int {
+            // A new chunk, unless it is the one `removeAll` kept.
+            if count & Self.chunkMask == 0 && chunks.count == count >> Self.chunkShift {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(Self.chunkMask + 1)
+            }
+            chunks[count >> Self.chunkShift].append(node)
+            count += 1
+            return count - 1
+        }
+
+        /// Forgets every slot (all free), keeping the first chunk's storage: a client that keeps up
+        /// uses one or two slots, every frame.
+        mutating func removeAll() {
+            if chunks.count > 1 { chunks.removeSubrange(1...) }
+            if !chunks.isEmpty { chunks[0].removeAll(keepingCapacity: true) }
+            count = 0
+        }
+    }
+
     /// Bytes committed to the socket at a time at most (one message more when a single line is
     /// larger): committing copies the lines, so this bounds the work of one `bytesToWrite`, and what
     /// is not committed yet stays coalescable.
@@ -88,7 +123,7 @@ public struct ClientOutbox: Sendable {
     private var committed: [UInt8] = []
     private var committedOffset = 0
     /// The pending messages' slots; `freeSlots` are reused.
-    private var nodes: [Node] = []
+    private var nodes = NodeSlots()
     private var freeSlots: [Int] = []
     private var first: Int?
     private var last: Int?
@@ -185,7 +220,7 @@ public struct ClientOutbox: Sendable {
         } else if let lineEnd = committed[committedOffset...].firstIndex(of: newline) {
             committed.removeSubrange((lineEnd + 1)...)
         }
-        nodes = []
+        nodes = NodeSlots()
         freeSlots = []
         latest = [:]
         (first, last, firstUnindexed, firstDroppable, lastDroppable) = (nil, nil, nil, nil, nil)
@@ -245,8 +280,7 @@ public struct ClientOutbox: Sendable {
             nodes[slot] = node
             return slot
         }
-        nodes.append(node)
-        return nodes.count - 1
+        return nodes.append(node)
     }
 
     /// Takes `node` out of the queue and gives its slot back.
@@ -259,7 +293,7 @@ public struct ClientOutbox: Sendable {
         nodes[node] = .free
         if first == nil {
             // Empty: the slots start over (a client that keeps up uses one or two).
-            nodes.removeAll(keepingCapacity: nodes.capacity <= 64)
+            nodes.removeAll()
             freeSlots.removeAll(keepingCapacity: freeSlots.capacity <= 64)
         } else {
             freeSlots.append(node)
