@@ -505,7 +505,11 @@ public final class Daemon {
                 case .queued:
                     if wasEmpty { clientsToFlush.append(client) }
                 case .coalesced:
-                    logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    // Once per client: a stalled client is coalesced at every message from then on.
+                    if !client.wasBehind {
+                        client.wasBehind = true
+                        logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    }
                 case .overflow:
                     cutOff(client)
                 }
