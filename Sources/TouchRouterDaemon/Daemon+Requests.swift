@@ -161,6 +161,10 @@ extension Daemon {
             }
             counters["coalescedMessages"] = .integer(
                 Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
+            counters["coalescedMostInOneStep"] = .integer(
+                Int64(
+                    clients.values.map(\.outbox.mostCoalescedInOneStep).reduce(
+                        stats.coalescedMostInOneStepByGoneClients, max)))
         }
         if admin || access.isEmpty {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))

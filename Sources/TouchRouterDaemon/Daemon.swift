@@ -109,6 +109,8 @@ public final class Daemon {
         var clientsFlooding = 0
         /// `touches` messages merged away by coalescing, summed over clients that have left.
         var coalescedByGoneClients = 0
+        /// The most `touches` messages one enqueue coalesced away, over clients that have left.
+        var coalescedMostInOneStepByGoneClients = 0
         /// Run-time requests refused for exceeding a client's change budget.
         var changesRefused = 0
         /// Builds the layout worker was given: reloads and batches of run-time changes.
@@ -213,9 +215,14 @@ public final class Daemon {
             teardown.push { housekeepingTimer.fd.close() }
             self.housekeepingTimer = housekeepingTimer
             let reloadWorker = try ReloadWorker()
+            let logger = self.logger
             teardown.push {
-                reloadWorker.waitUntilIdle()
-                reloadWorker.close()
+                if reloadWorker.abandonBuild() {
+                    logger.notice("stop: the layout build in progress is abandoned")
+                } else {
+                    reloadWorker.waitUntilIdle()
+                    reloadWorker.close()
+                }
             }
             self.reloadWorker = reloadWorker
             try registerAndListen()
@@ -503,7 +510,11 @@ public final class Daemon {
                 case .queued:
                     if wasEmpty { clientsToFlush.append(client) }
                 case .coalesced:
-                    logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    // Once per client: a stalled client is coalesced at every message from then on.
+                    if !client.wasBehind {
+                        client.wasBehind = true
+                        logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    }
                 case .overflow:
                     cutOff(client)
                 }

@@ -16,6 +16,7 @@ let benchmarks: [Benchmark] = [
     gestureBenchmark,
     encodeBenchmark,
     daemonLatencyBenchmark,
+    stalledReadersBenchmark,
     reloadBenchmark,
     runtimeBenchmark,
     configBenchmark,

@@ -137,6 +137,7 @@ struct CommandLineTests {
                   gestures              tracker + gesture recognition per frame vs the tracker alone, 10 touches; [FRAMES [PAIRS]]
                   encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
                   latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
+                  stalled-readers       the real touchrouterd at --speed 1: a reader's longest routing gap beside clients that never read
                   reload                the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved
                   runtime               the real touchrouterd: setView round trip against status, mount → live, routing gaps while mounting
                   config                config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon
@@ -175,7 +176,7 @@ struct CommandLineTests {
         arguments: [
             (
                 ["nosuch"],
-                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, reload, runtime, config)"
+                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, stalled-readers, reload, runtime, config)"
             ),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),
