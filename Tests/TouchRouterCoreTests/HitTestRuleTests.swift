@@ -187,6 +187,15 @@ private let pentagram: [Point] = (0..<5).map { k in
             name: "scaled child (2×) stops at its scaled edge",
             root: root([box("s", 50, 50, 20, 20, transform: ViewTransform(scaleX: 2, scaleY: 2))]),
             screenPoint: Point(81, 60), expectedPath: ["root"]),
+        // UIKit's order: scaled first (in the view's own axes), then rotated.
+        HitCase(
+            name: "scaled (2, 1) then turned 90°: the long side stands upright",
+            root: root([box("t", 100, 90, 100, 20, transform: ViewTransform(rotationDegrees: 90, scaleX: 2))]),
+            screenPoint: Point(150, 195), expectedPath: ["root", "t"], expectedLocal: Point(97.5, 10)),
+        HitCase(
+            name: "scaled (2, 1) then turned 90°: not as wide as turned then scaled",
+            root: root([box("t", 100, 90, 100, 20, transform: ViewTransform(rotationDegrees: 90, scaleX: 2))]),
+            screenPoint: Point(135, 100), expectedPath: ["root"]),
         HitCase(
             name: "mirrored child (scale -1, 1) flips x",
             root: root([box("m", 50, 50, 20, 10, transform: ViewTransform(scaleX: -1, scaleY: 1))]),
@@ -196,6 +205,10 @@ private let pentagram: [Point] = (0..<5).map { k in
             root: root([box("z", 50, 50, 20, 10, transform: ViewTransform(scaleX: 0, scaleY: 1))]),
             screenPoint: Point(60, 55), expectedPath: ["root"]),
         // shapes
+        HitCase(
+            name: "a rounded radius past half the height makes a pill: its end is round, not cut",
+            root: root([box("pill", 10, 50, 180, 40, shape: .roundedRect(radius: 100))]),
+            screenPoint: Point(15, 70), expectedPath: ["root", "pill"], expectedLocal: Point(5, 20)),
         HitCase(
             name: "rounded corner cuts the corner",
             root: root([box("rr", 0, 0, 40, 40, shape: .roundedRect(radius: 10))]),

@@ -27,6 +27,21 @@ struct TrackingDetailTests {
         #expect(ended.previousLocalPoint == Point(60, 70))
     }
 
+    /// Taps are counted on the view a touch hit, not the one it was delivered to: a tap on `panel`
+    /// then one beside it on `button` (both delivered to panel, the only subscriber) are two first
+    /// taps; a second one on `button` is its double tap.
+    @Test func tapsCountOnTheHitViewNotTheReceivingOne() {
+        var tracker = TouchTracker(layout: TrackingFixtures.layout)
+        let panelOnly: Set<String> = ["panel"]
+        _ = tracker.process(frame(1_000, down(0, 201, 150)), subscribedViews: panelOnly)
+        _ = tracker.process(frame(20_000, up(0)), subscribedViews: panelOnly)
+        let beside = tracker.process(frame(60_000, down(0, 199, 150)), subscribedViews: panelOnly)
+        #expect(beside.first?.viewID == "panel" && beside.first?.touches.first?.tapCount == 1)
+        _ = tracker.process(frame(80_000, up(0)), subscribedViews: panelOnly)
+        let again = tracker.process(frame(120_000, down(0, 198, 150)), subscribedViews: panelOnly)
+        #expect(again.first?.touches.first?.tapCount == 2)
+    }
+
     @Test func stationaryTouchesKeepTheirOwnTimestampAndPoints() {
         var tracker = TouchTracker(layout: TrackingFixtures.layout)
         _ = tracker.process(frame(1000, down(0, 510, 10)), subscribedViews: allViews)
