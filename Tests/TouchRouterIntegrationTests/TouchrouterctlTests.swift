@@ -326,3 +326,31 @@ struct HelpTests {
                 "USAGE: touchrouterctl hit-test [--config FILE] [--screen NAME] [--json] [--socket PATH] X Y"))
     }
 }
+
+@Suite("What the executables link")
+struct LinkedLibrariesTests {
+    /// The shared libraries an ELF executable names: the NUL-terminated `lib….so…` strings in its
+    /// bytes (its dynamic string table). The debug build links the Swift libraries dynamically.
+    static func librariesNamed(in path: String) throws -> Set<String> {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var names: Set<String> = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == 0 {
+            if index - start > 6, index - start < 80, bytes[start..<start + 3].elementsEqual("lib".utf8) {
+                let name = String(decoding: bytes[start..<index], as: UTF8.self)
+                if name.hasSuffix(".so") || name.contains(".so.") { names.insert(name) }
+            }
+            start = index + 1
+        }
+        return names
+    }
+
+    @Test("touchrouterctl links FoundationEssentials like the daemon, never full Foundation")
+    func touchrouterctlWithoutFoundation() throws {
+        let libraries = try Self.librariesNamed(in: try TouchrouterctlProcess.executable().path)
+        #expect(libraries.contains("libswiftCore.so"), "not a dynamically linked build: \(libraries.sorted())")
+        #expect(!libraries.contains("libFoundation.so"))
+        #expect(!libraries.contains("lib_FoundationICU.so"))
+        #expect(!libraries.contains("libFoundationInternationalization.so"))
+    }
+}
