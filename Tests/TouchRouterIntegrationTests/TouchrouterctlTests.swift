@@ -345,12 +345,19 @@ struct LinkedLibrariesTests {
         return names
     }
 
-    @Test("touchrouterctl links FoundationEssentials like the daemon, never full Foundation")
-    func touchrouterctlWithoutFoundation() throws {
-        let libraries = try Self.librariesNamed(in: try TouchrouterctlProcess.executable().path)
+    /// Foundation's libraries: the daemon and touchrouterctl link none of them (each is megabytes
+    /// of code and tables mapped into the process: docs/operations.md, "Sizes and memory").
+    static let foundationLibraries: Set<String> = [
+        "libFoundation.so", "libFoundationEssentials.so", "libFoundationInternationalization.so",
+        "lib_FoundationICU.so",
+    ]
+
+    @Test("touchrouterd and touchrouterctl link no Foundation library", arguments: ["touchrouterd", "touchrouterctl"])
+    func withoutFoundation(executable: String) throws {
+        let path =
+            executable == "touchrouterctl" ? try TouchrouterctlProcess.executable().path : Paths.product(executable)
+        let libraries = try Self.librariesNamed(in: path)
         #expect(libraries.contains("libswiftCore.so"), "not a dynamically linked build: \(libraries.sorted())")
-        #expect(!libraries.contains("libFoundation.so"))
-        #expect(!libraries.contains("lib_FoundationICU.so"))
-        #expect(!libraries.contains("libFoundationInternationalization.so"))
+        #expect(libraries.isDisjoint(with: Self.foundationLibraries), "\(path): \(libraries.sorted())")
     }
 }
