@@ -31,29 +31,25 @@ extension Daemon {
             if let gestures = delivery.gestures { client.receivesGestures = gestures }
             var seen = Set<String>()
             let uniqueIDs = requestedIDs.filter { seen.insert($0).inserted }
-            let denied = uniqueIDs.filter { !access.permits(client.credentials, viewID: $0) }
+            let denied = Set(uniqueIDs.filter { !access.permits(client.credentials, viewID: $0) })
             let viewIDs = uniqueIDs.filter { !denied.contains($0) }
-            let unknown = subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree)
+            // A view the client may not see is answered as one that does not exist: the same code,
+            // the same words, in the request's order (one answer for "no such view" and "not yours").
+            let missing = Set(subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree))
+            let unknown = uniqueIDs.filter { denied.contains($0) || missing.contains($0) }
             if !denied.isEmpty {
                 stats.accessDenials += 1
-                logger.notice("\(client.label) denied (access list): \(excerptList(denied))")
+                logger.notice("\(client.label) denied (access list): \(excerptList(denied.sorted()))")
             }
             logger.info(
                 "\(client.label) subscribed to \(excerptList(viewIDs))"
                     + (subtree ? " (subtree)" : "")
                     + (client.receivesGestures ? (client.receivesTouches ? ", gestures too" : ", gestures only") : "")
-                    + (unknown.isEmpty ? "" : "; unknown: \(excerptList(unknown))"))
+                    + (missing.isEmpty ? "" : "; unknown: \(excerptList(missing.sorted()))"))
             if options.replayWaitsForSubscriber
                 && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
             {
                 startReplay()
-            }
-            if !denied.isEmpty {
-                return errorLine(
-                    code: .permissionDenied,
-                    message: "access list excludes you: \(excerptList(denied))"
-                        + (unknown.isEmpty ? "" : "; no such view: \(excerptList(unknown))"),
-                    seq: seq, views: denied)
             }
             guard unknown.isEmpty else {
                 return errorLine(
@@ -70,12 +66,12 @@ extension Daemon {
                 return errorLine(
                     code: .unknownScreen, message: "no such screen: \(Excerpt.of(screenName ?? ""))", seq: seq)
             }
-            let hit = tracker.hitTest(screen: screen.name, screenPoint)
-            if let hit, !access.permits(client.credentials, viewID: hit.viewID) {
+            var hit = tracker.hitTest(screen: screen.name, screenPoint)
+            // A view the client may not see is, to it, no view: the point hits nothing it can know of
+            // (a touch there never reaches a view open to it either: the view stops it).
+            if let found = hit, !access.permits(client.credentials, viewID: found.viewID) {
                 stats.accessDenials += 1
-                return errorLine(
-                    code: .permissionDenied, message: "the view there is not open to you (access list)",
-                    seq: seq)
+                hit = nil
             }
             return line(
                 .hitTestResult(

@@ -56,6 +56,13 @@ struct RuntimeWork: Sendable {
         }
     }
 
+    /// Who asked, as Core checks owner and access lists: root passes every list, unknown
+    /// credentials none.
+    var runtimeClient: RuntimeClient {
+        let credentials = self.credentials
+        return RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
+    }
+
     /// Applies it to `runtime` (on the worker: owner names are resolved here, as for `access`).
     /// A `mount` line's decoded subtree is appended to `decoded` instead of being freed here: the
     /// caller frees it once the outcome is handed over (freeing a 1,000-view tree costs about a
@@ -81,9 +88,7 @@ struct RuntimeWork: Sendable {
         case .clientLeft:
             return .applied(runtime.clientLeft(clientID))
         }
-        let credentials = self.credentials
-        let client = RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
-        switch runtime.apply(request, by: client, limits: limits) {
+        switch runtime.apply(request, by: runtimeClient, limits: limits) {
         case .success(let views): return .applied(views)
         case .failure(let failures): return .refused(failures)
         }
@@ -239,7 +244,9 @@ extension Daemon {
                     type == "mount" ? .mounted(message) : type == "unmount" ? .unmounted(message) : .viewsSet(message))
                 logger.info("\(client.label) \(type) \(excerptList(views)): generation \(layoutGeneration)")
             case .refused(let failures):
-                let unknown = item.namedViews.filter { !runtime.contains($0) }
+                // A view the client may not see is named as unknown, as one that does not exist is.
+                let asker = item.runtimeClient
+                let unknown = item.namedViews.filter { !runtime.contains($0) || !runtime.isVisible($0, to: asker) }
                 let error = ProtocolError.refused(failures, unknownViews: unknown, seq: item.seq)
                 if error.code == .permissionDenied { stats.accessDenials += 1 }
                 logger.info("\(client.label) \(type) refused: \(Excerpt.of(error.message))")

@@ -2,13 +2,14 @@
 /// socket, clients, signals and config-file changes; one teardown path.
 import CLinuxEvents
 import Glibc
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput
 import TouchRouterProtocol
 import TouchRouterSystem
 
-/// The daemon's version, reported in `welcome` and `status`.
-public let daemonVersion = "0.1.0"
+/// The version `welcome` and `status` report: the package's.
+public let daemonVersion = PackageVersion.current
 
 /// The running daemon. Create it with `init(options:logger:)`, then `run()`; it returns after a
 /// graceful stop.
@@ -41,8 +42,8 @@ public final class Daemon {
     /// The reload being built, and the one queued behind it.
     var reloadInFlight: ReloadJob?
     var reloadQueued: ReloadJob?
-    /// The `layoutChanged` of a run-time build, sent after the requests' replies.
-    var pendingLayoutChanged: [UInt8]?
+    /// The views a run-time build changed, for its `layoutChanged`, sent after the requests' replies.
+    var pendingViewsChanged: [String]?
     /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
     var lastBuildCPUMicros: UInt64 = 0
     /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).
@@ -119,6 +120,10 @@ public final class Daemon {
     public static func main(arguments: [String]) -> Int32 {
         if DaemonOptions.wantsHelp(arguments) {
             print(DaemonOptions.usage)
+            return 0
+        }
+        if CommandLineParser.wantsVersion(arguments) {
+            print(PackageVersion.line(tool: "touchrouterd"))
             return 0
         }
         let options: DaemonOptions

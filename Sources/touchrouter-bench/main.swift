@@ -39,6 +39,10 @@ if let name = arguments.first {
         print(overview)
         exit(0)
     }
+    if name == "--version" {
+        print(PackageVersion.line(tool: "touchrouter-bench"))
+        exit(0)
+    }
     guard let benchmark = benchmarks.first(where: { $0.name == name }) else {
         let names = benchmarks.map(\.name).joined(separator: ", ")
         usageError("unknown benchmark \"\(name)\" (have: \(names))\nSee 'touchrouter-bench --help'.")
