@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import TouchRouterModel
 import TouchRouterProtocol
@@ -46,7 +45,12 @@ public final class TouchRouterClient: Sendable {
         let fd = try Connection.connectSocket(path: socketPath)
         let (events, eventSink) = AsyncStream<ClientEvent>.makeStream()
         let connection = Connection(fd: fd, events: eventSink)
-        connection.startReading()
+        do {
+            try connection.startReading()
+        } catch {
+            _ = Glibc.close(fd)  // no reader thread to close it
+            throw error
+        }
         let reply: DaemonMessage
         do {
             reply = try await connection.request(
@@ -260,10 +264,22 @@ private final class Connection: Sendable {
         }
     }
 
-    func startReading() {
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "touchrouter-client-reader"
-        thread.start()
+    /// Starts the reader thread, a detached pthread that holds the connection until the socket ends.
+    func startReading() throws(ClientError) {
+        var thread = pthread_t()
+        let connection = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                let connection = Unmanaged<Connection>.fromOpaque(argument!).takeRetainedValue()
+                connection.readLoop()
+                return nil
+            }, connection)
+        guard created == 0 else {
+            Unmanaged<Connection>.fromOpaque(connection).release()
+            throw .disconnected(reason: "cannot start the reader thread: \(String(cString: strerror(created)))")
+        }
+        pthread_detach(thread)
     }
 
     /// Sends a request with a fresh seq and waits for the line that echoes it.

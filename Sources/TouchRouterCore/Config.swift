@@ -1,4 +1,3 @@
-import FoundationEssentials
 import TouchRouterModel
 
 /// A validated config file: the layout (every screen's view tree) and each screen's input settings.
@@ -73,10 +72,11 @@ public struct Config: Hashable, Sendable {
             configuredSize: input?.physicalSize, screenWidth: screen.width, screenHeight: screen.height)
     }
 
-    /// Parses and validates a JSON5 config. Pure: `fileName` is used only in messages.
+    /// Parses and validates a JSON5 config: its bytes (an array, or `Data` where the caller has
+    /// Foundation; the engine itself links none). Pure: `fileName` is used only in messages.
     /// Throws every problem found at once; a file is accepted whole or not at all.
     public static func parse(
-        _ data: Data, fileName: String, limits: ConfigLimits = .standard
+        _ data: some Collection<UInt8>, fileName: String, limits: ConfigLimits = .standard
     ) throws(ConfigErrors)
         -> Config
     {

@@ -1,6 +1,5 @@
 /// Reading the config file: the only file I/O the config code does, written so that nothing at the
 /// config path can block the caller (a FIFO, a device node, a socket) or read without bound.
-import FoundationEssentials
 import TouchRouterModel
 
 #if canImport(Glibc)
@@ -18,7 +17,7 @@ public func loadConfig(path: String, limits: ConfigLimits = .standard) throws(Co
 }
 
 /// The bytes of the config file at `path`, read as `loadConfig` describes.
-public func readConfigFile(path: String, limits: ConfigLimits = .standard) throws(ConfigErrors) -> Data {
+public func readConfigFile(path: String, limits: ConfigLimits = .standard) throws(ConfigErrors) -> [UInt8] {
     func failure(_ code: ConfigErrorCode, _ message: String, errno: Int32? = nil) -> ConfigErrors {
         ConfigErrors([ConfigError(code: code, file: path, message: message, systemErrno: errno)])
     }
@@ -71,5 +70,6 @@ public func readConfigFile(path: String, limits: ConfigLimits = .standard) throw
         if count == 0 { break }
         filled += count
     }
-    return Data(bytes[..<filled])
+    bytes.removeSubrange(filled...)
+    return bytes
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import TouchRouterModel
 
 /// Turns a config file's bytes into a `Config`, collecting every problem on the way: `JSONReader`
@@ -82,12 +81,7 @@ struct ConfigParser {
         "the file is \(size) bytes, more than the limit of \(limits.maxFileBytes) bytes"
     }
 
-    func parse(_ data: Data) throws(ConfigErrors) -> Config {
-        var parser = self
-        return try parser.run(data)
-    }
-
-    private mutating func run(_ data: Data) throws(ConfigErrors) -> Config {
+    func parse(_ data: some Collection<UInt8>) throws(ConfigErrors) -> Config {
         if data.count > limits.maxFileBytes {
             throw ConfigErrors([
                 ConfigError(
@@ -95,9 +89,13 @@ struct ConfigParser {
                     message: Self.tooLargeMessage(data.count, limits: limits))
             ])
         }
-        let read = data.withUnsafeBytes { raw in
-            JSONReader.read(raw.bindMemory(to: UInt8.self), syntax: .json5)
-        }
+        var parser = self
+        return try parser.run(Array(data))
+    }
+
+    /// `bytes` is at most `limits.maxFileBytes` long (`parse` checked).
+    private mutating func run(_ bytes: [UInt8]) throws(ConfigErrors) -> Config {
+        let read = bytes.withUnsafeBufferPointer { JSONReader.read($0, syntax: .json5) }
         let scanned = read.problems.map(error)
         if let failure = read.failure {
             switch failure.kind {

@@ -1,6 +1,5 @@
 /// Recorded touch devices and their raw evdev event streams, read from `libinput record` YAML or evemu
 /// files. Parsing is pure (text in, values out); only `Recording.load(path:)` touches the file system.
-import FoundationEssentials
 import TouchRouterCore
 
 /// Linux input event type and code numbers (linux/input-event-codes.h): the one table the readers, the
@@ -275,8 +274,7 @@ public struct Recording: Hashable, Sendable {
     private static func siblingDescription(forEventsPath path: String) -> String? {
         let directory = pathDirectory(of: path)
         let eventsName = lastPathComponent(of: path)
-        let names =
-            (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        let names = TextFile.names(inDirectory: directory.isEmpty ? "." : directory)
         let candidates = names.filter { name in
             name.hasSuffix(".desc") && eventsName.hasPrefix(String(name.dropLast(".desc".count)) + ".")
         }

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// A recording file the injector cannot use, with the line that is wrong.
 public struct InjectionFileError: Error, Equatable, CustomStringConvertible {
     public var path: String

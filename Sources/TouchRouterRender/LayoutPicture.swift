@@ -1,7 +1,7 @@
 /// An SVG picture of one screen's layout: effective touch regions, bounds, touch margins, views
 /// that take no touches, labels, access-list marks, a legend, and optionally touches drawn over it.
 /// Pure: builds a string; the caller writes it.
-import Foundation
+import Glibc
 import TouchRouterCore
 
 /// What to draw and how.
@@ -515,7 +515,7 @@ public struct LayoutPicture: Sendable {
             let indent = Double(min(drawn.depth, 6)) * 10
             swatch(fill: "\(Palette.regionColour(colour))", stroke: "\(colour)", x: indent, width: row * 0.9)
             var label =
-                "\(drawn.view.id)  \(String(format: share < 0.1 && share > 0 ? "%.2f" : "%.1f", share))%"
+                "\(drawn.view.id)  \(cFormat(share < 0.1 && share > 0 ? "%.2f" : "%.1f", share))%"
             if options.accessListViews.contains(drawn.view.id) { label += "  [access list]" }
             text(indent + row * 0.9 + 8, label)
             y += row
@@ -589,7 +589,7 @@ struct SVGText {
         guard value.isFinite else { return "0" }
         let rounded = (value * 100).rounded() / 100
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
-        var text = String(format: "%.2f", rounded)
+        var text = cFormat("%.2f", rounded)
         while text.hasSuffix("0") { text.removeLast() }
         return text
     }

@@ -1,5 +1,5 @@
 /// The picture's colours: one per view that takes touches, red reserved for misses.
-import Foundation
+import Glibc
 
 /// An opaque sRGB colour.
 public struct RGB: Hashable, Sendable, CustomStringConvertible {
@@ -14,7 +14,7 @@ public struct RGB: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `#rrggbb`.
-    public var description: String { String(format: "#%02x%02x%02x", red, green, blue) }
+    public var description: String { cFormat("#%02x%02x%02x", red, green, blue) }
 
     /// This colour mixed with white: `amount` 0 is the colour, 1 is white.
     public func mixedWithWhite(_ amount: Double) -> RGB {
@@ -66,5 +66,15 @@ public enum Palette {
         let m = lightness - chroma / 2
         func byte(_ value: Double) -> UInt8 { UInt8(max(0, min(255, ((value + m) * 255).rounded()))) }
         return RGB(red: byte(r), green: byte(g), blue: byte(b))
+    }
+}
+
+/// `printf`-style text of numbers, as C formats them (what `String(format:)` gave, without full
+/// Foundation): used for `%.2f`-like figures and hex colours only, so 400 bytes hold any result.
+func cFormat(_ format: String, _ arguments: any CVarArg...) -> String {
+    withVaList(arguments) { list in
+        var buffer = [CChar](repeating: 0, count: 400)
+        _ = vsnprintf(&buffer, buffer.count, format, list)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

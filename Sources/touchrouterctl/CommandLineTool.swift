@@ -1,4 +1,3 @@
-import Foundation
 import TouchRouterCommandLine
 import TouchRouterCore
 
@@ -27,7 +26,7 @@ struct UsageError: Error {
 /// Standard error output.
 enum StandardError {
     static func print(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        LineOutput.write(text + "\n", to: 2)
     }
 }
 

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
@@ -207,7 +206,7 @@ enum MonitorCommand: Command {
     /// `keypad/7  touch 12 began    local (40, 52.5)  screen (280, 1102.5)  taps 1  ILITEK …`
     static func describe(_ touch: WireTouch, in message: TouchesMessage) -> String {
         func point(_ p: Point) -> String { "(\(HitTestCommand.number(p.x)), \(HitTestCommand.number(p.y)))" }
-        let phase = touch.phase.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+        let phase = touch.phase.rawValue + String(repeating: " ", count: max(0, 10 - touch.phase.rawValue.count))
         var line =
             "\(message.viewID)  touch \(touch.id) \(phase) local \(point(touch.localPoint))"
             + "  screen \(point(touch.screenPoint))  taps \(touch.tapCount)  \(touch.deviceName)"

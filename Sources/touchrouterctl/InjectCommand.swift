@@ -1,4 +1,3 @@
-import Foundation
 import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput

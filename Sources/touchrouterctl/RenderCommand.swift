@@ -1,4 +1,3 @@
-import Foundation
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
@@ -82,15 +81,12 @@ enum RenderCommand: Command {
         }
         let svg = picture.svg()
         if let output = arguments.value(.output) {
-            do {
-                try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
-            } catch {
-                StandardError.print(
-                    "touchrouterctl render: cannot write \(output): \(error.localizedDescription)")
+            if let failure = LineOutput.write(svg, toFile: output) {
+                StandardError.print("touchrouterctl render: cannot write \(output): \(failure)")
                 return .failure
             }
         } else {
-            FileHandle.standardOutput.write(Data(svg.utf8))
+            LineOutput.write(svg, to: 1)
         }
         return .success
     }

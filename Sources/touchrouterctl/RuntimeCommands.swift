@@ -1,4 +1,3 @@
-import Foundation
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
@@ -61,7 +60,7 @@ enum MountCommand: Command {
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let viewID = arguments.argument(.view) ?? ""
         let path = arguments.argument(.file) ?? ""
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try? readConfigFile(path: path) else {
             StandardError.print("touchrouterctl mount: cannot read \(path)")
             return .failure
         }

@@ -1,4 +1,3 @@
-import Foundation
 import TouchRouterCommandLine
 import TouchRouterInput
 
@@ -26,8 +25,8 @@ enum TranscriptDiffCommand: Command {
         let tolerance = arguments.value(.tolerance).flatMap(Double.init) ?? 0.01
         guard let expectedPath = arguments.argument(.expected),
             let actualPath = arguments.argument(.actual),
-            let expected = try? String(contentsOfFile: expectedPath, encoding: .utf8),
-            let actual = try? String(contentsOfFile: actualPath, encoding: .utf8)
+            case .success(let expected) = TextFile.read(expectedPath),
+            case .success(let actual) = TextFile.read(actualPath)
         else {
             StandardError.print("touchrouterctl transcript-diff: cannot read the transcripts")
             return .failure

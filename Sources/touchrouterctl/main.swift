@@ -1,4 +1,4 @@
 // touchrouterctl: a thin entry point; the commands are declared in Commands.swift.
-import Foundation
+import Glibc
 
 exit(CommandLineTool(commands: allCommands).run(Array(CommandLine.arguments.dropFirst())).rawValue)
