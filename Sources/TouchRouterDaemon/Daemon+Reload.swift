@@ -61,7 +61,10 @@ extension Daemon {
     /// start the queued reload if any.
     func handleReloadOutcome() {
         guard let build = reloadWorker.take(), var job = reloadInFlight else { return }
-        reloadInFlight = nil
+        // `reloadInFlight` stays set until the queued job starts: work queued meanwhile (a client
+        // whose reply's write finds it gone leaves, and its undo is queued) goes behind the queued
+        // work, never into a build of its own started first from the same state, which let a
+        // departed client's queued mount outlive its undo.
         // The requests' JSON (a mount's thousand views) is freed on the worker, not here: the
         // only references left are these two, handed over (consumed) below.
         let trigger = job.trigger
@@ -85,6 +88,7 @@ extension Daemon {
                 ?? line(.reloaded(generation: layoutGeneration, seq: seq))
             if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) } else { flush(client) }
         }
+        reloadInFlight = nil
         if let queued = reloadQueued, !isStopping {
             reloadQueued = nil
             startReload(queued)
