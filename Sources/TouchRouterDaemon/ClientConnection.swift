@@ -54,13 +54,16 @@ final class ClientConnection {
     var receivesTouches = true
     /// `gesture` messages go to this client (a `subscribe` with `"gestures":true`).
     var receivesGestures = false
-    /// A run-time layout request of this client is on the worker: its later requests wait (not
-    /// read) until the reply is sent, so replies stay in request order.
+    /// A run-time layout request or a query (`subscribe`, `layout`, …) of this client is on the
+    /// worker: its later requests wait (not read) until the reply is sent, so replies stay in
+    /// request order.
     var awaitsLayoutReply = false
     /// Every view a `setView` changes, and every `mount`/`unmount`, takes a token.
     var changeBudget = Daemon.changeBudget
     /// The client sent a `mount` (its disconnect may have a subtree to remove).
     var sentMount = false
+    /// The client sent a `subscribe` (its disconnect has subscriptions to remove, on the worker).
+    var hasSubscribed = false
     /// The views of the layout the client's `setView`s named (its disconnect may have changes to
     /// undo on the ones that say `resetOnDisconnect`); at most the layout's views.
     var changedViewIDs: Set<String> = []

@@ -53,7 +53,7 @@ extension Daemon {
         stats.layoutBuilds += 1
         reloadWorker.start(
             path: job.readsFile ? options.configPath : nil, current: runtime, work: job.runtime,
-            limits: .standard, subscriptions: subscriptions,
+            limits: .standard, subscriptions: subscriptions, access: access, generation: layoutGeneration,
             urgent: loopIsRealtime && !job.readsFile && job.runtime.contains { $0.kind.isRequest })
     }
 
@@ -74,6 +74,7 @@ extension Daemon {
         if !isStopping {
             // A run-time change's reply comes before its layoutChanged: a client that reads one line
             // per request gets its reply first (a reload's layoutChanged went out in applyReload).
+            announceEndedSubscriptions(build.endedSubscriptions)
             answerRuntime(work, build.answers)
             if let broadcast = pendingLayoutChanged {
                 pendingLayoutChanged = nil
@@ -129,7 +130,15 @@ extension Daemon {
         runtime = build.runtime
         reloadWorker.retire(oldRuntime.take()!, trim: fileRead)
         lastBuildCPUMicros = build.cpuMicros
-        guard let prepared = build.ready else { return failure }
+        guard let prepared = build.ready else {
+            if let table = build.subscriptions {
+                // Only subscriptions changed: the old table is freed on the worker.
+                var oldTable = Optional(subscriptions)
+                subscriptions = table
+                reloadWorker.retire(oldTable.take()!, trim: false)
+            }
+            return failure
+        }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
         defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
         // What the old layout holds is released on the worker, not here: taken now, handed over
@@ -149,12 +158,8 @@ extension Daemon {
         field.replaceSettings(config: config)
         armHousekeepingTimer()
         layoutGeneration += 1
-        if prepared.subscriptions.version == subscriptions.version {
-            subscriptions = prepared.subscriptions
-        } else {
-            // A client (un)subscribed while the worker built: re-expand the live table here.
-            subscriptions.relayout(prepared.config.layout)
-        }
+        // Subscriptions change only in builds: the build's table is the live one, re-expanded.
+        if let table = build.subscriptions { subscriptions = table }
         access = prepared.access
         reloadWorker.retire(old.take()!, trim: fileRead)
         for name in access.unknownNames {

@@ -5,7 +5,8 @@ import TouchRouterCore
 import TouchRouterProtocol
 import TouchRouterSystem
 
-/// Answers `explain` from the daemon's state, read-only. An admin (root or the daemon's own user)
+/// Answers `explain` from a layout build's state, read-only, on the layout worker (the walk and
+/// the reply grow with the layout; docs/operations.md, "Run-time changes"). An admin (root or the daemon's own user)
 /// gets everything, with the names of the clients that would receive the touch; anyone else gets
 /// the walk through the views open to them (the others' steps are left out and counted), and a
 /// `permission-denied` error when the hit view itself is not open to them, as `hitTest` does.
@@ -13,11 +14,13 @@ struct ExplainRequest {
     let layout: Layout
     let subscriptions: SubscriptionTable
     let access: AccessPolicy
-    let clients: [ClientID: ClientConnection]
-    let tracker: TouchTracker
+    /// Client labels by id, for an admin's receivers (taken on the loop only for an admin).
+    let clientLabels: [ClientID: String]
+    /// The live touches' views on the screen asked about (taken on the loop: O(touches)).
+    let touchedViews: [HitTestExplanation.TouchedView]
 
     /// The reply to send: an `explanation` or an `error`.
-    func reply(screenName: String?, screenPoint: Point, from client: ClientConnection, seq: Int64?)
+    func reply(screenName: String?, screenPoint: Point, credentials: PeerCredentials?, seq: Int64?)
         -> DaemonMessage
     {
         guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
@@ -26,23 +29,23 @@ struct ExplainRequest {
         }
         let explanation = HitTestExplanation(
             screen: screen, screenPoint: screenPoint, subscribedViews: subscriptions,
-            accessListViews: access.declaringViews, touchedViews: tracker.touchedViews(screen: screen.name))
-        if Self.isAdmin(client.credentials) {
+            accessListViews: access.declaringViews, touchedViews: touchedViews)
+        if Self.isAdmin(credentials) {
             let receivers = explanation.target.map { subscriptions.subscribers(of: $0) } ?? []
             return .explanation(
                 ExplainReply(
-                    explanation: explanation, clients: receivers.compactMap { clients[$0]?.label }, seq: seq))
+                    explanation: explanation, clients: receivers.compactMap { clientLabels[$0] }, seq: seq))
         }
-        if let viewID = explanation.viewID, !access.permits(client.credentials, viewID: viewID) {
+        if let viewID = explanation.viewID, !access.permits(credentials, viewID: viewID) {
             return .error(
                 ProtocolError(
                     code: .permissionDenied, message: "the view there is not open to you (access list)",
                     seq: seq))
         }
         var visible = explanation
-        visible.steps = explanation.steps.filter { access.permits(client.credentials, viewID: $0.viewID) }
-        visible.chain = explanation.chain.filter { access.permits(client.credentials, viewID: $0.viewID) }
-        visible.notes = explanation.notes.filter { access.permits(client.credentials, viewID: $0.viewID) }
+        visible.steps = explanation.steps.filter { access.permits(credentials, viewID: $0.viewID) }
+        visible.chain = explanation.chain.filter { access.permits(credentials, viewID: $0.viewID) }
+        visible.notes = explanation.notes.filter { access.permits(credentials, viewID: $0.viewID) }
         return .explanation(
             ExplainReply(
                 explanation: visible, redactedSteps: explanation.steps.count - visible.steps.count, seq: seq))

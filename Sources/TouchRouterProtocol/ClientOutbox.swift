@@ -48,6 +48,14 @@ public struct ClientOutbox: Sendable {
     public private(set) var hasOverflowed = false
     /// `touches` messages removed by coalescing so far (a status counter).
     public private(set) var coalescedMessageCount = 0
+    /// Bytes of replies queued with `enqueue(reply:)` not yet written: they do not count against
+    /// the budget (a reply never gets its requester cut off, however large; the daemon reads the
+    /// client's next request only once the queue is at most half the budget again).
+    private var exemptBytes = 0
+    /// Bytes queued ahead of those replies, not yet written (written before them). Coalescing of
+    /// messages ahead of a reply is not subtracted here: the exemption then ends later by at most
+    /// the bytes coalesced away, which are fewer than the budget.
+    private var bytesAheadOfExempt = 0
 
     /// Makes an empty outbox holding at most `byteBudget` bytes.
     public init(byteBudget: Int) {
@@ -79,6 +87,24 @@ public struct ClientOutbox: Sendable {
     public mutating func enqueue(line: [UInt8]) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
         pending.append(contentsOf: line)
+        entries.append(Entry(kind: .line, byteCount: line.count))
+        return enforceBudget()
+    }
+
+    /// Queues the reply to one of the client's own requests (`\n` included): like `enqueue(line:)`,
+    /// but its bytes do not count against the budget while they wait, so a reply as large as the
+    /// layout is written in as many pieces as the socket takes and never overflows the queue;
+    /// `touches` queued behind it still do. Into an empty queue the line is taken without a copy.
+    public mutating func enqueue(reply line: [UInt8]) -> EnqueueResult {
+        guard !hasOverflowed else { return .overflow }
+        if exemptBytes == 0 {
+            bytesAheadOfExempt = byteCount
+            exemptBytes = line.count
+        } else {
+            // Another reply while one is on its way: exempt from the first one's start.
+            exemptBytes = byteCount - bytesAheadOfExempt + line.count
+        }
+        if pending.isEmpty { pending = line } else { pending.append(contentsOf: line) }
         entries.append(Entry(kind: .line, byteCount: line.count))
         return enforceBudget()
     }
@@ -117,7 +143,8 @@ public struct ClientOutbox: Sendable {
     /// longer be coalesced). Call `didWrite` with what the socket took.
     public mutating func bytesToWrite() -> ArraySlice<UInt8> {
         if committedOffset == committed.count {
-            committed.removeAll(keepingCapacity: true)
+            // A large reply's buffer is not kept once written.
+            committed.removeAll(keepingCapacity: committed.capacity <= 2 * byteBudget)
             committedOffset = 0
             swap(&committed, &pending)
             entries.removeAll(keepingCapacity: true)
@@ -130,12 +157,15 @@ public struct ClientOutbox: Sendable {
         precondition(
             byteCount >= 0 && committedOffset + byteCount <= committed.count, "wrote more than offered")
         committedOffset += byteCount
+        let ahead = min(byteCount, bytesAheadOfExempt)
+        bytesAheadOfExempt -= ahead
+        exemptBytes = max(0, exemptBytes - (byteCount - ahead))
     }
 
     private mutating func enforceBudget() -> EnqueueResult {
-        guard byteCount > byteBudget else { return .queued }
+        guard byteCount - exemptBytes > byteBudget else { return .queued }
         coalesce()
-        guard byteCount > byteBudget else { return .coalesced }
+        guard byteCount - exemptBytes > byteBudget else { return .coalesced }
         overflow()
         return .overflow
     }
@@ -156,6 +186,8 @@ public struct ClientOutbox: Sendable {
     /// outbox accepts nothing more.
     public mutating func finish(with error: ProtocolError) {
         hasOverflowed = true
+        exemptBytes = 0
+        bytesAheadOfExempt = 0
         let newline = UInt8(ascii: "\n")
         if committedOffset == 0 || committed[committedOffset - 1] == newline {
             committed.removeSubrange(committedOffset...)
