@@ -68,6 +68,10 @@ final class ClientConnection {
     /// undo on the ones that say `resetOnDisconnect`); at most the layout's views.
     var changedViewIDs: Set<String> = []
 
+    /// Frees a large reply's buffer once written (set by the daemon: on its worker, so freeing
+    /// megabytes never costs the loop); nil: freed where it is dropped.
+    var retireLargeBuffer: (([UInt8]) -> Void)?
+
     /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.
     static let readChunkBytes = 16 * 1024
     /// Lines one loop turn handles for one client at most.
@@ -115,6 +119,7 @@ final class ClientConnection {
     /// Writes as much of the queue as the socket takes in one `send`. Returns a failure, if any.
     func writePending() -> DisconnectReason? {
         let bytes = outbox.bytesToWrite()
+        if let retireLargeBuffer, let buffer = outbox.takeLargeBuffer() { retireLargeBuffer(buffer) }
         guard !bytes.isEmpty else { return nil }
         do throws(SystemError) {
             let written = try bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try fd.send(raw) } }

@@ -82,6 +82,8 @@ extension Daemon {
             }
         }
         if !work.isEmpty { reloadWorker.retire(consume work, trim: false) }
+        // The build's answers hold the replies' lines (a layout's megabytes): freed there too.
+        reloadWorker.retire(consume build, trim: false)
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply =

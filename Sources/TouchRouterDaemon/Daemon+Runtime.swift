@@ -427,6 +427,9 @@ extension Daemon {
                 subscribed = subscribed || answer.subscribed
             }
             client.awaitsLayoutReply = false
+            if reply.count > client.outbox.byteBudget && client.retireLargeBuffer == nil {
+                client.retireLargeBuffer = { [reloadWorker] in reloadWorker.retire($0, trim: false) }
+            }
             if client.outbox.enqueue(reply: reply) == .overflow {
                 cutOff(client)
                 continue

@@ -56,6 +56,8 @@ public struct ClientOutbox: Sendable {
     /// messages ahead of a reply is not subtracted here: the exemption then ends later by at most
     /// the bytes coalesced away, which are fewer than the budget.
     private var bytesAheadOfExempt = 0
+    /// A written buffer too large to keep (a large reply's), until `takeLargeBuffer`.
+    private var largeBuffer: [UInt8]?
 
     /// Makes an empty outbox holding at most `byteBudget` bytes.
     public init(byteBudget: Int) {
@@ -143,13 +145,25 @@ public struct ClientOutbox: Sendable {
     /// longer be coalesced). Call `didWrite` with what the socket took.
     public mutating func bytesToWrite() -> ArraySlice<UInt8> {
         if committedOffset == committed.count {
-            // A large reply's buffer is not kept once written.
-            committed.removeAll(keepingCapacity: committed.capacity <= 2 * byteBudget)
+            // A large reply's buffer is not kept once written: handed out (`takeLargeBuffer`).
+            if committed.capacity > 2 * byteBudget {
+                largeBuffer = committed
+                committed = []
+            } else {
+                committed.removeAll(keepingCapacity: true)
+            }
             committedOffset = 0
             swap(&committed, &pending)
             entries.removeAll(keepingCapacity: true)
         }
         return committed[committedOffset...]
+    }
+
+    /// A buffer of a large reply, written, that the outbox no longer keeps: the caller frees it
+    /// where freeing megabytes costs the routing loop nothing (the daemon: on its worker).
+    public mutating func takeLargeBuffer() -> [UInt8]? {
+        defer { largeBuffer = nil }
+        return largeBuffer
     }
 
     /// Records that the socket accepted the first `byteCount` bytes of `bytesToWrite()`.
