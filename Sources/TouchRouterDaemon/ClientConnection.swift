@@ -64,8 +64,8 @@ final class ClientConnection {
     var sentMount = false
     /// The client sent a `subscribe` (its disconnect has subscriptions to remove, on the worker).
     var hasSubscribed = false
-    /// The views of the layout the client's `setView`s named (its disconnect may have changes to
-    /// undo on the ones that say `resetOnDisconnect`); at most the layout's views.
+    /// The views the client's `setView`s named that say `resetOnDisconnect` (all it named while a
+    /// reload was on its way): its disconnect may have changes to undo there.
     var changedViewIDs: Set<String> = []
 
     /// Frees a large reply's buffer once written (set by the daemon: on its worker, so freeing

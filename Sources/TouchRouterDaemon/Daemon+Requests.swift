@@ -88,6 +88,8 @@ extension Daemon {
             "changesRefused": .integer(Int64(stats.changesRefused)),
             "mountedSubtrees": .integer(Int64(runtime.state.mounts.count)),
             "layoutBuilds": .integer(Int64(stats.layoutBuilds)),
+            // Builds running or queued (0, 1 or 2): 0 means every request so far is live.
+            "layoutBuildsPending": .integer(Int64((reloadInFlight == nil ? 0 : 1) + (reloadQueued == nil ? 0 : 1))),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
         ]

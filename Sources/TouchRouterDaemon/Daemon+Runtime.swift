@@ -330,8 +330,13 @@ extension Daemon {
         switch kind {
         case .mountLine, .request(.mount): client.sentMount = true
         case .request(.setView(let views)):
-            // Only ids the layout has: a client naming made-up ids must not grow this set.
-            client.changedViewIDs.formUnion(views.keys.filter(runtime.contains))
+            // Only ids whose change its departure must undo (`resetOnDisconnect` in the file; also
+            // views a mount hides now, which an unmount queued before this may bring back), so
+            // made-up ids do not grow this set; while a reload is on its way, every id: the new
+            // file may say `resetOnDisconnect` for it.
+            let reloading = reloadInFlight?.readsFile == true || reloadQueued?.readsFile == true
+            let resets = runtime.base.runtime.resetsOnDisconnect
+            client.changedViewIDs.formUnion(reloading ? Array(views.keys) : views.keys.filter(resets.contains))
         default: break
         }
         queueLayoutWork(RuntimeWork(kind: kind, clientID: client.id, credentials: client.credentials, seq: seq))

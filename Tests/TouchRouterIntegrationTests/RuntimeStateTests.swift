@@ -27,6 +27,20 @@ struct RuntimeStateTests {
         return status.counters
     }
 
+    /// Status counters once only the observer is connected and no layout build is running or
+    /// queued: every request and departure so far is live.
+    static func settled(_ observer: LineClient, seq: inout Int) throws -> [String: JSONValue] {
+        for _ in 0..<3000 {
+            seq += 1
+            let counters = try Self.counters(observer, seq: seq)
+            if counters["clients"]?.integerValue == 1 && counters["layoutBuildsPending"]?.integerValue == 0 {
+                return counters
+            }
+            usleep(10_000)
+        }
+        throw HarnessError("never settled")
+    }
+
     @Test("60 clients that mount and close at once leave nothing mounted, round after round")
     func departedMountsGo() throws {
         let directory = try TemporaryDirectory()
@@ -45,20 +59,10 @@ struct RuntimeStateTests {
                 clients.append(client)
             }
             clients.removeAll()  // every one closes at once, its mount in flight
-            // Settled: only the observer is connected and no build is in flight or queued.
-            var settled: [String: JSONValue] = [:]
-            for _ in 0..<500 {
-                seq += 1
-                settled = try Self.counters(observer, seq: seq)
-                if settled["clients"]?.integerValue == 1 && settled["mountedSubtrees"]?.integerValue == 0 { break }
-                usleep(10_000)
-            }
-            #expect(settled["clients"]?.integerValue == 1, "round \(round)")
+            // Settled: only the observer is connected and no build is running or queued.
+            let settled = try Self.settled(observer, seq: &seq)
             #expect(settled["mountedSubtrees"]?.integerValue == 0, "round \(round): \(settled)")
-            // And it stays so once every build is done: nothing is mounted again behind the undo.
-            usleep(200_000)
             seq += 1
-            #expect(try Self.counters(observer, seq: seq)["mountedSubtrees"]?.integerValue == 0, "round \(round)")
             let text = String(
                 decoding: try RuntimeChangeTests.exchange(observer, #"{"type":"layout","seq":\#(seq)}"#).reply
                     .encodedLine(), as: UTF8.self)
@@ -242,5 +246,36 @@ struct RuntimeStateTests {
         }
         let after = try Self.counters(client, seq: 6)["layoutBuilds"]?.integerValue ?? -1
         #expect(after == before + 4)
+    }
+
+    @Test("a change made while a reload is on its way, of a view the new file adds with resetOnDisconnect, is undone")
+    func resetOfAViewTheReloadBrings() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Enough views that the reload is still being built when the change arrives.
+        let filler = (0..<8_000).map { #"{ id: "f\#($0)", frame: [0, 0, 1, 1] }"# }.joined(separator: ", ")
+        func config(_ extra: String) -> String {
+            """
+            { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+                { id: "app", frame: [0, 0, 1280, 768], owner: { users: [0] }, children: [\(filler)\(extra)] },
+            ] } }] }
+            """
+        }
+        let daemon = try Self.startDaemon(directory, config: config(""))
+        defer { daemon.stop() }
+        let observer = try LineClient(socketPath: daemon.socketPath)
+        try directory.write(
+            "state.json5", config(#", { id: "guest", frame: [0, 0, 10, 10], resetOnDisconnect: true }"#))
+        var changer: LineClient? = try LineClient(socketPath: daemon.socketPath)
+        daemon.signal(SIGHUP)
+        usleep(50_000)
+        let (reply, _) = try Self.exchange(changer!, #"{"type":"setView","views":{"guest":{"alpha":0.5}},"seq":1}"#)
+        guard case .viewsSet = reply else { throw HarnessError("setView refused: \(reply)\n\(daemon.log)") }
+        changer = nil
+        var seq = 100
+        _ = try Self.settled(observer, seq: &seq)
+        let (layout, _) = try Self.exchange(observer, #"{"type":"layout","seq":1}"#)
+        let text = String(decoding: layout.encodedLine(), as: UTF8.self)
+        #expect(!text.contains(#""alpha":0.5"#), "the departed client's change of guest stayed")
     }
 }
