@@ -80,7 +80,7 @@ let package = Package(
             name: "TouchRouterIntegrationTests",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput", "TouchRouterSystem",
-                "TouchRouterRender", "TouchRouterDaemon",
+                "TouchRouterRender", "TouchRouterDaemon", "TouchRouterCommandLine",
             ]),
     ]
 )

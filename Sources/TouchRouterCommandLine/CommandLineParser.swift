@@ -6,6 +6,11 @@ public enum CommandLineParser {
         arguments.prefix(while: { $0 != "--" }).contains { $0 == "--help" || $0 == "-h" }
     }
 
+    /// Whether the arguments ask for the version: `--version` before any `--` (help wins over it).
+    public static func wantsVersion(_ arguments: [String]) -> Bool {
+        arguments.prefix(while: { $0 != "--" }).contains("--version")
+    }
+
     /// Parses a command's arguments (everything after its name). Options and positionals may mix;
     /// `--` ends the options; `--name=value` and `--name value` are the same; a token after an
     /// option that takes a value is that value even if it starts with `-`.

@@ -2,6 +2,8 @@
 public enum HelpText {
     /// The help option every command has (parsed by `CommandLineParser.wantsHelp`, listed last).
     static let helpRow = row("-h, --help", "Show this help.")
+    /// The version option of a tool (`CommandLineParser.wantsVersion`), listed after help.
+    public static let versionRow = row("--version", "Show the version.")
 
     /// `touchrouterctl hit-test [--config FILE] [--screen NAME] X Y`; `invokedAs` is what the
     /// user types before the options. A repeating option prints as `[--device NODE ...]`.
@@ -16,7 +18,8 @@ public enum HelpText {
     }
 
     /// The full help of one command: overview, usage, arguments, options, discussion.
-    public static func help(_ spec: CommandSpec, invokedAs: String) -> String {
+    /// `showsVersion` lists `--version` too (a tool's own options, not a subcommand's).
+    public static func help(_ spec: CommandSpec, invokedAs: String, showsVersion: Bool = false) -> String {
         var lines = ["OVERVIEW: \(spec.abstract)", "", "USAGE: \(usage(spec, invokedAs: invokedAs))"]
         if !spec.arguments.isEmpty {
             lines += ["", "ARGUMENTS:"]
@@ -28,6 +31,7 @@ public enum HelpText {
             return row(synopsis, option.help)
         }
         lines.append(helpRow)
+        if showsVersion { lines.append(versionRow) }
         if let discussion = spec.discussion {
             lines += ["", discussion]
         }
@@ -41,6 +45,7 @@ public enum HelpText {
     ) -> String {
         var lines = ["OVERVIEW: \(abstract)", "", "USAGE: \(usage)", "", "\(commandsTitle):"]
         lines += commands.map { row($0.name, $0.abstract) }
+        lines += ["", "OPTIONS:", helpRow, versionRow]
         lines += ["", footer]
         return lines.joined(separator: "\n")
     }

@@ -188,6 +188,15 @@ public struct RuntimeLayout: Sendable {
         path(of: viewID).compactMap { base.runtime.owners[$0] }
     }
 
+    /// Whether `client` may see the view: it passes every access list (the `access` key) on the
+    /// view's path. A view a client may not see is, in every answer it gets, a view that does not
+    /// exist. Cost: the view's depth.
+    public func isVisible(_ viewID: String, to client: RuntimeClient) -> Bool {
+        let lists = effective.viewAccess
+        guard !lists.isEmpty else { return true }
+        return path(of: viewID).allSatisfy { lists[$0].map(client.admits) ?? true }
+    }
+
     /// Whether `client` may change the view: it has an owner on its path and the client passes
     /// every owner list there. Without an owner, nobody may (root included).
     public func mayChange(_ viewID: String, by client: RuntimeClient) -> Bool {
@@ -212,9 +221,10 @@ public struct RuntimeLayout: Sendable {
         }
     }
 
-    /// The checks every request makes of the view it names: it exists and the client owns it.
+    /// The checks every request makes of the view it names: it exists, the client may see it, and
+    /// the client owns it. A view it may not see gets the very answer of one that does not exist.
     private func checkOwned(_ viewID: String, by client: RuntimeClient) -> RuntimeFailure? {
-        guard contains(viewID) else {
+        guard contains(viewID), isVisible(viewID, to: client) else {
             return RuntimeFailure(code: .unknownView, viewPath: nil, message: "no view \"\(Excerpt.of(viewID))\"")
         }
         let viewPath = Self.joined(path(of: viewID))
@@ -307,11 +317,13 @@ public struct RuntimeLayout: Sendable {
         }
         for (id, ownPath) in mountedIDs.sorted(by: { $0.0 < $1.0 })
         where baseIDs.contains(id) || otherMounts.contains(id) {
-            let user = contains(id) ? "view \"\(Self.joined(path(of: id)))\"" : "the config"
+            // Where the other view is, only when the client may see it: ids are one namespace, so
+            // a refusal says the id is taken, but never where nor by what.
+            let user = contains(id) && isVisible(id, to: client) ? " by view \"\(Self.joined(path(of: id)))\"" : ""
             failures.append(
                 RuntimeFailure(
                     code: .config(.duplicateID), viewPath: Self.joined(ownPath), field: "children",
-                    message: "duplicate id \"\(Excerpt.of(id))\": already used by \(user)"))
+                    message: "duplicate id \"\(Excerpt.of(id))\": already used\(user)"))
         }
         let replaced = state.mounts[viewID].flatMap { $0.client == client.id ? $0.views.viewCount : 0 } ?? 0
         let total = mountedViewCount(of: client.id) - replaced + mounted.viewCount
@@ -329,7 +341,7 @@ public struct RuntimeLayout: Sendable {
     }
 
     private func checkMountPoint(_ viewID: String, by client: RuntimeClient) -> RuntimeFailure? {
-        if contains(viewID) && !base.runtime.mountPoints.contains(viewID) {
+        if contains(viewID) && isVisible(viewID, to: client) && !base.runtime.mountPoints.contains(viewID) {
             return RuntimeFailure(
                 code: .notMountPoint, viewPath: Self.joined(path(of: viewID)),
                 message: "not a mount point (the config does not say \"mount: true\")")

@@ -58,6 +58,8 @@ final class ClientConnection {
     /// worker: its later requests wait (not read) until the reply is sent, so replies stay in
     /// request order.
     var awaitsLayoutReply = false
+    /// Its queue was coalesced at least once (logged once, at the first time).
+    var wasBehind = false
     /// Every view a `setView` changes, and every `mount`/`unmount`, takes a token.
     var changeBudget = Daemon.changeBudget
     /// The client sent a `mount` (its disconnect may have a subtree to remove).

@@ -233,6 +233,8 @@ extension Daemon {
         lingerDeadlines[client.id] = nil
         client.closing = reason
         stats.coalescedByGoneClients += client.outbox.coalescedMessageCount
+        stats.coalescedMostInOneStepByGoneClients = max(
+            stats.coalescedMostInOneStepByGoneClients, client.outbox.mostCoalescedInOneStep)
         backloggedClients.remove(client.id)
         loop.deregister(client.fd)
         client.fd.close()

@@ -70,15 +70,15 @@ extension Daemon {
         let trigger = job.trigger
         let work = job.runtime
         job.runtime = []
-        let failure = isStopping ? "the daemon is stopping" : applyReload(build, trigger: trigger)
+        let failure = isStopping ? nil : applyReload(build, trigger: trigger)
         if !isStopping {
             // A run-time change's reply comes before its layoutChanged: a client that reads one line
             // per request gets its reply first (a reload's layoutChanged went out in applyReload).
             announceEndedSubscriptions(build.endedSubscriptions)
             answerRuntime(work, build.answers)
-            if let broadcast = pendingLayoutChanged {
-                pendingLayoutChanged = nil
-                broadcastLine(broadcast)
+            if let changed = pendingViewsChanged {
+                pendingViewsChanged = nil
+                broadcastViewsChanged(changed)
             }
         }
         if !work.isEmpty { reloadWorker.retire(consume work, trim: false) }
@@ -86,9 +86,14 @@ extension Daemon {
         reloadWorker.retire(consume build, trim: false)
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
-            let reply =
-                failure.map { errorLine(code: .internalError, message: $0, seq: seq) }
-                ?? line(.reloaded(generation: layoutGeneration, seq: seq))
+            let reply: [UInt8]
+            if isStopping {
+                reply = errorLine(code: .shuttingDown, message: "the daemon is stopping", seq: seq)
+            } else if let failure {
+                reply = line(.error(ProtocolError.configRefused(failure, seq: seq)))
+            } else {
+                reply = line(.reloaded(generation: layoutGeneration, seq: seq))
+            }
             if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) } else { flush(client) }
         }
         reloadInFlight = nil
@@ -98,13 +103,13 @@ extension Daemon {
         }
     }
 
-    /// Swaps a finished build in. Returns the failure to report, if the file was refused (the
-    /// build's run-time changes are swapped in all the same).
+    /// Swaps a finished build in. Returns the file's errors, if it was refused (the build's
+    /// run-time changes are swapped in all the same).
     /// Cost: `TouchTracker.replaceLayout`'s (the live touches), the cancels it sends, and one
     /// `layoutChanged` line per client; everything that grows with the layout was built by the
     /// worker, and the old layout is released there too.
-    func applyReload(_ build: LayoutBuild, trigger: String) -> String? {
-        var failure: String?
+    func applyReload(_ build: LayoutBuild, trigger: String) -> ConfigErrors? {
+        var failure: ConfigErrors?
         switch build.file {
         case .failed(let error):
             for configError in error.errors.prefix(20) { logger.error(configError.description) }
@@ -118,7 +123,7 @@ extension Daemon {
                 reloadRetryPending = true
                 scheduleRetry()
             }
-            failure = error.errors.first.map(\.description) ?? "the config did not load"
+            failure = error
         case .unchanged:
             logger.info("reload (\(trigger)): config unchanged")
         case .changed:
@@ -181,10 +186,33 @@ extension Daemon {
         if case .changed = build.file {
             broadcastLine(line(.layoutChanged(generation: layoutGeneration)))
         } else {
-            pendingLayoutChanged = line(
-                .viewsChanged(generation: layoutGeneration, views: Self.changedViews(build.answers)))
+            pendingViewsChanged = Self.changedViews(build.answers)
         }
         return failure
+    }
+
+    /// Tells every client which views run-time changes changed, each only of the views it may
+    /// see (an admin, all of them): a client outside a view's access list learns nothing of it,
+    /// and gets no line at all when every changed view is hidden from it. Cost: one line per
+    /// client; with access lists, also O(changed views × their depth) per client, the changed
+    /// views being bounded by the change budget.
+    func broadcastViewsChanged(_ views: [String]) {
+        let message = DaemonMessage.viewsChanged(generation: layoutGeneration, views: views)
+        guard !access.isEmpty else { return broadcastLine(line(message)) }
+        let everything = line(message)
+        for client in Array(clients.values) where client.closing == nil {
+            let bytes: [UInt8]
+            if isAdmin(client) {
+                bytes = everything
+            } else {
+                let visible = views.filter { access.permits(client.credentials, viewID: $0) }
+                guard !visible.isEmpty else { continue }
+                bytes =
+                    visible.count == views.count
+                    ? everything : line(.viewsChanged(generation: layoutGeneration, views: visible))
+            }
+            if client.outbox.enqueue(line: bytes) == .overflow { cutOff(client) } else { flush(client) }
+        }
     }
 
     /// Queues `bytes` to every client. Cost: one line per client.
@@ -192,5 +220,21 @@ extension Daemon {
         for client in Array(clients.values) where client.closing == nil {
             if client.outbox.enqueue(line: bytes) == .overflow { cutOff(client) } else { flush(client) }
         }
+    }
+}
+
+extension ProtocolError {
+    /// A `reload` whose file was refused: `invalid-config`, the first error as the message (with how
+    /// many more), and at most 100 of them in `failures`, each with the config's code, its view's
+    /// path when it has one, and its located text.
+    static func configRefused(_ errors: ConfigErrors, seq: Int64?) -> ProtocolError {
+        let first = errors.errors.first.map { Excerpt.of($0.description, limit: 400) } ?? "the config did not load"
+        let more = errors.errors.count > 1 ? " (and \(errors.errors.count - 1) more)" : ""
+        var error = ProtocolError(code: .invalidConfig, message: first + more, seq: seq)
+        error.failures = errors.errors.prefix(100).map {
+            ProtocolFailure(
+                code: $0.code.rawValue, view: $0.viewPath, field: nil, message: Excerpt.of($0.description, limit: 400))
+        }
+        return error
     }
 }

@@ -66,6 +66,13 @@ struct RuntimeWork: Sendable {
         }
     }
 
+    /// Who asked, as Core checks owner and access lists: root passes every list, unknown
+    /// credentials none.
+    var runtimeClient: RuntimeClient {
+        let credentials = self.credentials
+        return RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
+    }
+
     /// Applies it to `runtime` (on the worker: owner names are resolved here, as for `access`).
     /// A `mount` line's decoded subtree is appended to `decoded` instead of being freed here: the
     /// caller frees it once the outcome is handed over (freeing a 1,000-view tree costs about a
@@ -93,9 +100,7 @@ struct RuntimeWork: Sendable {
         case .query:
             return .applied([])  // answered after the changes (`QueryPhase`)
         }
-        let credentials = self.credentials
-        let client = RuntimeClient(id: clientID) { list in OwnerCheck.admits(credentials, list) }
-        switch runtime.apply(request, by: client, limits: limits) {
+        switch runtime.apply(request, by: runtimeClient, limits: limits) {
         case .success(let views): return .applied(views)
         case .failure(let failures): return .refused(failures)
         }
@@ -201,10 +206,10 @@ struct QueryPhase {
         let seq = item.seq
         var seen = Set<String>()
         let uniqueIDs = ids.filter { seen.insert($0).inserted }
-        let denied = uniqueIDs.filter { !access.permits(item.credentials, viewID: $0) }
-        let deniedSet = Set(denied)
-        let viewIDs = uniqueIDs.filter { !deniedSet.contains($0) }
-        let (unknown, overLimit) = table.add(item.clientID, to: viewIDs, subtree: subtree, owner: runtime.owner(of:))
+        let denied = Set(uniqueIDs.filter { !access.permits(item.credentials, viewID: $0) })
+        let viewIDs = uniqueIDs.filter { !denied.contains($0) }
+        let (missingIDs, overLimit) = table.add(
+            item.clientID, to: viewIDs, subtree: subtree, owner: runtime.owner(of:))
         if overLimit {
             let limit = SubscriptionTable.maxPerClient
             return QueryReply(
@@ -214,23 +219,21 @@ struct QueryPhase {
                     seq: seq),
                 notice: "subscribe refused: more than \(limit) subscriptions")
         }
+        // A view the client may not see is answered as one that does not exist: the same code,
+        // the same words, in the request's order (one answer for "no such view" and "not yours").
+        let missing = Set(missingIDs)
+        let unknown = uniqueIDs.filter { denied.contains($0) || missing.contains($0) }
         var answer = QueryReply(line: [])
-        answer.subscribed = viewIDs.count > unknown.count
+        answer.subscribed = viewIDs.count > missing.count
         if answer.subscribed { tableChanged = true }
         if !denied.isEmpty {
             answer.accessDenied = true
-            answer.notice = "denied (access list): \(excerptList(denied))"
+            answer.notice = "denied (access list): \(excerptList(denied.sorted()))"
         }
         answer.log =
             "subscribed to \(excerptList(viewIDs))" + (subtree ? " (subtree)" : "")
-            + (unknown.isEmpty ? "" : "; unknown: \(excerptList(unknown))")
-        if !denied.isEmpty {
-            answer.line = errorLine(
-                code: .permissionDenied,
-                message: "access list excludes you: \(excerptList(denied))"
-                    + (unknown.isEmpty ? "" : "; no such view: \(excerptList(unknown))"),
-                seq: seq, views: denied)
-        } else if !unknown.isEmpty {
+            + (missing.isEmpty ? "" : "; unknown: \(excerptList(missing.sorted()))")
+        if !unknown.isEmpty {
             answer.line = errorLine(
                 code: .unknownViews, message: "no such view: \(excerptList(unknown))", seq: seq, views: unknown)
         } else {
@@ -416,7 +419,9 @@ extension Daemon {
                     type == "mount" ? .mounted(message) : type == "unmount" ? .unmounted(message) : .viewsSet(message))
                 logger.info("\(client.label) \(type) \(excerptList(views)): generation \(layoutGeneration)")
             case .refused(let failures):
-                let unknown = item.namedViews.filter { !runtime.contains($0) }
+                // A view the client may not see is named as unknown, as one that does not exist is.
+                let asker = item.runtimeClient
+                let unknown = item.namedViews.filter { !runtime.contains($0) || !runtime.isVisible($0, to: asker) }
                 let error = ProtocolError.refused(failures, unknownViews: unknown, seq: item.seq)
                 if error.code == .permissionDenied { stats.accessDenials += 1 }
                 logger.info("\(client.label) \(type) refused: \(Excerpt.of(error.message))")

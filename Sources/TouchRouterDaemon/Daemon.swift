@@ -2,13 +2,14 @@
 /// socket, clients, signals and config-file changes; one teardown path.
 import CLinuxEvents
 import Glibc
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterInput
 import TouchRouterProtocol
 import TouchRouterSystem
 
-/// The daemon's version, reported in `welcome` and `status`.
-public let daemonVersion = "0.1.0"
+/// The version `welcome` and `status` report: the package's.
+public let daemonVersion = PackageVersion.current
 
 /// The running daemon. Create it with `init(options:logger:)`, then `run()`; it returns after a
 /// graceful stop.
@@ -41,8 +42,8 @@ public final class Daemon {
     /// The reload being built, and the one queued behind it.
     var reloadInFlight: ReloadJob?
     var reloadQueued: ReloadJob?
-    /// The `layoutChanged` of a run-time build, sent after the requests' replies.
-    var pendingLayoutChanged: [UInt8]?
+    /// The views a run-time build changed, for its `layoutChanged`, sent after the requests' replies.
+    var pendingViewsChanged: [String]?
     /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
     var lastBuildCPUMicros: UInt64 = 0
     /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).
@@ -108,6 +109,8 @@ public final class Daemon {
         var clientsFlooding = 0
         /// `touches` messages merged away by coalescing, summed over clients that have left.
         var coalescedByGoneClients = 0
+        /// The most `touches` messages one enqueue coalesced away, over clients that have left.
+        var coalescedMostInOneStepByGoneClients = 0
         /// Run-time requests refused for exceeding a client's change budget.
         var changesRefused = 0
         /// Builds the layout worker was given: reloads and batches of run-time changes.
@@ -119,6 +122,10 @@ public final class Daemon {
     public static func main(arguments: [String]) -> Int32 {
         if DaemonOptions.wantsHelp(arguments) {
             print(DaemonOptions.usage)
+            return 0
+        }
+        if CommandLineParser.wantsVersion(arguments) {
+            print(PackageVersion.line(tool: "touchrouterd"))
             return 0
         }
         let options: DaemonOptions
@@ -208,9 +215,14 @@ public final class Daemon {
             teardown.push { housekeepingTimer.fd.close() }
             self.housekeepingTimer = housekeepingTimer
             let reloadWorker = try ReloadWorker()
+            let logger = self.logger
             teardown.push {
-                reloadWorker.waitUntilIdle()
-                reloadWorker.close()
+                if reloadWorker.abandonBuild() {
+                    logger.notice("stop: the layout build in progress is abandoned")
+                } else {
+                    reloadWorker.waitUntilIdle()
+                    reloadWorker.close()
+                }
             }
             self.reloadWorker = reloadWorker
             try registerAndListen()
@@ -498,7 +510,11 @@ public final class Daemon {
                 case .queued:
                     if wasEmpty { clientsToFlush.append(client) }
                 case .coalesced:
-                    logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    // Once per client: a stalled client is coalesced at every message from then on.
+                    if !client.wasBehind {
+                        client.wasBehind = true
+                        logger.debug("\(client.label) is behind: coalesced moves in its queue")
+                    }
                 case .overflow:
                     cutOff(client)
                 }

@@ -113,7 +113,7 @@ public struct DaemonOptions: Equatable, Sendable {
             """)
 
     /// The text `--help` prints (on stdout, exit 0), generated from `spec`.
-    public static let usage = HelpText.help(spec, invokedAs: "touchrouterd")
+    public static let usage = HelpText.help(spec, invokedAs: "touchrouterd", showsVersion: true)
 
     /// Whether the command line asks for help (`--help` or `-h`), which wins over any mistake.
     public static func wantsHelp(_ arguments: [String]) -> Bool { CommandLineParser.wantsHelp(arguments) }

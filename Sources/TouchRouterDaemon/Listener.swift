@@ -110,12 +110,19 @@ public final class Listener {
         return fd
     }
 
+    /// Binds and listens under a temporary name in the socket's directory, then links the socket
+    /// to its path (`link` never replaces: a live daemon's socket is refused, a stale one replaced),
+    /// so the path appears only once the socket listens: a client that connects the moment the
+    /// file exists is never refused. A path too long for a temporary name beside it is bound in
+    /// place. Without hard links (a file system that has none), the socket is renamed into place.
     private static func bind(_ options: ListenerOptions) throws -> (FileDescriptor, FileIdentity) {
         let path = options.path
         func fail(_ error: SystemError) -> ListenerError { .system(path: path, error) }
         guard let address = UnixSocketAddress(path: path) else { throw ListenerError.pathTooLong(path: path) }
         try makeDirectory(containing: path)
         let gid = try options.group.map(groupID(named:))
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let temporary = UnixSocketAddress(path: (directory.isEmpty ? "." : directory) + "/.touchrouterd-\(getpid())")
 
         let fd: FileDescriptor
         do {
@@ -128,27 +135,69 @@ public final class Listener {
                 })
         } catch { throw fail(error) }
 
+        var boundTemporary = false
         do {
-            do {
-                try bindAddress(fd, address)
-            } catch let error as SystemError where error.errno == EADDRINUSE {
-                try replaceStaleSocket(at: address)
-                try bindAddress(fd, address)
+            if let temporary {
+                try removeLeftover(temporary.path)
+                try bindAddress(fd, temporary)
+                boundTemporary = true
+            } else {
+                do {
+                    try bindAddress(fd, address)
+                } catch let error as SystemError where error.errno == EADDRINUSE {
+                    try replaceStaleSocket(at: address)
+                    try bindAddress(fd, address)
+                }
             }
-            try checked("chmod") { chmod(path, options.mode) }
-            if let gid { try checked("chown") { chown(path, uid_t.max, gid) } }
+            let boundPath = temporary?.path ?? path
+            try checked("chmod") { chmod(boundPath, options.mode) }
+            if let gid { try checked("chown") { chown(boundPath, uid_t.max, gid) } }
             try checked("listen") { listen(fd.rawValue, 64) }
+            if let temporary {
+                try moveIntoPlace(temporary.path, address)
+                boundTemporary = false
+            }
             guard let identity = FileIdentity(path: path) else {
                 throw SystemError(call: "lstat", errno: errno)
             }
             return (fd, identity)
         } catch let error as SystemError {
             fd.close()
+            if boundTemporary, let temporary { unlink(temporary.path) }
             throw fail(error)
         } catch {
             fd.close()
+            if boundTemporary, let temporary { unlink(temporary.path) }
             throw error
         }
+    }
+
+    /// Gives the listening socket bound at `temporaryPath` its real name, then drops the temporary
+    /// one.
+    private static func moveIntoPlace(_ temporaryPath: String, _ address: UnixSocketAddress) throws {
+        let path = address.path
+        var linked = link(temporaryPath, path) == 0
+        if !linked && errno == EEXIST {
+            try replaceStaleSocket(at: address)
+            linked = link(temporaryPath, path) == 0
+        }
+        if linked {
+            unlink(temporaryPath)
+        } else if errno == EEXIST {
+            // Another daemon took the path between the probe and the link.
+            throw ListenerError.alreadyInUse(path: path)
+        } else {
+            try checked("rename") { rename(temporaryPath, path) }
+        }
+    }
+
+    /// A socket a crashed run left under this process's temporary name goes; anything else there
+    /// is not ours.
+    private static func removeLeftover(_ path: String) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard (status.st_mode & S_IFMT) == S_IFSOCK else { throw ListenerError.notASocket(path: path) }
+        try checked("unlink") { unlink(path) }
     }
 
     /// A socket file left by a crashed run refuses connections: delete it. One that accepts is

@@ -22,7 +22,7 @@ public final class Logger {
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level.rawValue <= minimumLevel.rawValue else { return }
         let prefix = usesJournalPrefixes ? "<\(level.rawValue)>" : "touchrouterd: \(level.name): "
-        var bytes = Array((prefix + message().replacingNewlines()).utf8)
+        var bytes = Array((prefix + message().escapingControls()).utf8)
         // The last guard against an input echoed whole (messages quote input through `excerpt`).
         if bytes.count > Self.maximumLineBytes {
             let cut = bytes.count - Self.maximumLineBytes
@@ -54,9 +54,32 @@ public final class Logger {
 }
 
 extension String {
-    /// One event, one line: embedded newlines would split a journal entry.
-    fileprivate func replacingNewlines() -> String {
-        guard contains(where: \.isNewline) else { return self }
-        return String(map { $0.isNewline ? " " : $0 })
+    /// One event, one line, and nothing in it a terminal or the journal would act on: newlines
+    /// become spaces (they would split an entry), and every other control character (C0, DEL, C1:
+    /// a NUL ends a journal field, an ESC starts a terminal sequence) is written as `\xNN` or
+    /// `\u{NNNN}`. Messages quote client input (view ids, names) through `Excerpt`; this is where
+    /// it becomes safe to print. Cost: one pass over the line.
+    func escapingControls() -> String {
+        guard unicodeScalars.contains(where: \.isLogControl) else { return self }
+        var escaped = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029].contains(scalar.value) {
+                escaped.append(" ")
+            } else if scalar.isLogControl {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                let text = scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{\(hex)}"
+                escaped.append(contentsOf: text.unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+}
+
+extension Unicode.Scalar {
+    /// A control character or a line break (C0, DEL, C1, U+2028, U+2029).
+    fileprivate var isLogControl: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
     }
 }

@@ -62,6 +62,12 @@ final class ReloadWorker: Sendable {
     /// The thread for urgent builds, made at the first one.
     private let urgentLane = Mutex<DedicatedThread?>(nil)
     private let outcome = Mutex<LayoutBuild?>(nil)
+    /// A build runs, and whether the daemon gave up waiting for it (`abandonBuild`).
+    private let state = Mutex<BuildState>(.idle)
+
+    private enum BuildState {
+        case idle, building, abandoned
+    }
 
     /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`.
     init() throws {
@@ -79,6 +85,7 @@ final class ReloadWorker: Sendable {
         path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
         subscriptions: SubscriptionTable, access: AccessPolicy, generation: UInt64, urgent: Bool = false
     ) {
+        state.withLock { $0 = .building }
         let job: @Sendable () -> Void = { [self] in
             build(
                 path: path, current: current, work: work, limits: limits,
@@ -142,6 +149,13 @@ final class ReloadWorker: Sendable {
         result.endedSubscriptions = queries.ended
         if case .changed = file { result.unknownOwnerNames = OwnerCheck.unknownNames(in: runtime.base.runtime) }
         result.cpuMicros = threadCPUMicros() - cpuStart
+        let isAbandoned = state.withLock { state in
+            if state == .abandoned { return true }
+            state = .idle
+            return false
+        }
+        // The daemon is exiting: nobody takes the outcome, and the eventfd stays open until exit.
+        if isAbandoned { return }
         outcome.withLock { $0 = result }
         var one: UInt64 = 1
         _ = withUnsafeBytes(of: &one) { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
@@ -171,6 +185,18 @@ final class ReloadWorker: Sendable {
         queue.async { _ = box }
         // A block is released once it has run, so the value is gone when this one runs.
         if trim { queue.async { _ = malloc_trim(0) } }
+    }
+
+    /// At teardown: when a build is in progress, gives up on it and returns true. The build is not
+    /// waited for (a 1M-view config takes many seconds to read and index, and a stopping daemon
+    /// has no use for it): the process exits under it. It never writes its outcome, and the eventfd
+    /// must then stay open (not `close`d) so that no later descriptor takes its number.
+    func abandonBuild() -> Bool {
+        state.withLock { state in
+            guard state == .building else { return false }
+            state = .abandoned
+            return true
+        }
     }
 
     /// Waits for a build in progress to end (at teardown, before the eventfd is closed).

@@ -6,13 +6,19 @@ import TouchRouterModel
 ///
 /// Two parts:
 /// - the *committed* bytes: handed to the socket, possibly partly written; never changed again
-///   (a line may be half on the wire);
-/// - the *pending* messages: encoded into one byte buffer as they arrive, each remembered with
-///   its structured `ViewTouches`, so they can still be coalesced.
+///   (a line may be half on the wire); at most about `commitChunkBytes` are committed at a time;
+/// - the *pending* messages: each its encoded line (shared with the other subscribers of the same
+///   view, not copied) and, for `touches`, its structured `ViewTouches`, so it can still be
+///   coalesced. They sit in a linked list over reusable slots, so one can leave from the middle in
+///   O(1).
 ///
-/// When the pending bytes are taken for writing they become the committed bytes in one swap, so
-/// the common case (a client that keeps up) encodes each message once and makes one write per
-/// frame with no copying and, once the buffers have grown, no allocation.
+/// Coalescing is incremental: every pending `touches` message is linked to the previous and the
+/// next pending message of each of its touches (an index kept as messages arrive), and a message
+/// whose touches have all come again later, all `moved`/`stationary`, joins a list of messages
+/// that may go. Over budget, the oldest of those go, one at a time, only until the queue is back
+/// within budget. No step ever walks the queue: the cost of an `enqueue` is O(its touches) plus,
+/// over budget, O(touches) per message it removes, and it removes about as many bytes as it adds.
+/// A client that never reads therefore costs the loop the same per message at any queue size.
 public struct ClientOutbox: Sendable {
     /// What `enqueue` did.
     public enum EnqueueResult: Hashable, Sendable {
@@ -27,34 +33,124 @@ public struct ClientOutbox: Sendable {
         case overflow
     }
 
-    private enum Kind: Sendable {
-        case touches(ViewTouches)
-        /// A reply, error or `layoutChanged`: never dropped.
-        case line
+    /// A touch of a pending message: the message's slot and the touch's index in it.
+    private struct TouchRef: Equatable, Sendable {
+        var node: Int
+        var slot: Int
     }
 
-    private struct Entry: Sendable {
-        var kind: Kind
-        var byteCount: Int
+    /// One view's touch: what coalescing merges.
+    private struct TouchKey: Hashable, Sendable {
+        var viewID: String
+        var touchID: UInt64
     }
+
+    /// A touch's neighbours in the chain of pending messages that carry it.
+    private struct TouchLink: Sendable {
+        var previous: TouchRef?
+        var next: TouchRef?
+    }
+
+    /// One pending message.
+    private struct Node: Sendable {
+        /// The encoded line, `\n` included.
+        var line: [UInt8]
+        /// A `touches` message's content; nil for a reply, error or other line (never dropped).
+        var touches: ViewTouches?
+        /// Queue order.
+        var previous: Int?
+        var next: Int?
+        /// Per touch of `touches`, once indexed.
+        var links: [TouchLink] = []
+        /// Touches of `touches` not yet seen in a later pending message.
+        var unsuperseded = 0
+        /// Every touch is `moved`/`stationary` (and there is one).
+        var isCoalescable = false
+        /// In the list of messages that may go, in the order they became droppable.
+        var isDroppable = false
+        var droppablePrevious: Int?
+        var droppableNext: Int?
+
+        static let free = Node(line: [], touches: nil)
+    }
+
+    /// The slots, in chunks of a fixed size: growing adds a chunk and never copies the slots
+    /// already there (an array that doubled would copy a full queue's slots in one step, for every
+    /// stalled client at once, since they fill in step).
+    private struct NodeSlots: Sendable {
+        private static let chunkShift = 6
+        private static let chunkMask = (1 << chunkShift) - 1
+        private var chunks: [[Node]] = []
+        private var count = 0
+
+        subscript(index: Int) -> Node {
+            get { chunks[index >> Self.chunkShift][index & Self.chunkMask] }
+            _modify { yield &chunks[index >> Self.chunkShift][index & Self.chunkMask] }
+        }
+
+        /// Adds a slot holding `node`; returns its index.
+        mutating func append(_ node: Node) -> Int {
+            // A new chunk, unless it is the one `removeAll` kept.
+            if count & Self.chunkMask == 0 && chunks.count == count >> Self.chunkShift {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(Self.chunkMask + 1)
+            }
+            chunks[count >> Self.chunkShift].append(node)
+            count += 1
+            return count - 1
+        }
+
+        /// Forgets every slot (all free), keeping the first chunk's storage: a client that keeps up
+        /// uses one or two slots, every frame.
+        mutating func removeAll() {
+            if chunks.count > 1 { chunks.removeSubrange(1...) }
+            if !chunks.isEmpty { chunks[0].removeAll(keepingCapacity: true) }
+            count = 0
+        }
+    }
+
+    /// Bytes committed to the socket at a time at most (one message more when a single line is
+    /// larger): committing copies the lines, so this bounds the work of one `bytesToWrite`, and what
+    /// is not committed yet stays coalescable.
+    public static let commitChunkBytes = 64 * 1024
+    /// Pending messages left out of the coalescing index at most: a client that keeps up never
+    /// holds more, so it never pays for the index; past this (or over budget) the messages are
+    /// indexed, at most this many and one at a time.
+    static let indexingLag = 16
 
     /// The most bytes (committed and pending) the outbox holds before it coalesces, then overflows.
     public let byteBudget: Int
     private var committed: [UInt8] = []
     private var committedOffset = 0
-    private var pending: [UInt8] = []
-    private var entries: [Entry] = []
+    /// The pending messages' slots; `freeSlots` are reused.
+    private var nodes = NodeSlots()
+    private var freeSlots: [Int] = []
+    private var first: Int?
+    private var last: Int?
+    /// The first pending message not yet indexed (the indexed ones are a prefix of the queue).
+    private var firstUnindexed: Int?
+    private var unindexedCount = 0
+    private var pendingBytes = 0
+    /// The latest pending message carrying each touch (indexed messages only).
+    private var latest: [TouchKey: TouchRef] = [:]
+    private var firstDroppable: Int?
+    private var lastDroppable: Int?
     /// Set once the outbox overflowed (or was finished with an error): it accepts nothing more.
     public private(set) var hasOverflowed = false
     /// `touches` messages removed by coalescing so far (a status counter).
     public private(set) var coalescedMessageCount = 0
+    /// The most messages one `enqueue` removed by coalescing (a status counter: how much one step
+    /// of coalescing ever cost).
+    public private(set) var mostCoalescedInOneStep = 0
+    /// Messages pending (not yet committed to the socket).
+    public private(set) var pendingMessageCount = 0
     /// Bytes of replies queued with `enqueue(reply:)` not yet written: they do not count against
     /// the budget (a reply never gets its requester cut off, however large; the daemon reads the
     /// client's next request only once the queue is at most half the budget again).
     private var exemptBytes = 0
-    /// Bytes queued ahead of those replies, not yet written (written before them). Coalescing of
-    /// messages ahead of a reply is not subtracted here: the exemption then ends later by at most
-    /// the bytes coalesced away, which are fewer than the budget.
+    /// Bytes queued ahead of those replies, not yet written (written before them). Messages
+    /// coalesced away ahead of a reply are not subtracted here: the exemption then ends later by
+    /// at most the bytes coalesced away, which are fewer than the budget.
     private var bytesAheadOfExempt = 0
     /// A written buffer too large to keep (a large reply's), until `takeLargeBuffer`.
     private var largeBuffer: [UInt8]?
@@ -66,21 +162,15 @@ public struct ClientOutbox: Sendable {
     }
 
     /// Bytes queued and not yet written: the rest of the committed bytes plus every pending message.
-    public var byteCount: Int { committed.count - committedOffset + pending.count }
+    public var byteCount: Int { committed.count - committedOffset + pendingBytes }
 
     /// Nothing is waiting to be written.
     public var isEmpty: Bool { byteCount == 0 }
 
-    /// Messages pending (not yet committed to the socket).
-    public var pendingMessageCount: Int { entries.count }
-
     /// Queues one view's touches of a frame.
     public mutating func enqueue(_ viewTouches: ViewTouches) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
-        let before = pending.count
-        TouchesEncoder.appendLine(viewTouches, to: &pending)
-        entries.append(Entry(kind: .touches(viewTouches), byteCount: pending.count - before))
-        return enforceBudget()
+        return append(TouchesEncoder.encodedLine(viewTouches), touches: viewTouches)
     }
 
     /// Queues an already-encoded line (`\n` included): replies, errors, `layoutChanged`. The
@@ -88,15 +178,13 @@ public struct ClientOutbox: Sendable {
     /// `enqueue(encodedTouches:for:)` instead, which keeps them coalescable.
     public mutating func enqueue(line: [UInt8]) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
-        pending.append(contentsOf: line)
-        entries.append(Entry(kind: .line, byteCount: line.count))
-        return enforceBudget()
+        return append(line, touches: nil)
     }
 
     /// Queues the reply to one of the client's own requests (`\n` included): like `enqueue(line:)`,
     /// but its bytes do not count against the budget while they wait, so a reply as large as the
     /// layout is written in as many pieces as the socket takes and never overflows the queue;
-    /// `touches` queued behind it still do. Into an empty queue the line is taken without a copy.
+    /// `touches` queued behind it still do. The line is kept, not copied (also when committed).
     public mutating func enqueue(reply line: [UInt8]) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
         if exemptBytes == 0 {
@@ -106,43 +194,30 @@ public struct ClientOutbox: Sendable {
             // Another reply while one is on its way: exempt from the first one's start.
             exemptBytes = byteCount - bytesAheadOfExempt + line.count
         }
-        if pending.isEmpty { pending = line } else { pending.append(contentsOf: line) }
-        entries.append(Entry(kind: .line, byteCount: line.count))
-        return enforceBudget()
+        return append(line, touches: nil)
     }
 
     /// Queues any daemon message, encoded straight into the queue (`touches` stay coalescable).
     public mutating func enqueue(_ message: DaemonMessage) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
-        let before = pending.count
-        let kind: Kind
-        if case .touches(let touches) = message {
-            let viewTouches = ViewTouches(wire: touches)
-            TouchesEncoder.appendLine(viewTouches, to: &pending)
-            kind = .touches(viewTouches)
-        } else {
-            message.appendLine(to: &pending)
-            kind = .line
-        }
-        entries.append(Entry(kind: kind, byteCount: pending.count - before))
-        return enforceBudget()
+        if case .touches(let touches) = message { return enqueue(ViewTouches(wire: touches)) }
+        return append(message.encodedLine(), touches: nil)
     }
 
     /// Queues a `touches` line the caller already encoded from `viewTouches` (so a view's message
-    /// is encoded once per frame, not once per subscriber). `line` must be exactly
-    /// `TouchesEncoder.appendLine(viewTouches)`'s output.
-    /// Concrete `[UInt8]`, not generic: called for every subscriber of every frame from another
-    /// module, where a generic would run unspecialized (witness-table calls per byte run).
+    /// is encoded once per frame, not once per subscriber: the outbox keeps a reference to `line`,
+    /// it does not copy it). `line` must be exactly `TouchesEncoder.appendLine(viewTouches)`'s
+    /// output. Concrete `[UInt8]`, not generic: called for every subscriber of every frame from
+    /// another module, where a generic would run unspecialized.
     public mutating func enqueue(encodedTouches line: [UInt8], for viewTouches: ViewTouches) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
-        pending.append(contentsOf: line)
-        entries.append(Entry(kind: .touches(viewTouches), byteCount: line.count))
-        return enforceBudget()
+        return append(line, touches: viewTouches)
     }
 
     /// The bytes to hand to `write(2)` next, or an empty buffer when nothing waits. When the
-    /// committed bytes are all written, every pending message is committed first (they can no
-    /// longer be coalesced). Call `didWrite` with what the socket took.
+    /// committed bytes are all written, the oldest pending messages are committed first, about
+    /// `commitChunkBytes` of them (they can no longer be coalesced). Call `didWrite` with what the
+    /// socket took. Cost: O(the bytes committed).
     public mutating func bytesToWrite() -> ArraySlice<UInt8> {
         if committedOffset == committed.count {
             // A large reply's buffer is not kept once written: handed out (`takeLargeBuffer`).
@@ -153,8 +228,7 @@ public struct ClientOutbox: Sendable {
                 committed.removeAll(keepingCapacity: true)
             }
             committedOffset = 0
-            swap(&committed, &pending)
-            entries.removeAll(keepingCapacity: true)
+            while let node = first, committed.count < Self.commitChunkBytes { commit(node) }
         }
         return committed[committedOffset...]
     }
@@ -176,9 +250,59 @@ public struct ClientOutbox: Sendable {
         exemptBytes = max(0, exemptBytes - (byteCount - ahead))
     }
 
+    /// Ends the queue with `error` as its last line: everything not yet on the wire is dropped
+    /// (except the rest of a line the socket already took part of), so one write of
+    /// `bytesToWrite()` tells the client why it is disconnected, however much was queued. The
+    /// outbox accepts nothing more.
+    public mutating func finish(with error: ProtocolError) {
+        hasOverflowed = true
+        (exemptBytes, bytesAheadOfExempt) = (0, 0)
+        let newline = UInt8(ascii: "\n")
+        if committedOffset == 0 || committed[committedOffset - 1] == newline {
+            committed.removeSubrange(committedOffset...)
+        } else if let lineEnd = committed[committedOffset...].firstIndex(of: newline) {
+            committed.removeSubrange((lineEnd + 1)...)
+        }
+        nodes = NodeSlots()
+        freeSlots = []
+        latest = [:]
+        (first, last, firstUnindexed, firstDroppable, lastDroppable) = (nil, nil, nil, nil, nil)
+        (unindexedCount, pendingBytes, pendingMessageCount) = (0, 0, 0)
+        DaemonMessage.error(error).appendLine(to: &committed)
+    }
+
+    /// Removes at once every pending message that coalescing may remove (what `enqueue` does only
+    /// as far as the budget needs): tests use it to check the rule message by message.
+    mutating func coalesce() {
+        indexPending()
+        while let node = firstDroppable { drop(node) }
+    }
+
+    // MARK: The queue
+
+    private mutating func append(_ line: [UInt8], touches: ViewTouches?) -> EnqueueResult {
+        let node = allocate(Node(line: line, touches: touches, previous: last))
+        if let last { nodes[last].next = node } else { first = node }
+        last = node
+        pendingMessageCount += 1
+        pendingBytes += line.count
+        if firstUnindexed == nil { firstUnindexed = node }
+        unindexedCount += 1
+        if unindexedCount > Self.indexingLag { indexPending() }
+        return enforceBudget()
+    }
+
+    /// Over budget: the oldest droppable messages go until the queue is within budget again;
+    /// if none is left to go, the client is cut off.
     private mutating func enforceBudget() -> EnqueueResult {
         guard byteCount - exemptBytes > byteBudget else { return .queued }
-        coalesce()
+        indexPending()
+        var removed = 0
+        while byteCount - exemptBytes > byteBudget, let node = firstDroppable {
+            drop(node)
+            removed += 1
+        }
+        mostCoalescedInOneStep = max(mostCoalescedInOneStep, removed)
         guard byteCount - exemptBytes > byteBudget else { return .coalesced }
         overflow()
         return .overflow
@@ -194,87 +318,128 @@ public struct ClientOutbox: Sendable {
         finish(with: error)
     }
 
-    /// Ends the queue with `error` as its last line: everything not yet on the wire is dropped
-    /// (except the rest of a line the socket already took part of), so one write of
-    /// `bytesToWrite()` tells the client why it is disconnected, however much was queued. The
-    /// outbox accepts nothing more.
-    public mutating func finish(with error: ProtocolError) {
-        hasOverflowed = true
-        exemptBytes = 0
-        bytesAheadOfExempt = 0
-        let newline = UInt8(ascii: "\n")
-        if committedOffset == 0 || committed[committedOffset - 1] == newline {
-            committed.removeSubrange(committedOffset...)
-        } else if let lineEnd = committed[committedOffset...].firstIndex(of: newline) {
-            committed.removeSubrange((lineEnd + 1)...)
+    private mutating func allocate(_ node: Node) -> Int {
+        if let slot = freeSlots.popLast() {
+            nodes[slot] = node
+            return slot
         }
-        pending.removeAll(keepingCapacity: false)
-        entries.removeAll(keepingCapacity: false)
-        DaemonMessage.error(error).appendLine(to: &committed)
+        return nodes.append(node)
     }
 
-    /// Removes every pending `touches` message whose touches are all `moved`/`stationary` and each
-    /// appear again in a later pending message of the same view; the next later update of each of
-    /// its touches inherits its `previousLocation` (so the client sees one move from the earliest
-    /// known point to the latest). Messages with a `began`, `ended` or `cancelled` touch, and
-    /// every non-touches line, are kept; the order of what remains is unchanged.
-    mutating func coalesce() {
-        struct TouchKey: Hashable {
-            var viewID: String
-            var touchID: UInt64
+    /// Takes `node` out of the queue and gives its slot back.
+    private mutating func remove(_ node: Int) {
+        let (previous, next) = (nodes[node].previous, nodes[node].next)
+        if let previous { nodes[previous].next = next } else { first = next }
+        if let next { nodes[next].previous = previous } else { last = previous }
+        pendingBytes -= nodes[node].line.count
+        pendingMessageCount -= 1
+        nodes[node] = .free
+        if first == nil {
+            // Empty: the slots start over (a client that keeps up uses one or two).
+            nodes.removeAll()
+            freeSlots.removeAll(keepingCapacity: freeSlots.capacity <= 64)
+        } else {
+            freeSlots.append(node)
         }
-        // Newest to oldest: which messages are superseded.
-        var seenLater: Set<TouchKey> = []
-        var dropped = [Bool](repeating: false, count: entries.count)
-        for index in entries.indices.reversed() {
-            guard case .touches(let message) = entries[index].kind else { continue }
-            let keys = message.touches.map { TouchKey(viewID: message.viewID, touchID: $0.id) }
-            let droppable =
-                !message.touches.isEmpty
-                && message.touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
-                && keys.allSatisfy { seenLater.contains($0) }
-            dropped[index] = droppable
-            seenLater.formUnion(keys)
+    }
+
+    /// Moves the oldest pending message into the committed bytes.
+    private mutating func commit(_ node: Int) {
+        // A line of a chunk or more, first, is taken as it is: a large reply is never copied.
+        if committed.isEmpty && nodes[node].line.count >= Self.commitChunkBytes {
+            committed = nodes[node].line
+        } else {
+            committed.append(contentsOf: nodes[node].line)
         }
-        guard dropped.contains(true) else { return }
-        // Oldest to newest: carry each dropped update's previous point forward, re-encode the rest.
-        var carriedPrevious: [TouchKey: Point] = [:]
-        var kept: [Entry] = []
-        var rebuilt: [UInt8] = []
-        rebuilt.reserveCapacity(pending.count)
-        var offset = 0
-        for (index, entry) in entries.enumerated() {
-            defer { offset += entry.byteCount }
-            guard case .touches(var message) = entry.kind else {
-                rebuilt.append(contentsOf: pending[offset..<offset + entry.byteCount])
-                kept.append(entry)
-                continue
-            }
-            var changed = false
-            for touchIndex in message.touches.indices {
-                let key = TouchKey(viewID: message.viewID, touchID: message.touches[touchIndex].id)
-                if let previous = carriedPrevious.removeValue(forKey: key) {
-                    message.touches[touchIndex].previousLocalPoint = previous
-                    changed = true
-                }
-                if dropped[index] {
-                    carriedPrevious[key] = message.touches[touchIndex].previousLocalPoint
+        if node == firstUnindexed {
+            // Not indexed (nor is anything after it).
+            firstUnindexed = nodes[node].next
+            unindexedCount -= 1
+        } else if let message = nodes[node].touches {
+            for slot in message.touches.indices {
+                if let next = nodes[node].links[slot].next {
+                    nodes[next.node].links[next.slot].previous = nil
+                } else {
+                    let key = TouchKey(viewID: message.viewID, touchID: message.touches[slot].id)
+                    if latest[key] == TouchRef(node: node, slot: slot) { latest[key] = nil }
                 }
             }
-            if dropped[index] {
-                coalescedMessageCount += 1
-                continue
-            }
-            if changed {
-                let before = rebuilt.count
-                TouchesEncoder.appendLine(message, to: &rebuilt)
-                kept.append(Entry(kind: .touches(message), byteCount: rebuilt.count - before))
-            } else {
-                rebuilt.append(contentsOf: pending[offset..<offset + entry.byteCount])
-                kept.append(entry)
+            if nodes[node].isDroppable { removeDroppable(node) }
+        }
+        remove(node)
+    }
+
+    // MARK: Coalescing
+
+    /// Indexes every pending message not indexed yet, oldest first.
+    private mutating func indexPending() {
+        while let node = firstUnindexed {
+            index(node)
+            firstUnindexed = nodes[node].next
+        }
+        unindexedCount = 0
+    }
+
+    /// Links `node`'s touches to the same touches' previous pending messages; an earlier message
+    /// whose touches have now all come again, all moves, becomes droppable. Cost: O(its touches).
+    private mutating func index(_ node: Int) {
+        guard let message = nodes[node].touches else { return }
+        let touches = message.touches
+        nodes[node].isCoalescable =
+            !touches.isEmpty && touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
+        nodes[node].links = [TouchLink](repeating: TouchLink(), count: touches.count)
+        nodes[node].unsuperseded = touches.count
+        for slot in touches.indices {
+            let here = TouchRef(node: node, slot: slot)
+            let key = TouchKey(viewID: message.viewID, touchID: touches[slot].id)
+            // The same touch twice in one message links nothing: that message is never dropped.
+            guard let earlier = latest.updateValue(here, forKey: key), earlier.node != node else { continue }
+            nodes[node].links[slot].previous = earlier
+            nodes[earlier.node].links[earlier.slot].next = here
+            nodes[earlier.node].unsuperseded -= 1
+            if nodes[earlier.node].unsuperseded == 0 && nodes[earlier.node].isCoalescable {
+                appendDroppable(earlier.node)
             }
         }
-        pending = rebuilt
-        entries = kept
+    }
+
+    /// Removes a droppable message: the next pending update of each of its touches inherits its
+    /// `previousLocation` (so the client sees one move from the earliest known point to the latest)
+    /// and is encoded again. Cost: O(its touches), plus encoding the messages that inherit.
+    private mutating func drop(_ node: Int) {
+        removeDroppable(node)
+        let message = nodes[node].touches!
+        var inheritors: [Int] = []
+        for slot in message.touches.indices {
+            let link = nodes[node].links[slot]
+            let next = link.next!
+            nodes[next.node].touches!.touches[next.slot].previousLocalPoint = message.touches[slot].previousLocalPoint
+            nodes[next.node].links[next.slot].previous = link.previous
+            if let previous = link.previous { nodes[previous.node].links[previous.slot].next = next }
+            if !inheritors.contains(next.node) { inheritors.append(next.node) }
+        }
+        remove(node)
+        coalescedMessageCount += 1
+        for inheritor in inheritors {
+            pendingBytes -= nodes[inheritor].line.count
+            nodes[inheritor].line = TouchesEncoder.encodedLine(nodes[inheritor].touches!)
+            pendingBytes += nodes[inheritor].line.count
+        }
+    }
+
+    private mutating func appendDroppable(_ node: Int) {
+        nodes[node].isDroppable = true
+        nodes[node].droppablePrevious = lastDroppable
+        if let lastDroppable { nodes[lastDroppable].droppableNext = node } else { firstDroppable = node }
+        lastDroppable = node
+    }
+
+    private mutating func removeDroppable(_ node: Int) {
+        let (previous, next) = (nodes[node].droppablePrevious, nodes[node].droppableNext)
+        if let previous { nodes[previous].droppableNext = next } else { firstDroppable = next }
+        if let next { nodes[next].droppablePrevious = previous } else { lastDroppable = previous }
+        nodes[node].isDroppable = false
+        nodes[node].droppablePrevious = nil
+        nodes[node].droppableNext = nil
     }
 }

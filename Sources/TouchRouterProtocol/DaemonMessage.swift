@@ -192,15 +192,12 @@ public struct ExplainReply: Hashable, Sendable {
     /// `clients`: the names of the clients subscribed to the target view (admin only); nil: not
     /// given (offline, or a client that may not see them).
     public var clients: [String]?
-    /// `redacted`: steps left out because their views are not open to the asking client.
-    public var redactedSteps: Int
     public var seq: Int64?
 
     /// Makes the reply.
-    public init(explanation: HitTestExplanation, clients: [String]? = nil, redactedSteps: Int = 0, seq: Int64? = nil) {
+    public init(explanation: HitTestExplanation, clients: [String]? = nil, seq: Int64? = nil) {
         self.explanation = explanation
         self.clients = clients
-        self.redactedSteps = redactedSteps
         self.seq = seq
     }
 }

@@ -43,7 +43,6 @@ enum ExplainJSON {
             }
         }
         if let clients = reply.clients { object.field("clients", strings: clients) }
-        if reply.redactedSteps > 0 { object.field("redacted", integer: Int64(reply.redactedSteps)) }
     }
 
     /// Reads the fields back (client side). The hit's index path is the `hit` step's.
@@ -99,7 +98,6 @@ enum ExplainJSON {
         return ExplainReply(
             explanation: explanation,
             clients: fields.has("clients") ? try fields.stringArray("clients") : nil,
-            redactedSteps: Int(try fields.optionalInteger("redacted", in: 0...Int64(Int32.max)) ?? 0),
             seq: seq)
     }
 

@@ -46,6 +46,9 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
     /// A `subscribe` would give the client more subscriptions than its limit; nothing of it was
     /// applied.
     case tooManySubscriptions = "too-many-subscriptions"
+    /// A `reload` found a config file that does not load (`failures` lists its errors, each with
+    /// the config's code and place); the running layout stays.
+    case invalidConfig = "invalid-config"
 
     /// The daemon closes the connection after sending an error with this code.
     public var closesConnection: Bool {

@@ -38,6 +38,7 @@ extension OptionKey {
     static let realtimePriority = OptionKey("realtime-priority")
     static let samples = OptionKey("samples")
     static let stepsOnly = OptionKey("steps-only")
+    static let queues = OptionKey("queues")
 }
 
 extension ArgumentKey {

@@ -281,6 +281,9 @@ final class Probe: @unchecked Sendable {
     private(set) var latencyNanos: [Int64] = []
     /// The connection ended (or failed) before the daemon was told to stop.
     private(set) var lostEarly = false
+    /// Set before `start`: the reading thread runs at `SCHED_FIFO` with this priority (as the
+    /// daemon's loop does under `--realtime-priority`), so that other processes cannot delay it.
+    var realtimePriority: Int32?
 
     /// A probe on an already connected socket (the kernel floor's readers).
     init(connected fd: Int32) {
@@ -301,6 +304,7 @@ final class Probe: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            if let realtimePriority { try? ThreadScheduling.makeRealtime(priority: realtimePriority) }
             readUntilClosed()
             close(fd)
             finished.signal()

@@ -16,6 +16,7 @@ let benchmarks: [Benchmark] = [
     gestureBenchmark,
     encodeBenchmark,
     daemonLatencyBenchmark,
+    stalledReadersBenchmark,
     reloadBenchmark,
     runtimeBenchmark,
     configBenchmark,
@@ -37,6 +38,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if let name = arguments.first {
     if name == "--help" || name == "-h" {
         print(overview)
+        exit(0)
+    }
+    if name == "--version" {
+        print(PackageVersion.line(tool: "touchrouter-bench"))
         exit(0)
     }
     guard let benchmark = benchmarks.first(where: { $0.name == name }) else {

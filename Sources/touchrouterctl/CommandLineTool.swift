@@ -44,6 +44,10 @@ struct CommandLineTool {
             print(overview())
             return .success
         }
+        if first == "--version" {
+            print(PackageVersion.line(tool: Self.toolName))
+            return .success
+        }
         if first == "help" {
             guard let name = arguments.dropFirst().first else {
                 print(overview())

@@ -266,8 +266,41 @@ enum LayoutCommand: Command {
     private static func printTree(_ view: View, depth: Int) {
         let frame = view.frame
         let numbers = [frame.x, frame.y, frame.width, frame.height].map(HitTestCommand.number)
+        let properties = describe(view)
         LineOutput.print(
-            String(repeating: "  ", count: depth) + "\(view.id)  [\(numbers.joined(separator: ", "))]")
+            String(repeating: "  ", count: depth) + "\(view.id)  [\(numbers.joined(separator: ", "))]"
+                + (properties.isEmpty ? "" : "  " + properties.joined(separator: " ")))
         for child in view.children { printTree(child, depth: depth + 1) }
+    }
+
+    /// What the view sets that is not a default, in the words of the `layout` reply's JSON:
+    /// `hidden nonInteractive multipleTouch exclusiveTouch alpha=0.5 margin=20 shape=ellipse
+    /// rotation=30 scale=1.5x0.75` (a per-edge margin as top,left,bottom,right).
+    static func describe(_ view: View) -> [String] {
+        var words: [String] = []
+        if view.hidden { words.append("hidden") }
+        if !view.interactive { words.append("nonInteractive") }
+        if view.multipleTouch { words.append("multipleTouch") }
+        if view.exclusiveTouch { words.append("exclusiveTouch") }
+        if view.alpha != 1 { words.append("alpha=\(HitTestCommand.number(view.alpha))") }
+        let margin = view.touchMargin
+        if margin != .zero {
+            let edges = [margin.top, margin.left, margin.bottom, margin.right].map(HitTestCommand.number)
+            words.append("margin=" + (margin.isUniform ? edges[0] : edges.joined(separator: ",")))
+        }
+        switch view.shape {
+        case .rect: break
+        case .roundedRect(let radius): words.append("shape=roundedRect(\(HitTestCommand.number(radius)))")
+        case .ellipse: words.append("shape=ellipse")
+        case .polygon(let points): words.append("shape=polygon(\(points.count) points)")
+        }
+        let transform = view.transform
+        if transform.rotationDegrees != 0 {
+            words.append("rotation=\(HitTestCommand.number(transform.rotationDegrees))")
+        }
+        if transform.scaleX != 1 || transform.scaleY != 1 {
+            words.append("scale=\(HitTestCommand.number(transform.scaleX))x\(HitTestCommand.number(transform.scaleY))")
+        }
+        return words
     }
 }

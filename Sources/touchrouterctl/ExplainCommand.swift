@@ -86,9 +86,6 @@ enum ExplainCommand: Command {
                 "clients that would receive it: "
                     + (clients.isEmpty ? "none" : clients.joined(separator: ", ")))
         }
-        if reply.redactedSteps > 0 {
-            LineOutput.print("(\(reply.redactedSteps) views not open to you are left out)")
-        }
     }
 
     private static func usage(_ message: String) -> ExitCode {

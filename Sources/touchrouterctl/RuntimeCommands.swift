@@ -88,7 +88,7 @@ enum UnmountCommand: Command {
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let viewID = arguments.argument(.view) ?? ""
-        return RuntimeCommandSupport.run(arguments, command: "unmount") { client in
+        return RuntimeCommandSupport.run(arguments, command: "unmount", named: viewID) { client in
             try await client.unmount(viewID)
         } message: {
             .unmounted($0)
@@ -106,15 +106,19 @@ enum RuntimeCommandSupport {
 
     /// Sends the change and prints the reply (`runOneRequest`).
     static func run(
-        _ arguments: ParsedArguments, command: String, holdsConnection: Bool = false,
+        _ arguments: ParsedArguments, command: String, named: String = "", holdsConnection: Bool = false,
         request: @escaping @Sendable (TouchRouterClient) async throws -> LayoutChangeReply,
         message: @escaping @Sendable (LayoutChangeReply) -> DaemonMessage
     ) -> ExitCode {
         runOneRequest(
             arguments, command: command, holdsConnection: holdsConnection, request: request, message: message
         ) { reply in
+            // An unmount that found nothing mounted names no view: say which one was asked.
+            let views =
+                reply.views.isEmpty
+                ? (named.isEmpty ? "" : named + ": nothing was mounted") : reply.views.joined(separator: ", ")
             LineOutput.print(
-                "\(command) \(reply.views.joined(separator: ", ")): layout generation \(reply.generation)"
+                "\(command) \(views): layout generation \(reply.generation)"
                     + (holdsConnection ? " (held until interrupted)" : ""))
         }
     }

@@ -159,6 +159,24 @@ struct FieldStageTests {
         #expect(stage.setScreenState("nowhere", off: true, nowMicros: 1_000_300) == nil)
     }
 
+    /// `on` is activity: a screen with `idle` counts its idle time again from the `on`, whether it
+    /// was idle by the countdown or off by an admin.
+    @Test(arguments: [false, true])
+    func onRestartsTheIdleCountdown(turnedOff: Bool) {
+        var stage = Self.stage(FieldSettings(idleMicros: 1_000_000))
+        _ = stage.advance(nowMicros: 1_000_000)
+        #expect(stage.activity(ofScreen: "main") == .idle)
+        if turnedOff { _ = stage.setScreenState("main", off: true, nowMicros: 2_000_000) }
+        let on = stage.setScreenState("main", off: false, nowMicros: 5_000_000)
+        #expect(on?.screenChanges.map(\.isActive) == [true])
+        #expect(stage.activity(ofScreen: "main") == .active)
+        #expect(stage.nextDeadlineMicros == 6_000_000)
+        #expect(stage.advance(nowMicros: 5_999_999).screenChanges.isEmpty)
+        #expect(stage.activity(ofScreen: "main") == .active)
+        #expect(stage.advance(nowMicros: 6_000_000).screenChanges.map(\.reason) == [.timeout])
+        #expect(stage.activity(ofScreen: "main") == .idle)
+    }
+
     @Test func offOnAScreenWithNothingConfiguredStillWakesOnTouchWithoutSwallowing() {
         var stage = FieldStage(screens: ["main"], settings: [:], nowMicros: 0)
         _ = stage.setScreenState("main", off: true, nowMicros: 10)

@@ -211,6 +211,10 @@ import TouchRouterCore
         #expect(blockedByPay.contains { $0.rule == "exclusiveTouch" && $0.viewID == "pay" && $0.appliesNow })
         #expect(notes(pay, touched: [("key5", false)]).contains { $0.viewID == "pay" && $0.appliesNow })
         #expect(notes(pay, touched: []).allSatisfy { !$0.appliesNow })
+        // exclusiveTouch looks at other views only: a finger on pay itself is for multipleTouch.
+        let payOnPay = notes(pay, touched: [("pay", true)])
+        #expect(payOnPay.contains { $0.rule == "exclusiveTouch" && $0.viewID == "pay" && !$0.appliesNow })
+        #expect(!payOnPay.contains { $0.rule == "exclusiveTouch" && $0.appliesNow })
     }
 
     @Test("the tracker reports the hit views of its live touches")
@@ -277,5 +281,25 @@ import TouchRouterCore
                 }
             }
         }
+    }
+
+    /// A shaped view missed outside its bounds is outside its touch area; inside its bounds but off
+    /// the shape is outside its shape; a plain rectangle is never "outside its shape".
+    @Test("a miss is outside the shape only inside the bounds of a shaped view")
+    func missReasons() {
+        let screen = Screen(
+            name: "main", width: 400, height: 400,
+            root: View(
+                id: "root", frame: Rect(x: 0, y: 0, width: 400, height: 400),
+                children: [
+                    View(id: "round", frame: Rect(x: 100, y: 100, width: 100, height: 100), shape: .ellipse),
+                    View(id: "box", frame: Rect(x: 250, y: 250, width: 100, height: 100)),
+                ]))
+        func reason(_ view: String, at point: Point) -> HitTestExplanation.Step.Reason? {
+            HitTestExplanation(screen: screen, screenPoint: point).steps.first { $0.viewID == view }?.reason
+        }
+        #expect(reason("round", at: Point(103, 103)) == .outsideShape)
+        #expect(reason("round", at: Point(50, 150)) == .outsideTouchArea)
+        #expect(reason("box", at: Point(50, 150)) == .outsideTouchArea)
     }
 }

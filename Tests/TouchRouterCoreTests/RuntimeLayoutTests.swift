@@ -351,4 +351,81 @@ struct RuntimeLayoutTests {
         let withoutPoint = RuntimeLayout(base: try Self.config(noPoint), state: layout.state)
         #expect(!withoutPoint.contains("a") && withoutPoint.contains("placeholder"))
     }
+
+    /// A layout with views behind an access list (root only), next to the client's own app.
+    static let restrictedText = """
+        { screens: [{ name: "main", width: 1000, height: 1000, root: { id: "main", children: [
+            { id: "app", frame: [0, 0, 500, 500], owner: { users: [1000] }, children: [
+                { id: "panel", frame: [0, 0, 400, 400], mount: true },
+            ] },
+            { id: "pin", frame: [500, 0, 500, 500], access: { users: [0] }, owner: { users: [0, 1000] }, children: [
+                { id: "pin-secret-key", frame: [0, 0, 100, 100] },
+                { id: "vault", frame: [100, 0, 100, 100], mount: true },
+            ] },
+        ] } }] }
+        """
+
+    /// To a client outside a view's access list the view does not exist: naming it gets the very
+    /// answer a made-up id gets (even where the client is on the view's owner list), and a
+    /// colliding id is refused without saying where the other view is.
+    @Test func aViewTheClientMayNotSeeIsAnsweredAsOneThatDoesNotExist() throws {
+        var layout = RuntimeLayout(base: try Self.config(Self.restrictedText))
+        let outsider = Self.client(1000)
+        func refusal(_ request: RuntimeRequest) -> [String] {
+            guard case .failure(let failures) = layout.apply(request, by: outsider) else { return ["applied"] }
+            return failures.failures.map { "\($0.code) \($0.viewPath ?? "-") \($0.message)" }
+        }
+        for (hidden, missing) in [("pin-secret-key", "nope"), ("pin", "nope"), ("vault", "nope")] {
+            let named = refusal(Self.setView([(hidden, #"{"alpha":0.5}"#)]))
+            #expect(
+                named
+                    == refusal(Self.setView([(missing, #"{"alpha":0.5}"#)])).map {
+                        $0.replacingOccurrences(of: missing, with: hidden)
+                    })
+            #expect(named.first?.hasPrefix("unknownView") == true, "\(named)")
+            let children = Self.node(#"[{"id":"a","frame":[0,0,1,1]}]"#)
+            #expect(
+                refusal(.mount(viewID: hidden, children: children))
+                    == refusal(.mount(viewID: missing, children: children)).map {
+                        $0.replacingOccurrences(of: missing, with: hidden)
+                    })
+            #expect(
+                refusal(.unmount(viewID: hidden))
+                    == refusal(.unmount(viewID: missing)).map {
+                        $0.replacingOccurrences(of: missing, with: hidden)
+                    })
+        }
+        let collision = refusal(
+            .mount(viewID: "panel", children: Self.node(#"[{"id":"pin-secret-key","frame":[0,0,1,1]}]"#)))
+        #expect(collision.count == 1 && collision.allSatisfy { !$0.contains("main/pin") }, "\(collision)")
+        #expect(collision.first?.contains("duplicate id \"pin-secret-key\": already used") == true, "\(collision)")
+        // Root sees it all, and is told where the other view is.
+        let root = Self.client(0)
+        #expect(layout.isVisible("pin-secret-key", to: root) && !layout.isVisible("pin-secret-key", to: outsider))
+        guard
+            case .failure(let rootCollision) = layout.apply(
+                .mount(viewID: "vault", children: Self.node(#"[{"id":"app","frame":[0,0,1,1]}]"#)), by: root)
+        else {
+            Issue.record("a duplicate id was mounted")
+            return
+        }
+        #expect(rootCollision.failures.first?.message.contains(#"already used by view "main/app""#) == true)
+        _ = try layout.apply(Self.setView([("pin-secret-key", #"{"alpha":0.5}"#)]), by: root).get()
+    }
+
+    /// A `setView` that names no view changes nothing and says so in its own words, for any client.
+    @Test(arguments: [UInt32(1000), 0, 4242])
+    func aSetViewNamingNoViewIsRefused(uid: UInt32) throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let before = layout.effective
+        guard case .failure(let failures) = layout.apply(.setView([]), by: Self.client(uid)) else {
+            Issue.record("an empty setView was applied")
+            return
+        }
+        #expect(failures.failures.count == 1)
+        #expect(failures.failures.first?.code == .config(.invalidValue))
+        #expect(failures.failures.first?.message == "no view to change")
+        #expect(failures.failures.first?.viewPath == nil)
+        #expect(layout.effective == before)
+    }
 }

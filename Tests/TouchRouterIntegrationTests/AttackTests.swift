@@ -476,7 +476,7 @@ struct AttackTests {
         #expect(lines[0].contains("\"right\""))
         #expect(!lines[0].contains("\"left\"") && !lines[0].contains("left-edge"))
         #expect(lines[0].contains("right-edge"), "its group (nogroup) may see right-edge")
-        #expect(lines[1].contains("permission-denied"))
+        #expect(lines[1].contains("unknown-views"))
         // The admin (this test runs as root) sees one denial for the one request.
         let admin = try LineClient(socketPath: daemon.socketPath)
         let counters = try Self.status(admin).counters

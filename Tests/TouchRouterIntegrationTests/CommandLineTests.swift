@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TouchRouterCommandLine
 import TouchRouterProtocol
 import TouchRouterSystem
 
@@ -97,6 +98,7 @@ struct CommandLineTests {
                   --log-level LEVEL     error, warning, notice, info (default) or debug.
                   --realtime-priority N  Route at SCHED_FIFO priority 1 to 99 (needs LimitRTPRIO= or CAP_SYS_NICE).
                   -h, --help            Show this help.
+                  --version             Show the version.
 
                 --seat and --device are alternatives. --speed, --loop, --replay-wait, --replay-wait-for,
                 --replay-device and --exit-after-replay need --replay. Exit status: 0 after a graceful stop,
@@ -106,6 +108,17 @@ struct CommandLineTests {
         let short = try run("touchrouterd", ["--frobnicate", "-h"])
         #expect(short.status == 0)
         #expect(short.stdout == result.stdout)
+    }
+
+    @Test("--version prints the package's version on stdout and exits 0, for the daemon and the benchmarks")
+    func version() throws {
+        for tool in ["touchrouterd", "touchrouter-bench"] {
+            let result = try run(tool, ["--version"])
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(tool)")
+            #expect(result.stdout == "\(tool) \(PackageVersion.current)\n")
+        }
+        // Help wins over it, as over any other mistake on the line.
+        #expect(try run("touchrouterd", ["--version", "--help"]).stdout.hasPrefix("OVERVIEW:"))
     }
 
     @Test("touchrouter-bench --help lists the benchmarks; NAME --help shows its options; both exactly, exit 0")
@@ -124,9 +137,14 @@ struct CommandLineTests {
                   gestures              tracker + gesture recognition per frame vs the tracker alone, 10 touches; [FRAMES [PAIRS]]
                   encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
                   latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
+                  stalled-readers       the real touchrouterd at --speed 1: a reader's longest routing gap beside clients that never read
                   reload                the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved
                   runtime               the real touchrouterd: setView round trip against status, mount → live, routing gaps while mounting
                   config                config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon
+
+                OPTIONS:
+                  -h, --help            Show this help.
+                  --version             Show the version.
 
                 Without a name, runs every benchmark. See 'touchrouter-bench NAME --help' for a benchmark's options.
 
@@ -158,7 +176,7 @@ struct CommandLineTests {
         arguments: [
             (
                 ["nosuch"],
-                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, reload, runtime, config)"
+                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, stalled-readers, reload, runtime, config)"
             ),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),

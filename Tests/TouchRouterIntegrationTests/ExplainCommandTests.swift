@@ -141,23 +141,25 @@ struct ExplainCommandTests {
         }
         #expect(adminReply.explanation.viewID == "right" && adminReply.explanation.target == "right")
         #expect(adminReply.clients?.count == 1 && adminReply.clients?.first?.contains("root right") == true)
-        #expect(
-            adminReply.explanation.steps.contains { $0.viewID == "left" } && adminReply.redactedSteps == 0)
+        #expect(adminReply.explanation.steps.contains { $0.viewID == "left" })
 
         let text = try OtherUserClient.run(script: directory.file("nobody.py"), arguments: [daemon.socketPath])
         let lines = text.split(separator: "\n").map { DaemonMessageDecoder.decode(line: Array($0.utf8)) }
-        guard lines.count == 2, case .success(.error(let refused)) = lines[0],
+        guard lines.count == 2, case .success(.explanation(let hidden)) = lines[0],
             case .success(.explanation(let open)) = lines[1]
         else {
             Issue.record("unexpected replies: \(text)\n\(daemon.log)")
             return
         }
-        // (100, 100) hits left-edge, root only: refused as hitTest is.
-        #expect(refused.code == .permissionDenied && refused.seq == 1)
-        // (1000, 100) hits right-edge (open to nogroup); "left", below it, is left out and counted.
+        // (100, 100) hits left-edge, root only: to nobody, the walk of a screen without "left" (the
+        // point hits the root there), and the touch reaches no view it knows of.
+        #expect(hidden.seq == 1 && hidden.explanation.target == nil)
+        #expect(!hidden.explanation.steps.contains { $0.viewID.hasPrefix("left") })
+        #expect(hidden.explanation.viewID == "panel")
+        // (1000, 100) hits right-edge (open to nogroup); "left", below it, is left out, uncounted.
         #expect(open.explanation.viewID == "right-edge" && open.seq == 2)
         #expect(!open.explanation.steps.contains { $0.viewID == "left" })
-        #expect(open.redactedSteps == 1 && open.clients == nil)
+        #expect(open.explanation.steps.count == 3 && open.clients == nil, "\(open.explanation.steps)")
     }
 
     @Test("usage errors")

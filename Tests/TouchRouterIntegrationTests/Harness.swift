@@ -201,7 +201,7 @@ final class LineClient {
     func readReply() throws -> DaemonMessage {
         while let message = try readMessage() {
             switch message {
-            case .touches, .gesture, .layoutChanged, .screenState: continue
+            case .touches, .gesture, .layoutChanged, .viewsChanged, .screenState: continue
             default: return message
             }
         }

@@ -379,6 +379,12 @@ struct RuntimeChangeTests {
         #expect(errorText.contains("alphaOutOfRange: view \"panel/app/pad\": alpha: alpha must be in 0…1, found 3"))
         let unmount = try ProgramRun(ctl, ["unmount", "layer", "--json", "--socket", daemon.socketPath]).lines
         #expect(unmount == [#"{"type":"unmounted","generation":5,"views":[],"seq":1}"#])
+        let unmountText = try ProgramRun(ctl, ["unmount", "layer", "--socket", daemon.socketPath]).lines
+        #expect(unmountText == ["unmount layer: nothing was mounted: layout generation 5"])
+        // The text layout says what the changes set: pad hidden, and half transparent (the python
+        // client's alpha stays: pad does not say resetOnDisconnect).
+        let layout = try ProgramRun(ctl, ["layout", "--socket", daemon.socketPath]).lines
+        #expect(layout.contains("      pad  [0, 0, 1280, 768]  hidden alpha=0.5"), "\(layout)")
     }
 
     @Test(

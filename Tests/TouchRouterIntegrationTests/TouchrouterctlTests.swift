@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterCommandLine
 
 /// Runs the real `touchrouterctl` binary as a process.
 ///
@@ -290,12 +291,24 @@ struct HelpTests {
                   input-events          (diagnostic) Print live touch frames from libinput, one line each.
                   transcript-diff       (diagnostic) Compare two input-events transcripts contact by contact.
 
+                OPTIONS:
+                  -h, --help            Show this help.
+                  --version             Show the version.
+
                 See 'touchrouterctl help COMMAND' or 'touchrouterctl COMMAND --help' for a command's options.
 
                 """)
         let bare = try TouchrouterctlProcess.run([])
         #expect(bare.exitCode == 2)
         #expect(bare.stderr == help.stdout)
+    }
+
+    @Test("--version prints the package's version, the one the daemon reports, and exits 0")
+    func version() throws {
+        let version = try TouchrouterctlProcess.run(["--version"])
+        #expect(version.exitCode == 0 && version.stderr.isEmpty)
+        #expect(version.stdout == "touchrouterctl \(PackageVersion.current)\n")
+        #expect(PackageVersion.current.split(separator: ".").count == 3)
     }
 
     @Test("a command's help, exactly")

@@ -234,6 +234,61 @@ struct ClientOutboxTests {
         #expect(messages.count == 1, "pending touches are dropped once the client is cut off")
     }
 
+    /// A client that never reads: the queue sits at its budget, and each message that arrives
+    /// removes about one older move, never a walk over the queue; every began, ended, cancelled and
+    /// reply is still there, in order, when the client finally reads.
+    @Test("a reader that stops: each enqueue removes a bounded number of moves, nothing else is lost")
+    func neverReadingReaderCostsBoundedWork() throws {
+        var outbox = ClientOutbox(byteBudget: 64 * 1024)
+        // One finger drags for good on "a"; short taps come and go on "b"; a reply now and then.
+        var expected: [String] = []
+        _ = outbox.enqueue(Self.message("a", 0, [Self.touch(1, .began, at: 0, from: 0)]))
+        expected.append("a1 began")
+        var tapID: UInt64 = 100
+        var results: Set<ClientOutbox.EnqueueResult> = []
+        for frame in 1...20_000 {
+            let x = Double(frame)
+            results.insert(
+                outbox.enqueue(Self.message("a", UInt64(frame), [Self.touch(1, .moved, at: x, from: x - 1)])))
+            if frame % 500 == 0 {
+                tapID += 1
+                let phase: TouchPhase = tapID % 2 == 0 ? .ended : .cancelled
+                _ = outbox.enqueue(Self.message("b", UInt64(frame), [Self.touch(tapID, .began, at: 1, from: 1)]))
+                _ = outbox.enqueue(Self.message("b", UInt64(frame), [Self.touch(tapID, phase, at: 1, from: 1)]))
+                _ = outbox.enqueue(line: DaemonMessage.reloaded(generation: UInt64(frame), seq: nil).encodedLine())
+                expected += ["b\(tapID) began", "b\(tapID) \(phase)", "reloaded \(frame)"]
+            }
+            #expect(outbox.byteCount <= outbox.byteBudget)
+        }
+        #expect(!results.contains(.overflow))
+        #expect(results.contains(.coalesced))
+        #expect(outbox.coalescedMessageCount > 15_000)
+        #expect(outbox.mostCoalescedInOneStep <= 3, "one step removed \(outbox.mostCoalescedInOneStep)")
+        let messages = try Self.drain(&outbox)
+        var kept: [String] = []
+        var dragPoints: [WireTouch] = []
+        for message in messages {
+            switch message {
+            case .touches(let touches):
+                for touch in touches.touches {
+                    if touches.viewID == "a" && touch.phase == .moved {
+                        dragPoints.append(touch)
+                    } else {
+                        kept.append("\(touches.viewID)\(touch.id) \(touch.phase)")
+                    }
+                }
+            case .reloaded(let generation, _): kept.append("reloaded \(generation)")
+            default: Issue.record("unexpected \(message)")
+            }
+        }
+        #expect(kept == expected)
+        #expect(dragPoints.last?.localPoint.x == 20_000)
+        #expect(dragPoints.first?.previousLocalPoint.x == 0, "the first move the client sees starts at began")
+        for (earlier, later) in zip(dragPoints, dragPoints.dropFirst()) {
+            #expect(later.previousLocalPoint == earlier.localPoint)
+        }
+    }
+
     @Test("random multi-touch streams: nothing but superseded moves is lost, continuity holds")
     func property() throws {
         let seed: UInt64 = 0x0B0_5EED

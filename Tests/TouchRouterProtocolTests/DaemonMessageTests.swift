@@ -67,7 +67,7 @@ struct DaemonMessageTests {
                 explanation: HitTestExplanation(
                     screen: layout.screens[0], screenPoint: Point(120, 330), subscribedViews: Set(["root"]),
                     accessListViews: ["keypad"]),
-                clients: ["ui (pid 7)"], redactedSteps: 2)),
+                clients: ["ui (pid 7)"])),
         .explanation(
             ExplainReply(explanation: HitTestExplanation(screen: layout.screens[0], screenPoint: Point(-1, 5)))),
         .error(ProtocolError(code: .unknownViews, message: "no view \"nope\"", seq: 13, views: ["nope"])),

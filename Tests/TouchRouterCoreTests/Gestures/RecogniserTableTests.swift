@@ -175,8 +175,11 @@ struct RecogniserTableTests {
         #expect(run.summary == (direction == .left ? ["swipe recognized"] : []))
     }
 
-    /// (spread units, began): the default pinch distance is 5 mm = 50 units of change.
-    @Test("a pinch begins when the fingers' distance changed by 5 mm", arguments: [(49.0, false), (50, true)])
+    /// (spread units, began): the default pinch distance is 5 mm = 50 units of change, the fingers
+    /// moving apart (spread > 0) or together (< 0) alike.
+    @Test(
+        "a pinch begins when the fingers' distance changed by 5 mm, opening or closing",
+        arguments: [(49.0, false), (50, true), (-49, false), (-50, true)])
     func pinchDistance(_ spread: Double, _ began: Bool) {
         var run = GestureHarness(.pinch)
         run.down(0, 0, 500, 500)

@@ -1,0 +1,166 @@
+import Foundation
+import Glibc
+import Testing
+import TouchRouterProtocol
+
+/// Owner lists that admit through a group, and access lists changed by a reload, on the real
+/// daemon with clients of other credentials (through setpriv; the tests run as root).
+@Suite("Owners by group, and access lists after a reload", .serialized)
+struct OwnerGroupAndReloadAccessTests {
+    /// `pad` is owned by group 4242 only.
+    static let ownerConfig = """
+        { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+            { id: "pad", frame: [0, 0, 640, 768], owner: { groups: [4242] } },
+        ] } }] }
+        """
+
+    /// Sends one setView and prints the reply's type and code.
+    static let setViewClient = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        request = {"type": "setView", "views": {"pad": {"alpha": 0.5}}, "seq": 1}
+        s.sendall((json.dumps(request) + "\\n").encode())
+        for line in s.makefile(encoding="utf-8"):
+            message = json.loads(line)
+            if message.get("seq") == 1:
+                print(message["type"], message.get("code", "-"), flush=True)
+                break
+        """
+
+    @Test(
+        "a client in the owner group, as primary or as any supplementary group, may change the view; others not",
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"),
+        arguments: [
+            (["--reuid=65534", "--regid=4242", "--clear-groups"], "viewsSet -"),
+            (["--reuid=65534", "--regid=65534", "--groups=4242"], "viewsSet -"),
+            (["--reuid=65534", "--regid=65534", "--groups=4243,4244,4242"], "viewsSet -"),
+            (["--reuid=65534", "--regid=65534", "--groups=4243,4244"], "error permission-denied"),
+            (["--reuid=4242", "--regid=65534", "--clear-groups"], "error permission-denied"),
+        ])
+    func ownerByGroup(credentials: [String], expected: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write("owner.json5", Self.ownerConfig)
+        try directory.write("client.py", Self.setViewClient)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("owner.json5"), waitFor: 99) + [
+                "--socket-mode", "0666",
+            ])
+        defer { daemon.stop() }
+        let text = try OtherUserClient.run(
+            script: directory.file("client.py"), arguments: [daemon.socketPath], credentials: credentials)
+        #expect(text == expected + "\n", "\(credentials): \(text)\n\(daemon.log)")
+    }
+
+    /// `left` open to nobody (65534) in the first file, to root only in the second.
+    static func accessConfig(leftUsers: String) -> String {
+        """
+        {
+          screens: [{
+            name: "main", width: 1280, height: 768,
+            root: { id: "panel", children: [
+              { id: "left", frame: [0, 0, 640, 768], access: { users: [\(leftUsers)] } },
+              { id: "right", frame: [640, 0, 640, 768] },
+            ] },
+          }],
+        }
+        """
+    }
+
+    /// Subscribes to `left` and `right`, prints READY, waits for a line on stdin, then subscribes to
+    /// `left` again and hit-tests it, and prints every line until the daemon closes.
+    static let outsider = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        f = s.makefile(encoding="utf-8")
+        s.sendall((json.dumps({"type": "subscribe", "views": ["left", "right"], "seq": 1}) + "\\n").encode())
+        print(f.readline().strip(), flush=True)
+        print("READY", flush=True)
+        sys.stdin.readline()
+        requests = [
+            {"type": "subscribe", "views": ["left"], "seq": 2},
+            {"type": "hitTest", "point": [100, 100], "seq": 3},
+        ]
+        s.sendall("".join(json.dumps(r) + "\\n" for r in requests).encode())
+        for line in f:
+            print(line.strip(), flush=True)
+        """
+
+    @Test(
+        "after a reload that changes an access list, an outsider is held to the new list at once",
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"))
+    func reloadedAccessListsApplyAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        let configPath = directory.file("access.json5")
+        try directory.write("access.json5", Self.accessConfig(leftUsers: "65534"))
+        try directory.write("outsider.py", Self.outsider)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: configPath, waitFor: 2) + [
+                "--exit-after-replay", "--socket-mode", "0666",
+            ])
+        defer { daemon.stop() }
+
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        client.arguments =
+            OtherUserClient.nobody + [OtherUserClient.python, directory.file("outsider.py"), daemon.socketPath]
+        let output = Pipe()
+        let input = Pipe()
+        client.standardOutput = output
+        client.standardInput = input
+        try client.run()
+        defer { if client.isRunning { client.terminate() } }
+        var text = ""
+        while !text.contains("READY\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw HarnessError("the outsider stopped early:\n\(text)\n\(daemon.log)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text.hasPrefix(#"{"type":"subscribed""#), "the first file lets nobody see left: \(text)")
+
+        // The new file: left is root's only. Root reloads and waits for the answer.
+        try directory.write("access.json5", Self.accessConfig(leftUsers: "0"))
+        let admin = try LineClient(socketPath: daemon.socketPath)
+        try admin.send(ClientRequest(.reload, seq: 1))
+        let reloaded = try admin.readReply()
+        guard case .reloaded = reloaded else { throw HarnessError("reload: \(reloaded)\n\(daemon.log)") }
+
+        input.fileHandleForWriting.write(Data("go\n".utf8))
+        // The outsider's requests are answered before the replay starts: then root's subscription
+        // (the second subscriber) starts it.
+        while !text.contains(#""seq":3"#) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw HarnessError("the outsider stopped early:\n\(text)\n\(daemon.log)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let watcher = try LineClient(socketPath: daemon.socketPath)
+        try watcher.send(ClientRequest(.subscribe(views: ["left"], subtree: false), seq: 1))
+        guard case .subscribed = try watcher.readReply() else { throw HarnessError("root refused left") }
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+
+        let messages = text.split(separator: "\n").filter { $0 != "READY" }.compactMap {
+            try? DaemonMessageDecoder.decode(line: Array($0.utf8)).get()
+        }
+        func reply(_ seq: Int64) -> DaemonMessage? { messages.first { $0.seq == seq } }
+        guard case .error(let again)? = reply(2), case .hitTestResult(let hit)? = reply(3) else {
+            Issue.record("unexpected replies:\n\(text)\n\(daemon.log)")
+            return
+        }
+        #expect(again.code == .unknownViews && again.views == ["left"])
+        #expect(hit.viewID == nil)
+        let touches = messages.compactMap(\.touches)
+        #expect(touches.contains { $0.viewID == "right" }, "the outsider still gets right: \(text)")
+        #expect(!touches.contains { $0.viewID == "left" }, "a touch of left reached the outsider")
+        // Root's subscriber got left's touches: the replay does touch there.
+        let rootTouches = try watcher.readUntilEOF().compactMap(\.touches)
+        #expect(rootTouches.contains { $0.viewID == "left" })
+    }
+}
