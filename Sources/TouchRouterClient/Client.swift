@@ -197,6 +197,10 @@ public enum ClientEvent: Hashable, Sendable {
     case layoutChanged(generation: UInt64)
     /// A run-time change (`setView`, `mount`, `unmount`) changed these views.
     case viewsChanged(generation: UInt64, views: [String])
+    /// These subscriptions ended without being asked: their mounted views went (`unmounted`), the
+    /// client that mounted them left (`ownerLeft`), or the id names another owner's view now
+    /// (`replaced`). Subscribe again to follow a view of that id.
+    case subscriptionEnded(views: [String], reason: String)
     /// A screen with a subscribed view went idle (or off) or became active (docs/field.md).
     case screenState(ScreenStateChange)
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
@@ -383,6 +387,7 @@ private final class Connection: Sendable {
         case .layoutChanged(let generation): events.yield(.layoutChanged(generation: generation))
         case .viewsChanged(let generation, let views): events.yield(.viewsChanged(generation: generation, views: views))
         case .screenState(let change): events.yield(.screenState(change))
+        case .subscriptionEnded(let views, let reason): events.yield(.subscriptionEnded(views: views, reason: reason))
         case .error(let error):
             state.withLock { $0.finalError = error }
             events.yield(.error(error))

@@ -140,6 +140,22 @@ public struct RuntimeLayout: Sendable {
         return entries
     }
 
+    /// Whose a view of the effective layout is: the config file's, or the client's that mounted it.
+    public enum ViewOwner: Hashable, Sendable {
+        case config
+        case client(Int)
+    }
+
+    /// Whose the view is, nil when the effective layout has no such view (a subscription made to
+    /// a view is bound to its owner, so another owner's view of the same id never takes it over).
+    /// Cost: `entry(_:)`'s, plus one lookup per mount for a mounted view.
+    public func owner(of viewID: String) -> ViewOwner? {
+        guard contains(viewID) else { return nil }
+        if baseEntries[viewID] != nil { return .config }
+        for mount in state.mounts.values where mount.views.ids[viewID] != nil { return .client(mount.client) }
+        return nil
+    }
+
     /// The effective layout has a view with this id. Cost: `entry(_:)`'s.
     public func contains(_ viewID: String) -> Bool { entry(viewID) != nil }
 

@@ -54,8 +54,9 @@ final class ClientConnection {
     var receivesTouches = true
     /// `gesture` messages go to this client (a `subscribe` with `"gestures":true`).
     var receivesGestures = false
-    /// A run-time layout request of this client is on the worker: its later requests wait (not
-    /// read) until the reply is sent, so replies stay in request order.
+    /// A run-time layout request or a query (`subscribe`, `layout`, …) of this client is on the
+    /// worker: its later requests wait (not read) until the reply is sent, so replies stay in
+    /// request order.
     var awaitsLayoutReply = false
     /// Its queue was coalesced at least once (logged once, at the first time).
     var wasBehind = false
@@ -63,9 +64,15 @@ final class ClientConnection {
     var changeBudget = Daemon.changeBudget
     /// The client sent a `mount` (its disconnect may have a subtree to remove).
     var sentMount = false
-    /// The views of the layout the client's `setView`s named (its disconnect may have changes to
-    /// undo on the ones that say `resetOnDisconnect`); at most the layout's views.
+    /// The client sent a `subscribe` (its disconnect has subscriptions to remove, on the worker).
+    var hasSubscribed = false
+    /// The views the client's `setView`s named that say `resetOnDisconnect` (all it named while a
+    /// reload was on its way): its disconnect may have changes to undo there.
     var changedViewIDs: Set<String> = []
+
+    /// Frees a large reply's buffer once written (set by the daemon: on its worker, so freeing
+    /// megabytes never costs the loop); nil: freed where it is dropped.
+    var retireLargeBuffer: (([UInt8]) -> Void)?
 
     /// Bytes one `readAvailable` takes from the socket at most: what one loop turn may read.
     static let readChunkBytes = 16 * 1024
@@ -114,6 +121,7 @@ final class ClientConnection {
     /// Writes as much of the queue as the socket takes in one `send`. Returns a failure, if any.
     func writePending() -> DisconnectReason? {
         let bytes = outbox.bytesToWrite()
+        if let retireLargeBuffer, let buffer = outbox.takeLargeBuffer() { retireLargeBuffer(buffer) }
         guard !bytes.isEmpty else { return nil }
         do throws(SystemError) {
             let written = try bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try fd.send(raw) } }

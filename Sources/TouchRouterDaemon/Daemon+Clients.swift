@@ -143,7 +143,7 @@ extension Daemon {
                         reply = line(.error(error))
                     }
                 }
-                if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) }
+                if client.outbox.enqueue(reply: reply) == .overflow { cutOff(client) }
             case .needMoreData:
                 return
             }
@@ -239,8 +239,7 @@ extension Daemon {
         loop.deregister(client.fd)
         client.fd.close()
         clients[client.id] = nil
-        subscriptions.remove(client.id)
-        runtimeClientLeft(client)
+        runtimeClientLeft(client)  // its subscriptions too, on the worker
         switch reason {
         case .closedByPeer, .daemonStopping: logger.info("\(client.label) disconnected: \(reason)")
         default: logger.warning("\(client.label) disconnected: \(reason)")

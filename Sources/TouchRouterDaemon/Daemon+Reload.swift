@@ -53,7 +53,7 @@ extension Daemon {
         stats.layoutBuilds += 1
         reloadWorker.start(
             path: job.readsFile ? options.configPath : nil, current: runtime, work: job.runtime,
-            limits: .standard, subscriptions: subscriptions,
+            limits: .standard, subscriptions: subscriptions, access: access, generation: layoutGeneration,
             urgent: loopIsRealtime && !job.readsFile && job.runtime.contains { $0.kind.isRequest })
     }
 
@@ -61,7 +61,10 @@ extension Daemon {
     /// start the queued reload if any.
     func handleReloadOutcome() {
         guard let build = reloadWorker.take(), var job = reloadInFlight else { return }
-        reloadInFlight = nil
+        // `reloadInFlight` stays set until the queued job starts: work queued meanwhile (a client
+        // whose reply's write finds it gone leaves, and its undo is queued) goes behind the queued
+        // work, never into a build of its own started first from the same state, which let a
+        // departed client's queued mount outlive its undo.
         // The requests' JSON (a mount's thousand views) is freed on the worker, not here: the
         // only references left are these two, handed over (consumed) below.
         let trigger = job.trigger
@@ -71,6 +74,7 @@ extension Daemon {
         if !isStopping {
             // A run-time change's reply comes before its layoutChanged: a client that reads one line
             // per request gets its reply first (a reload's layoutChanged went out in applyReload).
+            announceEndedSubscriptions(build.endedSubscriptions)
             answerRuntime(work, build.answers)
             if let changed = pendingViewsChanged {
                 pendingViewsChanged = nil
@@ -78,6 +82,8 @@ extension Daemon {
             }
         }
         if !work.isEmpty { reloadWorker.retire(consume work, trim: false) }
+        // The build's answers hold the replies' lines (a layout's megabytes): freed there too.
+        reloadWorker.retire(consume build, trim: false)
         for (clientID, seq) in job.replyTo {
             guard let client = clients[clientID], client.closing == nil else { continue }
             let reply: [UInt8]
@@ -90,6 +96,7 @@ extension Daemon {
             }
             if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) } else { flush(client) }
         }
+        reloadInFlight = nil
         if let queued = reloadQueued, !isStopping {
             reloadQueued = nil
             startReload(queued)
@@ -130,7 +137,15 @@ extension Daemon {
         runtime = build.runtime
         reloadWorker.retire(oldRuntime.take()!, trim: fileRead)
         lastBuildCPUMicros = build.cpuMicros
-        guard let prepared = build.ready else { return failure }
+        guard let prepared = build.ready else {
+            if let table = build.subscriptions {
+                // Only subscriptions changed: the old table is freed on the worker.
+                var oldTable = Optional(subscriptions)
+                subscriptions = table
+                reloadWorker.retire(oldTable.take()!, trim: false)
+            }
+            return failure
+        }
         systemd?.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros())")
         defer { systemd?.notify("READY=1\nSTATUS=layout generation \(layoutGeneration)") }
         // What the old layout holds is released on the worker, not here: taken now, handed over
@@ -150,12 +165,8 @@ extension Daemon {
         field.replaceSettings(config: config)
         armHousekeepingTimer()
         layoutGeneration += 1
-        if prepared.subscriptions.version == subscriptions.version {
-            subscriptions = prepared.subscriptions
-        } else {
-            // A client (un)subscribed while the worker built: re-expand the live table here.
-            subscriptions.relayout(prepared.config.layout)
-        }
+        // Subscriptions change only in builds: the build's table is the live one, re-expanded.
+        if let table = build.subscriptions { subscriptions = table }
         access = prepared.access
         reloadWorker.retire(old.take()!, trim: fileRead)
         for name in access.unknownNames {

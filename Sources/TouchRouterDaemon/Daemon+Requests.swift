@@ -1,5 +1,6 @@
-/// The daemon's answers to client requests: hello, subscribe, hitTest, explain, layout, status,
-/// reload. Each runs on the loop; its cost is stated where it is not O(1).
+/// The daemon's answers to client requests: hello, hitTest, status, reload on the loop (each
+/// costs O(1) unless stated); subscribe, unsubscribe, layout and explain, whose cost grows with
+/// the layout, are queued for the layout worker (`queueQuery`).
 import Glibc
 import TouchRouterCore
 import TouchRouterInput
@@ -26,41 +27,9 @@ extension Daemon {
                             ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
                         },
                         seq: seq)))
-        case .subscribe(let requestedIDs, let subtree, let delivery):
-            if let touches = delivery.touches { client.receivesTouches = touches }
-            if let gestures = delivery.gestures { client.receivesGestures = gestures }
-            var seen = Set<String>()
-            let uniqueIDs = requestedIDs.filter { seen.insert($0).inserted }
-            let denied = Set(uniqueIDs.filter { !access.permits(client.credentials, viewID: $0) })
-            let viewIDs = uniqueIDs.filter { !denied.contains($0) }
-            // A view the client may not see is answered as one that does not exist: the same code,
-            // the same words, in the request's order (one answer for "no such view" and "not yours").
-            let missing = Set(subscriptions.subscribe(client.id, to: viewIDs, subtree: subtree))
-            let unknown = uniqueIDs.filter { denied.contains($0) || missing.contains($0) }
-            if !denied.isEmpty {
-                stats.accessDenials += 1
-                logger.notice("\(client.label) denied (access list): \(excerptList(denied.sorted()))")
-            }
-            logger.info(
-                "\(client.label) subscribed to \(excerptList(viewIDs))"
-                    + (subtree ? " (subtree)" : "")
-                    + (client.receivesGestures ? (client.receivesTouches ? ", gestures too" : ", gestures only") : "")
-                    + (missing.isEmpty ? "" : "; unknown: \(excerptList(missing.sorted()))"))
-            if options.replayWaitsForSubscriber
-                && subscriptions.subscribedClientCount >= options.replayWaitSubscriberCount
-            {
-                startReplay()
-            }
-            guard unknown.isEmpty else {
-                return errorLine(
-                    code: .unknownViews, message: "no such view: \(excerptList(unknown))",
-                    seq: seq, views: unknown)
-            }
-            return line(.subscribed(Subscribed(views: viewIDs, subtree: subtree, seq: seq)))
-        case .unsubscribe(let target):
-            let viewIDs: [String]? = if case .views(let ids) = target { ids } else { nil }
-            let removed = subscriptions.unsubscribe(client.id, from: viewIDs)
-            return line(.unsubscribed(Unsubscribed(views: removed, seq: seq)))
+        case .subscribe, .unsubscribe, .layout, .explain:
+            // Their cost grows with the layout: answered by the layout worker (Daemon+Runtime.swift).
+            return queueQuery(request, seq: seq, from: client)
         case .hitTest(let screenName, let screenPoint):
             guard let screen = screenName.map(layout.screen(named:)) ?? layout.screens.first else {
                 return errorLine(
@@ -79,16 +48,6 @@ extension Daemon {
                         screen: screen.name, screenPoint: screenPoint, viewID: hit?.viewID,
                         path: hit?.path ?? [],
                         localPoint: hit?.localPoint, seq: seq)))
-        case .explain(let screenName, let screenPoint):
-            let explain = ExplainRequest(
-                layout: layout, subscriptions: subscriptions, access: access, clients: clients,
-                tracker: tracker)
-            let reply = explain.reply(screenName: screenName, screenPoint: screenPoint, from: client, seq: seq)
-            if case .error(let error) = reply, error.code == .permissionDenied { stats.accessDenials += 1 }
-            return line(reply)
-        case .layout:
-            let visible = isAdmin(client) ? layout : access.visibleLayout(layout, to: client.credentials)
-            return line(.layout(LayoutReply(generation: layoutGeneration, layout: visible, seq: seq)))
         case .status:
             return line(.status(StatusReply(counters: statusCounters(for: client), seq: seq)))
         case .reload:
@@ -129,13 +88,23 @@ extension Daemon {
             "changesRefused": .integer(Int64(stats.changesRefused)),
             "mountedSubtrees": .integer(Int64(runtime.state.mounts.count)),
             "layoutBuilds": .integer(Int64(stats.layoutBuilds)),
+            // Builds running or queued (0, 1 or 2): 0 means every request so far is live.
+            "layoutBuildsPending": .integer(Int64((reloadInFlight == nil ? 0 : 1) + (reloadQueued == nil ? 0 : 1))),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
         ]
         let own = subscriptions.requestedViews(of: client.id)
         counters["ownSubscriptionCount"] = .integer(Int64(own.count))
-        counters["ownSubscriptions"] = .array(
-            own.prefix(1000).map { JSONValue.object(["view": .string($0.viewID), "subtree": .bool($0.subtree)]) })
+        // At most 1,000 listed and at most 16 KiB of ids: a reply stays small whatever the ids.
+        var listed: [JSONValue] = []
+        var idBytes = 0
+        for subscription in own.prefix(1000) {
+            idBytes += subscription.viewID.utf8.count
+            if idBytes > 16 * 1024 { break }
+            listed.append(.object(["view": .string(subscription.viewID), "subtree": .bool(subscription.subtree)]))
+        }
+        counters["ownSubscriptions"] = .array(listed)
+        if listed.count < own.count { counters["ownSubscriptionsTruncated"] = .bool(true) }
         let admin = isAdmin(client)
         if admin {
             counters["accessDenials"] = .integer(Int64(stats.accessDenials))

@@ -15,9 +15,6 @@ struct PreparedReload: Sendable {
     var config: Config
     var layout: PreparedLayout
     var access: AccessPolicy
-    /// The subscription table re-expanded for the new layout, from a snapshot taken when the
-    /// build started; valid only while the live table's `version` is still the snapshot's.
-    var subscriptions: SubscriptionTable
     /// The new layout's view count, for the log line (counting walks the whole tree).
     var viewCount: Int
 }
@@ -41,6 +38,11 @@ struct LayoutBuild: Sendable {
     var runtime: RuntimeLayout
     var answers: [RuntimeAnswer]
     var ready: PreparedReload?
+    /// The subscription table for the build's layout, when it or the subscriptions changed. The
+    /// loop's table changes only through builds, so this one replaces it as it is.
+    var subscriptions: SubscriptionTable?
+    /// Subscriptions the build ended (their mounted views went or changed owner), per client.
+    var endedSubscriptions: [ClientID: [SubscriptionTable.EndReason: [String]]] = [:]
     /// When the file changed: the names in its owner lists that match no user or group.
     var unknownOwnerNames: [String] = []
     /// The worker thread's CPU time for the build, µs (what the build cost, without the time the
@@ -75,16 +77,19 @@ final class ReloadWorker: Sendable {
 
     /// Starts building: the file at `path` read again (when given) under the running state
     /// `current`, then `work` applied in order, then the new layout's tables, if it changed.
-    /// `subscriptions` is a snapshot of the live table. `urgent`: a client waits for it and the
+    /// `subscriptions`, `access` and `generation` are the live table, access policy and layout
+    /// generation (queries are answered from them as the build leaves them). `urgent`: a client waits for it and the
     /// loop cannot be delayed by a normal thread (it is `SCHED_FIFO`), so it runs at the daemon's
     /// normal priority instead of nice 10. Returns at once.
     func start(
         path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
-        subscriptions: SubscriptionTable, urgent: Bool = false
+        subscriptions: SubscriptionTable, access: AccessPolicy, generation: UInt64, urgent: Bool = false
     ) {
         state.withLock { $0 = .building }
         let job: @Sendable () -> Void = { [self] in
-            build(path: path, current: current, work: work, limits: limits, subscriptions: subscriptions)
+            build(
+                path: path, current: current, work: work, limits: limits,
+                queries: QueryPhase(table: subscriptions, access: access, generation: generation))
         }
         guard urgent else {
             queue.async {
@@ -106,8 +111,7 @@ final class ReloadWorker: Sendable {
     }
 
     private func build(
-        path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
-        subscriptions: SubscriptionTable
+        path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits, queries: QueryPhase
     ) {
         let cpuStart = threadCPUMicros()
         var runtime = current
@@ -127,16 +131,22 @@ final class ReloadWorker: Sendable {
             }
         }
         var decoded: [JSONNode] = []
-        let answers = work.map { $0.run(on: &runtime, limits: limits, decoded: &decoded) }
+        var answers = work.map { $0.run(on: &runtime, limits: limits, decoded: &decoded) }
         var ready: PreparedReload?
-        if runtime.effective != current.effective {
+        let layoutChanged = runtime.effective != current.effective
+        var queries = queries
+        if layoutChanged {
             let config = runtime.effective
             ready = PreparedReload(
                 config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                subscriptions: subscriptions.relayouted(config.layout, viewCount: runtime.viewCount),
                 viewCount: runtime.viewCount)
+            queries.access = ready!.access
+            queries.generation += 1
         }
+        queries.run(work, answers: &answers, runtime: runtime, layoutChanged: layoutChanged)
         var result = LayoutBuild(file: file, runtime: runtime, answers: answers, ready: ready)
+        if layoutChanged || queries.tableChanged { result.subscriptions = queries.table }
+        result.endedSubscriptions = queries.ended
         if case .changed = file { result.unknownOwnerNames = OwnerCheck.unknownNames(in: runtime.base.runtime) }
         result.cpuMicros = threadCPUMicros() - cpuStart
         let isAbandoned = state.withLock { state in

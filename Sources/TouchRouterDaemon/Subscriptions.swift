@@ -1,6 +1,13 @@
 /// Who subscribed to which view. Subscriptions are kept by view id, as the client asked for
 /// them; what they cover (a subtree's descendants) is recomputed against every new layout, so a
-/// view removed by a reload resumes its subscribers when it comes back.
+/// config view removed by a reload resumes its subscribers when it comes back. Each subscription
+/// is bound to its view's owner when it is made (the config file, or the client that mounted the
+/// view): when a mounted view goes (unmounted, replaced, its owner gone) or its id comes back
+/// under another owner, the subscription ends (`endStale`), so stale subscriptions do not pile
+/// up and another owner's view never takes one over. A client holds at most `maxPerClient`.
+///
+/// The table is changed only on the layout worker (`ReloadWorker`): a change re-expands coverage,
+/// which is linear in the layout; the loop swaps the finished table in.
 ///
 /// Memory is flat in the number of views: the layout's views are numbered in pre-order (a subtree
 /// is then one range of numbers), and coverage is one small integer per view naming a shared,
@@ -97,8 +104,19 @@ extension SubscriptionTable: SubscribedViews {
 /// The subscription table: requested subscriptions per client and, derived from them and the
 /// current layout, the subscribers of every view.
 public struct SubscriptionTable: Sendable {
-    /// Per client: requested view id → whether the subscription includes its subtree.
-    private var requested: [ClientID: [String: Bool]] = [:]
+    /// One requested subscription: whether it includes the view's subtree, and whose the view was
+    /// when it was made.
+    struct Requested: Hashable, Sendable {
+        var subtree: Bool
+        var owner: RuntimeLayout.ViewOwner
+    }
+
+    /// Most subscriptions one client may hold at once (each a view id, with or without its
+    /// subtree); docs/operations.md, "Limits".
+    public static let maxPerClient = 10_000
+
+    /// Per client: requested view id → the subscription.
+    private var requested: [ClientID: [String: Requested]] = [:]
     private var index: LayoutIndex
     /// Per view number: an index into `clientLists`; 0 is the empty list.
     private var coverage: ContiguousArray<UInt32> = []
@@ -136,7 +154,7 @@ public struct SubscriptionTable: Sendable {
                 unknown.append(viewID)
                 continue
             }
-            requested[client, default: [:]][viewID] = subtree
+            requested[client, default: [:]][viewID] = Requested(subtree: subtree, owner: .config)
         }
         version += 1
         rebuild()
@@ -159,7 +177,7 @@ public struct SubscriptionTable: Sendable {
 
     /// The subscriptions `client` asked for, sorted by view id.
     public func requestedViews(of client: ClientID) -> [(viewID: String, subtree: Bool)] {
-        (requested[client] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        (requested[client] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value.subtree) }
     }
 
     /// Forgets a disconnected client.
@@ -184,6 +202,102 @@ public struct SubscriptionTable: Sendable {
         return table
     }
 
+    // MARK: Batched changes (the layout worker): requests change, coverage waits for `reexpand`.
+
+    /// Subscribes `client` to the `viewIDs` that `owner` knows (each bound to that owner), or to
+    /// none when that would give it more than `maxPerClient` subscriptions. Returns the ids
+    /// `owner` does not know, and whether the limit refused the request. Coverage is not
+    /// re-expanded: call `reexpand` (or `relayout`) after the batch. Cost: O(ids).
+    mutating func add(
+        _ client: ClientID, to viewIDs: [String], subtree: Bool, owner: (String) -> RuntimeLayout.ViewOwner?
+    ) -> (unknown: [String], overLimit: Bool) {
+        var unknown: [String] = []
+        var known: [(String, RuntimeLayout.ViewOwner)] = []
+        for viewID in viewIDs {
+            if let viewOwner = owner(viewID) { known.append((viewID, viewOwner)) } else { unknown.append(viewID) }
+        }
+        let own = requested[client] ?? [:]
+        let added = known.filter { own[$0.0] == nil }.count
+        if own.count + added > Self.maxPerClient { return (unknown, true) }
+        guard !known.isEmpty else { return (unknown, false) }
+        for (viewID, viewOwner) in known {
+            requested[client, default: [:]][viewID] = Requested(subtree: subtree, owner: viewOwner)
+        }
+        version += 1
+        return (unknown, false)
+    }
+
+    /// Removes `viewIDs` from `client`'s subscriptions (all of them when nil) without re-expanding
+    /// coverage. Returns the ids removed, sorted. Cost: O(ids), or O(the client's subscriptions).
+    mutating func remove(_ client: ClientID, from viewIDs: [String]?) -> [String] {
+        guard var own = requested[client] else { return [] }
+        var removed: [String] = []
+        if let viewIDs {
+            for viewID in viewIDs where own.removeValue(forKey: viewID) != nil { removed.append(viewID) }
+        } else {
+            removed = Array(own.keys)
+            own = [:]
+        }
+        requested[client] = own.isEmpty ? nil : own
+        if !removed.isEmpty { version += 1 }
+        return removed.sorted()
+    }
+
+    /// Forgets a departed client without re-expanding coverage. Returns whether it had any.
+    mutating func forget(_ client: ClientID) -> Bool {
+        guard requested.removeValue(forKey: client) != nil else { return false }
+        version += 1
+        return true
+    }
+
+    /// Why a subscription ended (`subscriptionEnded`'s `reason`).
+    enum EndReason: String, Sendable {
+        /// The mounted view went: unmounted, or left out of a new mount, or dropped by a reload.
+        case unmounted
+        /// The client that mounted the view left.
+        case ownerLeft
+        /// The id now names another owner's view.
+        case replaced
+    }
+
+    /// Ends every subscription whose view is no longer the one it was made to: a mounted view that
+    /// is gone, or an id that now names another owner's view. A config view that is gone keeps its
+    /// subscription (it resumes if a reload brings it back). `departed`: clients that left in this
+    /// build (their mounts' subscribers are told `ownerLeft`). Returns, per client, the ended ids
+    /// (sorted) by reason. Coverage is not re-expanded. Cost: O(subscriptions) owner lookups.
+    mutating func endStale(
+        owner: (String) -> RuntimeLayout.ViewOwner?, departed: Set<ClientID>
+    ) -> [ClientID: [EndReason: [String]]] {
+        var ended: [ClientID: [EndReason: [String]]] = [:]
+        for (client, own) in requested {
+            var kept = own
+            for (viewID, request) in own {
+                let now = owner(viewID)
+                let reason: EndReason
+                switch (request.owner, now) {
+                case (_, now) where now == request.owner: continue
+                case (.config, nil): continue
+                case (.client(let mounter), nil): reason = departed.contains(mounter) ? .ownerLeft : .unmounted
+                default: reason = .replaced
+                }
+                kept[viewID] = nil
+                ended[client, default: [:]][reason, default: []].append(viewID)
+            }
+            if kept.count != own.count { requested[client] = kept.isEmpty ? nil : kept }
+        }
+        if !ended.isEmpty { version += 1 }
+        for client in ended.keys {
+            for reason in ended[client]!.keys { ended[client]![reason]!.sort() }
+        }
+        return ended
+    }
+
+    /// Re-expands coverage after batched changes. Cost: linear in the layout plus the subscriptions.
+    mutating func reexpand() { rebuild() }
+
+    /// How many subscriptions all clients hold together.
+    public var requestedCount: Int { requested.values.reduce(0) { $0 + $1.count } }
+
     /// Coverage from the requests: each request is a range of view numbers (a subtree, or one view)
     /// for one client. A sweep over the numbers keeps how many of each client's ranges are open and
     /// gives every run of views with the same subscribers one shared list. Cost: O(views + ranges ×
@@ -192,9 +306,9 @@ public struct SubscriptionTable: Sendable {
         // (number, client, +1 opening / -1 closing), sorted by number.
         var edges: [(number: Int, client: ClientID, delta: Int)] = []
         for (client, views) in requested {
-            for (viewID, subtree) in views {
+            for (viewID, request) in views {
                 guard let number = index.number(of: viewID) else { continue }
-                let end = subtree ? index.subtree(of: number).upperBound : number + 1
+                let end = request.subtree ? index.subtree(of: number).upperBound : number + 1
                 edges.append((number, client, 1))
                 edges.append((end, client, -1))
             }

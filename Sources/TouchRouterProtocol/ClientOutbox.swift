@@ -144,6 +144,16 @@ public struct ClientOutbox: Sendable {
     public private(set) var mostCoalescedInOneStep = 0
     /// Messages pending (not yet committed to the socket).
     public private(set) var pendingMessageCount = 0
+    /// Bytes of replies queued with `enqueue(reply:)` not yet written: they do not count against
+    /// the budget (a reply never gets its requester cut off, however large; the daemon reads the
+    /// client's next request only once the queue is at most half the budget again).
+    private var exemptBytes = 0
+    /// Bytes queued ahead of those replies, not yet written (written before them). Messages
+    /// coalesced away ahead of a reply are not subtracted here: the exemption then ends later by
+    /// at most the bytes coalesced away, which are fewer than the budget.
+    private var bytesAheadOfExempt = 0
+    /// A written buffer too large to keep (a large reply's), until `takeLargeBuffer`.
+    private var largeBuffer: [UInt8]?
 
     /// Makes an empty outbox holding at most `byteBudget` bytes.
     public init(byteBudget: Int) {
@@ -171,6 +181,22 @@ public struct ClientOutbox: Sendable {
         return append(line, touches: nil)
     }
 
+    /// Queues the reply to one of the client's own requests (`\n` included): like `enqueue(line:)`,
+    /// but its bytes do not count against the budget while they wait, so a reply as large as the
+    /// layout is written in as many pieces as the socket takes and never overflows the queue;
+    /// `touches` queued behind it still do. The line is kept, not copied (also when committed).
+    public mutating func enqueue(reply line: [UInt8]) -> EnqueueResult {
+        guard !hasOverflowed else { return .overflow }
+        if exemptBytes == 0 {
+            bytesAheadOfExempt = byteCount
+            exemptBytes = line.count
+        } else {
+            // Another reply while one is on its way: exempt from the first one's start.
+            exemptBytes = byteCount - bytesAheadOfExempt + line.count
+        }
+        return append(line, touches: nil)
+    }
+
     /// Queues any daemon message, encoded straight into the queue (`touches` stay coalescable).
     public mutating func enqueue(_ message: DaemonMessage) -> EnqueueResult {
         guard !hasOverflowed else { return .overflow }
@@ -194,11 +220,24 @@ public struct ClientOutbox: Sendable {
     /// socket took. Cost: O(the bytes committed).
     public mutating func bytesToWrite() -> ArraySlice<UInt8> {
         if committedOffset == committed.count {
-            committed.removeAll(keepingCapacity: true)
+            // A large reply's buffer is not kept once written: handed out (`takeLargeBuffer`).
+            if committed.capacity > 2 * byteBudget {
+                largeBuffer = committed
+                committed = []
+            } else {
+                committed.removeAll(keepingCapacity: true)
+            }
             committedOffset = 0
             while let node = first, committed.count < Self.commitChunkBytes { commit(node) }
         }
         return committed[committedOffset...]
+    }
+
+    /// A buffer of a large reply, written, that the outbox no longer keeps: the caller frees it
+    /// where freeing megabytes costs the routing loop nothing (the daemon: on its worker).
+    public mutating func takeLargeBuffer() -> [UInt8]? {
+        defer { largeBuffer = nil }
+        return largeBuffer
     }
 
     /// Records that the socket accepted the first `byteCount` bytes of `bytesToWrite()`.
@@ -206,6 +245,9 @@ public struct ClientOutbox: Sendable {
         precondition(
             byteCount >= 0 && committedOffset + byteCount <= committed.count, "wrote more than offered")
         committedOffset += byteCount
+        let ahead = min(byteCount, bytesAheadOfExempt)
+        bytesAheadOfExempt -= ahead
+        exemptBytes = max(0, exemptBytes - (byteCount - ahead))
     }
 
     /// Ends the queue with `error` as its last line: everything not yet on the wire is dropped
@@ -214,6 +256,7 @@ public struct ClientOutbox: Sendable {
     /// outbox accepts nothing more.
     public mutating func finish(with error: ProtocolError) {
         hasOverflowed = true
+        (exemptBytes, bytesAheadOfExempt) = (0, 0)
         let newline = UInt8(ascii: "\n")
         if committedOffset == 0 || committed[committedOffset - 1] == newline {
             committed.removeSubrange(committedOffset...)
@@ -252,15 +295,15 @@ public struct ClientOutbox: Sendable {
     /// Over budget: the oldest droppable messages go until the queue is within budget again;
     /// if none is left to go, the client is cut off.
     private mutating func enforceBudget() -> EnqueueResult {
-        guard byteCount > byteBudget else { return .queued }
+        guard byteCount - exemptBytes > byteBudget else { return .queued }
         indexPending()
         var removed = 0
-        while byteCount > byteBudget, let node = firstDroppable {
+        while byteCount - exemptBytes > byteBudget, let node = firstDroppable {
             drop(node)
             removed += 1
         }
         mostCoalescedInOneStep = max(mostCoalescedInOneStep, removed)
-        guard byteCount > byteBudget else { return .coalesced }
+        guard byteCount - exemptBytes > byteBudget else { return .coalesced }
         overflow()
         return .overflow
     }
@@ -302,7 +345,12 @@ public struct ClientOutbox: Sendable {
 
     /// Moves the oldest pending message into the committed bytes.
     private mutating func commit(_ node: Int) {
-        committed.append(contentsOf: nodes[node].line)
+        // A line of a chunk or more, first, is taken as it is: a large reply is never copied.
+        if committed.isEmpty && nodes[node].line.count >= Self.commitChunkBytes {
+            committed = nodes[node].line
+        } else {
+            committed.append(contentsOf: nodes[node].line)
+        }
         if node == firstUnindexed {
             // Not indexed (nor is anything after it).
             firstUnindexed = nodes[node].next

@@ -241,6 +241,10 @@ public enum DaemonMessage: Hashable, Sendable {
     case viewsChanged(generation: UInt64, views: [String])
     case subscribed(Subscribed)
     case unsubscribed(Unsubscribed)
+    /// Subscriptions of this client that ended without its asking: their mounted views went
+    /// (`reason` `unmounted`), the client that mounted them left (`ownerLeft`), or the id now names
+    /// another owner's view (`replaced`). They are not re-bound when such an id comes back.
+    case subscriptionEnded(views: [String], reason: String)
     case hitTestResult(HitTestReply)
     /// The reply to `explain`.
     case explanation(ExplainReply)
@@ -265,7 +269,7 @@ public enum DaemonMessage: Hashable, Sendable {
     public var seq: Int64? {
         switch self {
         case .welcome(let message): message.seq
-        case .touches, .gesture, .layoutChanged, .viewsChanged, .screenState: nil
+        case .touches, .gesture, .layoutChanged, .viewsChanged, .screenState, .subscriptionEnded: nil
         case .screenStateSet(_, _, let seq): seq
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
@@ -288,6 +292,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .layoutChanged, .viewsChanged: "layoutChanged"
         case .subscribed: "subscribed"
         case .unsubscribed: "unsubscribed"
+        case .subscriptionEnded: "subscriptionEnded"
         case .hitTestResult: "hitTestResult"
         case .explanation: "explanation"
         case .layout: "layout"

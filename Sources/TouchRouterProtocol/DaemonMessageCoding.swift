@@ -37,6 +37,9 @@ extension DaemonMessage {
                 object.field("subtree", bool: reply.subtree)
             case .unsubscribed(let reply):
                 object.field("views", strings: reply.views)
+            case .subscriptionEnded(let views, let reason):
+                object.field("views", strings: views)
+                object.field("reason", string: reason)
             case .hitTestResult(let reply):
                 object.field("screen", string: reply.screen)
                 object.field("point", point: reply.screenPoint)
@@ -167,6 +170,8 @@ public enum DaemonMessageDecoder {
                     seq: seq))
         case "unsubscribed":
             return .unsubscribed(Unsubscribed(views: try fields.stringArray("views"), seq: seq))
+        case "subscriptionEnded":
+            return .subscriptionEnded(views: try fields.stringArray("views"), reason: try fields.string("reason"))
         case "hitTestResult":
             return .hitTestResult(
                 HitTestReply(

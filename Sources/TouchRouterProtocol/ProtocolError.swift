@@ -43,6 +43,9 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
     case tooManyMountedViews = "too-many-mounted-views"
     /// The client changed views faster than its change budget; the request was not applied.
     case tooManyChanges = "too-many-changes"
+    /// A `subscribe` would give the client more subscriptions than its limit; nothing of it was
+    /// applied.
+    case tooManySubscriptions = "too-many-subscriptions"
     /// A `reload` found a config file that does not load (`failures` lists its errors, each with
     /// the config's code and place); the running layout stays.
     case invalidConfig = "invalid-config"

@@ -180,6 +180,13 @@ enum MonitorCommand: Command {
                             "screen \(change.screen) \(change.isActive ? "active" : "idle") (\(change.reason.rawValue))"
                         )
                     }
+                case .subscriptionEnded(let views, let reason):
+                    if json {
+                        let line = DaemonMessage.subscriptionEnded(views: views, reason: reason).encodedLine()
+                        LineOutput.print(String(decoding: line.dropLast(), as: UTF8.self))
+                    } else {
+                        LineOutput.print("subscription ended (\(reason)): \(views.joined(separator: ", "))")
+                    }
                 case .error(let error):
                     StandardError.print("touchrouterctl monitor: daemon: \(error)")
                 }

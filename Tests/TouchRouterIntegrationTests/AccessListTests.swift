@@ -61,7 +61,9 @@ struct AccessListTests {
         try directory.write("nobody.py", Self.nobodyClient)
         let daemon = try DaemonProcess(
             directory: directory,
-            arguments: Scenario.arguments(config: directory.file("access.json5"), waitFor: 3) + [
+            // At speed 1 (1.2 s): the outsider's requests, each answered by the layout worker, are
+            // all answered before the replay ends and the daemon exits.
+            arguments: Scenario.arguments(config: directory.file("access.json5"), waitFor: 3, speed: "1") + [
                 "--exit-after-replay", "--socket-mode", "0666",
             ])
         defer { daemon.stop() }
