@@ -51,7 +51,10 @@ struct ConfigParser {
 
     let fileName: String
     let limits: ConfigLimits
+    /// The problems kept (the first `limits.maxReportedErrors` found).
     var pending: [Pending] = []
+    /// Every problem found, kept or not: zero means nothing is wrong so far.
+    var problemCount = 0
     var viewCount = 0
     var stopped = false
     var viewPaths: [PathEntry] = []
@@ -117,14 +120,16 @@ struct ConfigParser {
         firstViewByID.reserveCapacity(expectedViews)
         viewPaths.reserveCapacity(expectedViews)
         let config = self.config(root)
-        if pending.isEmpty && scanned.isEmpty, let config { return config }
+        if problemCount == 0 && scanned.isEmpty, let config { return config }
 
         var errors = scanned
+        var skipped = 0
         // The reader already reported NaN/Infinity where they stand; the walk's copy at the same
         // place adds nothing.
         let nonFiniteAt = Set(read.problems.filter { $0.kind == .nonFinite }.map(\.position))
         for problem in pending {
             if problem.code == .nonFinite, let position = problem.position, nonFiniteAt.contains(position) {
+                skipped += 1
                 continue
             }
             errors.append(
@@ -135,9 +140,11 @@ struct ConfigParser {
                     message: problem.message))
         }
         errors.sort(by: Self.inFileOrder)
-        if errors.count > limits.maxReportedErrors {
-            let more = errors.count - limits.maxReportedErrors
-            errors.removeLast(more)
+        // The reader and the walk each kept their first problems and counted the rest.
+        let found = scanned.count + read.unlistedProblemCount + problemCount - skipped
+        if found > limits.maxReportedErrors {
+            let more = found - min(errors.count, limits.maxReportedErrors)
+            errors.removeLast(max(0, errors.count - limits.maxReportedErrors))
             errors.append(
                 ConfigError(code: .tooManyErrors, file: fileName, message: "\(more) more errors not listed"))
         }
@@ -197,7 +204,8 @@ struct ConfigParser {
                 var names: Set<String> = []
                 for (index, element) in list.enumerated() where !stopped {
                     guard let (screen, input) = self.screen(element, index) else { continue }
-                    if !names.insert(screen.name).inserted {
+                    // A placeholder name (`#3`, no `name`) is unique and never a real name's twin.
+                    if !screen.name.hasPrefix("#"), !names.insert(screen.name).inserted {
                         var namePosition: SourcePosition?
                         if case .object(let object) = element.value {
                             namePosition = object["name"]?.position
@@ -206,6 +214,8 @@ struct ConfigParser {
                             .duplicateScreenName, namePosition, Subject(screenName: Excerpt.of(screen.name)),
                             "another screen already has the name \"\(Excerpt.of(screen.name))\"")
                     }
+                    // A broken file is rejected: from its first problem on, screens are checked, not kept.
+                    guard problemCount == 0 else { continue }
                     screens.append(screen)
                     inputs.append(input)
                 }
@@ -217,7 +227,7 @@ struct ConfigParser {
                 .noScreens, document.position, .top,
                 "the config has no screens: \"screens\" must list at least one")
         }
-        guard pending.isEmpty else { return nil }
+        guard problemCount == 0 else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
         config.viewGestures = gesturesByViewID

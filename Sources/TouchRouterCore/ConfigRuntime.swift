@@ -168,7 +168,7 @@ extension ConfigParser {
         } else {
             parser.wrongType(node, Subject(view: parent), "\"children\"", "an array of views")
         }
-        guard parser.pending.isEmpty else { throw ConfigErrors(parser.requestErrors()) }
+        guard parser.problemCount == 0 else { throw ConfigErrors(parser.requestErrors()) }
         return MountedViews(
             children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
             resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount,
@@ -225,7 +225,7 @@ extension ConfigParser {
             parser.report(.invalidValue, node.position, subject, "no field to change")
             failures += parser.failures(field: nil, from: 0)
         }
-        return failures.isEmpty ? .success(change) : .failure(RuntimeFailures(failures))
+        return parser.problemCount == 0 ? .success(change) : .failure(RuntimeFailures(failures))
     }
 
     /// The problems reported since `start`, as run-time failures about `field`.

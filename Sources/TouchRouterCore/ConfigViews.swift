@@ -65,7 +65,8 @@ extension ConfigParser {
         viewCount += 1
         let parentSubject = Subject(view: parent >= 0 ? parent : nil)
         if viewCount > limits.maxViews {
-            report(.tooManyViews, node.position, parentSubject, "more than \(limits.maxViews) views")
+            let limit = limits.maxViews
+            report(.tooManyViews, node.position, parentSubject, "more than \(limit) views")
             stopped = true
             return nil
         }
@@ -90,7 +91,8 @@ extension ConfigParser {
         if parsesMountedSubtree { entryIDs.append(segment) }
         let subject = Subject(view: entry)
         if depth > limits.maxDepth {
-            report(.treeTooDeep, node.position, subject, "views nest deeper than \(limits.maxDepth) levels")
+            let limit = limits.maxDepth
+            report(.treeTooDeep, node.position, subject, "views nest deeper than \(limit) levels")
             stopped = true
             return nil
         }
@@ -111,9 +113,10 @@ extension ConfigParser {
         }
         if let id = validID {
             if let first = firstView(withID: id, entry) {
+                let firstPath = keepsMoreProblems ? viewPath(first) : ""
                 report(
                     .duplicateID, members[.id]?.position, subject,
-                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(viewPath(first))\"")
+                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(firstPath)\"")
             }
         }
         if !members.unknownIndices.isEmpty {
@@ -175,7 +178,7 @@ extension ConfigParser {
         }
 
         // Once anything is wrong the file is rejected, so stop building views and only keep checking.
-        guard pending.isEmpty else { return nil }
+        guard problemCount == 0 else { return nil }
         return View(
             id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha, interactive: interactive,
             touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
@@ -192,11 +195,11 @@ extension ConfigParser {
     /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
     mutating func accessList(_ node: JSONNode, _ subject: Subject, key: String = "access") -> AccessList? {
         guard let object = object(node, subject, "\"\(key)\"") else { return nil }
-        let problemsBefore = pending.count
+        let problemsBefore = problemCount
         checkKeys(object, allowed: Self.accessKeys, subject)
         let listKey = key
         var list = AccessList()
-        var valid = pending.count == problemsBefore
+        var valid = problemCount == problemsBefore
         for key in Self.accessKeys {
             guard let entries = object[key] else { continue }
             guard case .array(let elements) = entries.value else {
