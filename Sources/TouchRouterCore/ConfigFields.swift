@@ -104,6 +104,18 @@ extension ConfigParser {
         return finiteNumber(node, subject, "\"\(key)\"")
     }
 
+    /// Reports a coordinate or length beyond ±`GeometryBounds.maxCoordinate` (`outOfRange`);
+    /// returns whether it is within.
+    mutating func checkCoordinate(
+        _ value: Double, _ node: JSONNode, _ subject: Subject, _ what: @autoclosure () -> String
+    ) -> Bool {
+        guard !GeometryBounds.isCoordinate(value) else { return true }
+        report(
+            .outOfRange, node.position, subject,
+            "\(what()) must be within ±\(Self.format(GeometryBounds.maxCoordinate)), found \(Self.format(value))")
+        return false
+    }
+
     mutating func bool(_ object: JSONObject, _ key: String, _ subject: Subject) -> Bool? {
         object[key].flatMap { bool($0, key, subject) }
     }

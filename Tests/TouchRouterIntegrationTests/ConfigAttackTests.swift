@@ -59,4 +59,36 @@ struct ConfigAttackTests {
         let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
         #expect(longest <= 4096 + 64)
     }
+
+    // MARK: Degenerate numbers (item 10)
+
+    @Test(
+        "setView with a degenerate transform is refused with the config's code; the view keeps its transform",
+        arguments: [#"{"scale":1e200}"#, #"{"scale":1e-300}"#, #"{"rotate":1e308}"#])
+    func degenerateSetView(transform: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try RuntimeChangeTests.startDaemon(directory)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        let (reply, _) = try RuntimeChangeTests.exchange(
+            client, #"{"type":"setView","views":{"pad":{"transform":\#(transform)}},"seq":1}"#)
+        guard case .error(let error) = reply else { throw HarnessError("accepted \(transform): \(reply)") }
+        #expect(error.failures.map(\.code) == ["outOfRange"])
+        #expect(error.failures.map(\.field) == ["transform"])
+        #expect(try RuntimeChangeTests.layoutView(client, "pad").contains("transform") == false)
+    }
+
+    @Test("a calibration of 1e308s is refused on reload, located; the running layout stays")
+    func degenerateCalibration() throws {
+        let (directory, config, daemon, client) = try AttackTests.watchedDaemon()
+        defer { directory.remove() }
+        defer { daemon.stop() }
+        let text = AttackTests.layout().replacingOccurrences(
+            of: "width: 1280,", with: "width: 1280, calibration: [1e308, 0, 1e308, 0, 1e308, 1e308],")
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        try daemon.waitForLog("failed; keeping layout generation 1")
+        #expect(daemon.log.contains(#"kiosk.json5:1:43: screen "main": calibration numbers must be within ±1000"#))
+        #expect(try AttackTests.status(client).counters["generation"] == .integer(1))
+    }
 }
