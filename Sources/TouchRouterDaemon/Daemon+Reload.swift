@@ -141,8 +141,13 @@ extension Daemon {
             deliverGestures(of: output)
             armHousekeepingTimer()
         }
-        // Screens keep their idle state by name; new filter settings apply from now on.
-        field.replaceSettings(config: config)
+        // Screens keep their idle state by name; new filter settings apply from now on, a changed
+        // idle counts from now, and fingers already down keep their screens active.
+        field.replaceSettings(
+            config: config, nowMicros: monotonicMicros(),
+            contactsDown: tracker.touchesDown.map {
+                FieldStage.DownContact(device: $0.device, slot: $0.slot, screen: $0.screen, screenPoint: $0.screenPoint)
+            })
         armHousekeepingTimer()
         layoutGeneration += 1
         if prepared.subscriptions.version == subscriptions.version {
