@@ -111,7 +111,8 @@ struct ConfigParser {
             case .nestingTooDeep:
                 throw ConfigErrors([error(failure)])
             default:
-                throw ConfigErrors((scanned + [error(failure)]).sorted(by: Self.inFileOrder))
+                let found = scanned.count + read.unlistedProblemCount + 1
+                throw ConfigErrors(listed(scanned, found: found, keeping: error(failure)))
             }
         }
         guard let root = read.root else { throw ConfigErrors([]) }
@@ -139,16 +140,25 @@ struct ConfigParser {
                     screenName: problem.screenName,
                     message: problem.message))
         }
-        errors.sort(by: Self.inFileOrder)
         // The reader and the walk each kept their first problems and counted the rest.
         let found = scanned.count + read.unlistedProblemCount + problemCount - skipped
-        if found > limits.maxReportedErrors {
-            let more = found - min(errors.count, limits.maxReportedErrors)
-            errors.removeLast(max(0, errors.count - limits.maxReportedErrors))
+        throw ConfigErrors(listed(errors, found: found))
+    }
+
+    /// `errors` as a file's errors are listed: in file order, at most `limits.maxReportedErrors`
+    /// (`last`, the syntax error that stopped reading, always among them, last), then one
+    /// `tooManyErrors` counting the rest of the `found` problems.
+    private func listed(_ errors: [ConfigError], found: Int, keeping last: ConfigError? = nil) -> [ConfigError] {
+        var errors = errors.sorted(by: Self.inFileOrder)
+        let room = max(0, limits.maxReportedErrors - (last == nil ? 0 : 1))
+        if errors.count > room { errors.removeLast(errors.count - room) }
+        if let last { errors.append(last) }
+        let more = found - errors.count
+        if more > 0 {
             errors.append(
                 ConfigError(code: .tooManyErrors, file: fileName, message: "\(more) more errors not listed"))
         }
-        throw ConfigErrors(errors)
+        return errors
     }
 
     private func error(_ problem: JSONProblem) -> ConfigError {

@@ -69,4 +69,25 @@ struct ConfigMemoryBoundTests {
         #expect(errors.map(\.code) == [.unknownKey, .unknownKey, .unknownKey, .tooManyErrors])
         #expect(errors.last?.message == "1 more errors not listed")
     }
+
+    @Test("a syntax error after many problems: the list stops at the limit, the syntax error is in it")
+    func syntaxErrorAfterManyProblems() {
+        let keys = Array(repeating: "a: 0", count: 5_000).joined(separator: ",")
+        let errors = configErrors("{screens: [], x: {\(keys)}, ")
+        #expect(errors.count == ConfigLimits.standard.maxReportedErrors + 1)
+        #expect(errors.dropLast().last?.code == .syntax)
+        #expect(errors.last?.message == "\(4_999 + 1 - 1000) more errors not listed")
+    }
+
+    @Test("fuzz finding: a syntax error after more duplicate keys than a small list holds")
+    func fuzzFindingSyntaxAfterDuplicates() throws {
+        let input = try Data(
+            contentsOf: RepositoryPaths.root.appendingPathComponent(
+                "Tests/Fixtures/fuzz/config-errors-past-the-list-before-a-syntax-error.json5"))
+        let limits = ConfigLimits(maxReportedErrors: 50)
+        let errors = configErrors(input, limits: limits)
+        #expect(errors.count == 51)
+        #expect(errors.last?.code == .tooManyErrors)
+        #expect(errors.dropLast().last?.code == .syntax)
+    }
 }
