@@ -101,7 +101,13 @@ extension Daemon {
         switch build.file {
         case .failed(let error):
             for configError in error.errors.prefix(20) { logger.error(configError.description) }
-            if error.errors.count > 20 { logger.error("… and \(error.errors.count - 20) more errors") }
+            if error.errors.count > 20 {
+                // The list's own count of what it left out (`tooManyErrors`) adds to the rest.
+                let uncounted = error.errors.last.flatMap { $0.code == .tooManyErrors ? $0 : nil }
+                let listedBeyond = error.errors.count - 20 - (uncounted == nil ? 0 : 1)
+                logger.error(
+                    "… and \(listedBeyond) more errors" + (uncounted.map { "; \($0.message)" } ?? ""))
+            }
             stats.reloadsFailed += 1
             let transient = error.errors.contains { [EMFILE, ENFILE, EINTR, ENOMEM].contains($0.systemErrno ?? 0) }
             logger.error(
