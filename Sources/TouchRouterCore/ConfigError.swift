@@ -42,11 +42,16 @@ public enum ConfigErrorCode: String, Hashable, Sendable, CaseIterable {
     case polygonTooFewPoints
     /// A transform scales by zero.
     case zeroScale
+    /// A number beyond the bounds that keep geometry finite (`GeometryBounds`): a coordinate beyond
+    /// ±10⁷, a scale beyond 10⁻³…10³ (or scales that multiply beyond 10⁻⁶…10⁶ down a path), a
+    /// rotation beyond ±360°, a physical size beyond 1…100,000 mm.
+    case outOfRange
     /// A shaped view (not "rect") has the per-edge touchMargin form.
     case perEdgeMarginOnShape
     /// A screen rotation other than 0, 90, 180 or 270.
     case invalidRotation
-    /// A calibration matrix that is not 6 finite numbers.
+    /// A calibration matrix that is not 6 finite numbers, has an entry beyond ±1000, or is
+    /// (nearly) singular.
     case invalidCalibration
     /// Two screens share a name.
     case duplicateScreenName

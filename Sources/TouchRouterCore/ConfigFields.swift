@@ -4,15 +4,25 @@ import TouchRouterModel
 /// reserved keys with their near misses, and the typed field readers (object, number, bool,
 /// string) that report a wrong type or a non-finite number instead of failing.
 extension ConfigParser {
+    /// Counts a problem, and keeps it while fewer than `limits.maxReportedErrors` are kept: past
+    /// that, a broken file's errors cost a count, not a message each (the message and the view's
+    /// path are made only for a problem kept).
     mutating func report(
-        _ code: ConfigErrorCode, _ position: SourcePosition?, _ subject: Subject, _ message: String
+        _ code: ConfigErrorCode, _ position: SourcePosition?, _ subject: Subject,
+        _ message: @autoclosure () -> String
     ) {
+        problemCount += 1
+        guard keepsMoreProblems else { return }
+        let text = message()
         pending.append(
             Pending(
                 code: code, position: position, viewPath: subject.view.map(viewPath),
                 screenName: subject.screenName,
-                message: subject.matcher.map { "devices[\($0)]: " + message } ?? message))
+                message: subject.matcher.map { "devices[\($0)]: " + text } ?? text))
     }
+
+    /// Whether another problem would be kept (else it is only counted).
+    var keepsMoreProblems: Bool { pending.count < limits.maxReportedErrors }
 
     /// The path of a view entry: ids from the screen's root joined by `/`, the middle cut out when
     /// it is longer than 240 characters.
@@ -92,6 +102,18 @@ extension ConfigParser {
     mutating func number(_ object: JSONObject, _ key: String, _ subject: Subject) -> Double? {
         guard let node = object[key] else { return nil }
         return finiteNumber(node, subject, "\"\(key)\"")
+    }
+
+    /// Reports a coordinate or length beyond ±`GeometryBounds.maxCoordinate` (`outOfRange`);
+    /// returns whether it is within.
+    mutating func checkCoordinate(
+        _ value: Double, _ node: JSONNode, _ subject: Subject, _ what: @autoclosure () -> String
+    ) -> Bool {
+        guard !GeometryBounds.isCoordinate(value) else { return true }
+        report(
+            .outOfRange, node.position, subject,
+            "\(what()) must be within ±\(Self.format(GeometryBounds.maxCoordinate)), found \(Self.format(value))")
+        return false
     }
 
     mutating func bool(_ object: JSONObject, _ key: String, _ subject: Subject) -> Bool? {

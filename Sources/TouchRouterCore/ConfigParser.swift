@@ -50,7 +50,10 @@ struct ConfigParser {
 
     let fileName: String
     let limits: ConfigLimits
+    /// The problems kept (the first `limits.maxReportedErrors` found).
     var pending: [Pending] = []
+    /// Every problem found, kept or not: zero means nothing is wrong so far.
+    var problemCount = 0
     var viewCount = 0
     var stopped = false
     var viewPaths: [PathEntry] = []
@@ -106,7 +109,8 @@ struct ConfigParser {
             case .nestingTooDeep:
                 throw ConfigErrors([error(failure)])
             default:
-                throw ConfigErrors((scanned + [error(failure)]).sorted(by: Self.inFileOrder))
+                let found = scanned.count + read.unlistedProblemCount + 1
+                throw ConfigErrors(listed(scanned, found: found, keeping: error(failure)))
             }
         }
         guard let root = read.root else { throw ConfigErrors([]) }
@@ -115,14 +119,16 @@ struct ConfigParser {
         firstViewByID.reserveCapacity(expectedViews)
         viewPaths.reserveCapacity(expectedViews)
         let config = self.config(root)
-        if pending.isEmpty && scanned.isEmpty, let config { return config }
+        if problemCount == 0 && scanned.isEmpty, let config { return config }
 
         var errors = scanned
+        var skipped = 0
         // The reader already reported NaN/Infinity where they stand; the walk's copy at the same
         // place adds nothing.
         let nonFiniteAt = Set(read.problems.filter { $0.kind == .nonFinite }.map(\.position))
         for problem in pending {
             if problem.code == .nonFinite, let position = problem.position, nonFiniteAt.contains(position) {
+                skipped += 1
                 continue
             }
             errors.append(
@@ -132,14 +138,25 @@ struct ConfigParser {
                     screenName: problem.screenName,
                     message: problem.message))
         }
-        errors.sort(by: Self.inFileOrder)
-        if errors.count > limits.maxReportedErrors {
-            let more = errors.count - limits.maxReportedErrors
-            errors.removeLast(more)
+        // The reader and the walk each kept their first problems and counted the rest.
+        let found = scanned.count + read.unlistedProblemCount + problemCount - skipped
+        throw ConfigErrors(listed(errors, found: found))
+    }
+
+    /// `errors` as a file's errors are listed: in file order, at most `limits.maxReportedErrors`
+    /// (`last`, the syntax error that stopped reading, always among them, last), then one
+    /// `tooManyErrors` counting the rest of the `found` problems.
+    private func listed(_ errors: [ConfigError], found: Int, keeping last: ConfigError? = nil) -> [ConfigError] {
+        var errors = errors.sorted(by: Self.inFileOrder)
+        let room = max(0, limits.maxReportedErrors - (last == nil ? 0 : 1))
+        if errors.count > room { errors.removeLast(errors.count - room) }
+        if let last { errors.append(last) }
+        let more = found - errors.count
+        if more > 0 {
             errors.append(
                 ConfigError(code: .tooManyErrors, file: fileName, message: "\(more) more errors not listed"))
         }
-        throw ConfigErrors(errors)
+        return errors
     }
 
     private func error(_ problem: JSONProblem) -> ConfigError {
@@ -195,7 +212,8 @@ struct ConfigParser {
                 var names: Set<String> = []
                 for (index, element) in list.enumerated() where !stopped {
                     guard let (screen, input) = self.screen(element, index) else { continue }
-                    if !names.insert(screen.name).inserted {
+                    // A placeholder name (`#3`, no `name`) is unique and never a real name's twin.
+                    if !screen.name.hasPrefix("#"), !names.insert(screen.name).inserted {
                         var namePosition: SourcePosition?
                         if case .object(let object) = element.value {
                             namePosition = object["name"]?.position
@@ -204,6 +222,8 @@ struct ConfigParser {
                             .duplicateScreenName, namePosition, Subject(screenName: Excerpt.of(screen.name)),
                             "another screen already has the name \"\(Excerpt.of(screen.name))\"")
                     }
+                    // A broken file is rejected: from its first problem on, screens are checked, not kept.
+                    guard problemCount == 0 else { continue }
                     screens.append(screen)
                     inputs.append(input)
                 }
@@ -215,7 +235,7 @@ struct ConfigParser {
                 .noScreens, document.position, .top,
                 "the config has no screens: \"screens\" must list at least one")
         }
-        guard pending.isEmpty else { return nil }
+        guard problemCount == 0 else { return nil }
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
         config.viewGestures = gesturesByViewID

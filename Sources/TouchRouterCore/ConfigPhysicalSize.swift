@@ -3,7 +3,8 @@ import TouchRouterModel
 /// A screen's `physicalSize: [widthMM, heightMM]` (docs/configuration.md, "Screen").
 extension ConfigParser {
     /// Reads `physicalSize`: an array of exactly two finite numbers, each > 0 (millimetres, in the
-    /// layout's orientation). Reports `wrongType`, `nonFinite` or `nonPositiveSize`; nil then.
+    /// layout's orientation), within `GeometryBounds.physicalSizeMillimetres`. Reports `wrongType`,
+    /// `nonFinite`, `nonPositiveSize` or `outOfRange`; nil then.
     mutating func physicalSize(_ node: JSONNode, _ subject: Subject) -> PhysicalSize? {
         guard case .array(let list) = node.value, list.count == 2 else {
             let found: String
@@ -24,6 +25,14 @@ extension ConfigParser {
                 report(
                     .nonPositiveSize, element.position, subject,
                     "the physicalSize \(name) must be > 0 mm, found \(Self.format(millimetres))")
+                continue
+            }
+            let bounds = GeometryBounds.physicalSizeMillimetres
+            guard bounds.contains(millimetres) else {
+                report(
+                    .outOfRange, element.position, subject,
+                    "the physicalSize \(name) must be \(Self.format(bounds.lowerBound))…"
+                        + "\(Self.format(bounds.upperBound)) mm, found \(Self.format(millimetres))")
                 continue
             }
             sides.append(millimetres)

@@ -146,10 +146,11 @@ extension ConfigParser {
     /// A `mount` request's `children`: an array of views checked exactly like a config file's
     /// (ids, frames, shapes, access lists, …), with `limits.maxViews` as the mount's view limit
     /// (`tooManyViews`) and `depth` the mount point's depth (the whole tree stays within
-    /// `limits.maxDepth`). Ids are checked for duplicates inside the request; collisions with the
+    /// `limits.maxDepth`; `above` the product of the scales down to the mount point, itself
+    /// included, which the mounted views' own compose with). Ids are checked for duplicates inside the request; collisions with the
     /// rest of the layout are the caller's (`RuntimeLayout`).
     static func mountedViews(
-        _ node: JSONNode, mountPath: [String], depth: Int, limits: ConfigLimits
+        _ node: JSONNode, mountPath: [String], depth: Int, above: ComposedScale = .identity, limits: ConfigLimits
     ) throws(ConfigErrors) -> MountedViews {
         var parser = ConfigParser(fileName: "mount", limits: limits)
         parser.parsesMountedSubtree = true
@@ -160,7 +161,8 @@ extension ConfigParser {
             parser.firstViewByID.reserveCapacity(min(list.count, limits.maxViews))
             for (index, childNode) in list.enumerated() where !parser.stopped {
                 if let child = parser.view(
-                    childNode, parent: parent, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil)
+                    childNode, parent: parent, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil,
+                    above: above)
                 {
                     children.append(child)
                 }
@@ -168,7 +170,7 @@ extension ConfigParser {
         } else {
             parser.wrongType(node, Subject(view: parent), "\"children\"", "an array of views")
         }
-        guard parser.pending.isEmpty else { throw ConfigErrors(parser.requestErrors()) }
+        guard parser.problemCount == 0 else { throw ConfigErrors(parser.requestErrors()) }
         return MountedViews(
             children: children, access: parser.accessByViewID, gestures: parser.gesturesByViewID,
             resetsOnDisconnect: parser.runtimeKeys.settings.resetsOnDisconnect, viewCount: parser.viewCount,
@@ -225,7 +227,7 @@ extension ConfigParser {
             parser.report(.invalidValue, node.position, subject, "no field to change")
             failures += parser.failures(field: nil, from: 0)
         }
-        return failures.isEmpty ? .success(change) : .failure(RuntimeFailures(failures))
+        return parser.problemCount == 0 ? .success(change) : .failure(RuntimeFailures(failures))
     }
 
     /// The problems reported since `start`, as run-time failures about `field`.

@@ -36,6 +36,8 @@ extension ConfigParser {
                 report(
                     .nonPositiveSize, lengthNode.position, subject,
                     "\(key) must be > 0, found \(Self.format(length))")
+            } else {
+                _ = checkCoordinate(length, lengthNode, subject, key)
             }
             size.append(length)
         }
@@ -46,7 +48,7 @@ extension ConfigParser {
         if let rootNode = object["root"] {
             if let view = view(
                 rootNode, parent: -1, placeholder: "#root", depth: 1,
-                defaultFrame: Rect(x: 0, y: 0, width: width, height: height))
+                defaultFrame: Rect(x: 0, y: 0, width: width, height: height), above: .identity)
             {
                 root = view
             }
@@ -85,7 +87,14 @@ extension ConfigParser {
                 }
                 if numbers.count == 6 && list.count == 6 { input.calibration = numbers }
             }
-            if input.calibration == nil {
+            if let calibration = input.calibration {
+                do throws(ScreenMappingError) {
+                    try ScreenMapping.validate(calibration: calibration)
+                } catch {
+                    report(.invalidCalibration, calibrationNode.position, subject, "\(error)")
+                    input.calibration = nil
+                }
+            } else {
                 report(
                     .invalidCalibration, calibrationNode.position, subject,
                     "calibration must be 6 finite numbers [a, b, c, d, e, f], found "

@@ -59,13 +59,17 @@ extension ConfigParser {
         var unknown: [JSONMember] { unknownIndices.map { members[$0] } }
     }
 
+    /// One view and its subtree. `above` is the product of the scales from the screen's root down to
+    /// the parent (`GeometryBounds.composedScale` bounds it with this view's own).
     mutating func view(
-        _ node: JSONNode, parent: Int32, placeholder: @autoclosure () -> String, depth: Int, defaultFrame: Rect?
+        _ node: JSONNode, parent: Int32, placeholder: @autoclosure () -> String, depth: Int, defaultFrame: Rect?,
+        above: ComposedScale
     ) -> View? {
         viewCount += 1
         let parentSubject = Subject(view: parent >= 0 ? parent : nil)
         if viewCount > limits.maxViews {
-            report(.tooManyViews, node.position, parentSubject, "more than \(limits.maxViews) views")
+            let limit = limits.maxViews
+            report(.tooManyViews, node.position, parentSubject, "more than \(limit) views")
             stopped = true
             return nil
         }
@@ -90,7 +94,8 @@ extension ConfigParser {
         if parsesMountedSubtree { entryIDs.append(segment) }
         let subject = Subject(view: entry)
         if depth > limits.maxDepth {
-            report(.treeTooDeep, node.position, subject, "views nest deeper than \(limits.maxDepth) levels")
+            let limit = limits.maxDepth
+            report(.treeTooDeep, node.position, subject, "views nest deeper than \(limit) levels")
             stopped = true
             return nil
         }
@@ -111,9 +116,10 @@ extension ConfigParser {
         }
         if let id = validID {
             if let first = firstView(withID: id, entry) {
+                let firstPath = keepsMoreProblems ? viewPath(first) : ""
                 report(
                     .duplicateID, members[.id]?.position, subject,
-                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(viewPath(first))\"")
+                    "duplicate id \"\(Excerpt.of(id))\": already used by view \"\(firstPath)\"")
             }
         }
         if !members.unknownIndices.isEmpty {
@@ -143,6 +149,14 @@ extension ConfigParser {
             margin = touchMargin(marginNode, subject, shape: shape) ?? .zero
         }
         let transform = members[.transform].flatMap { self.transform($0, subject) }
+        var composed = above.then(transform ?? ViewTransform())
+        if !composed.isWithinBounds {
+            report(
+                .outOfRange, members[.transform]?.position ?? node.position, subject,
+                "the scales from the screen's root down to this view multiply to ×\(Self.format(composed.largest))"
+                    + " and ×\(Self.format(composed.smallest)), beyond \(GeometryBounds.composedScaleText)")
+            composed = above  // reported once, here, not again for every view below
+        }
         let hidden = members[.hidden].flatMap { bool($0, "hidden", subject) } ?? false
         let interactive = members[.interactive].flatMap { bool($0, "interactive", subject) } ?? true
         let multipleTouch = members[.multipleTouch].flatMap { bool($0, "multipleTouch", subject) } ?? false
@@ -164,7 +178,8 @@ extension ConfigParser {
                 for (index, childNode) in list.enumerated() {
                     if stopped { break }
                     if let child = view(
-                        childNode, parent: entry, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil)
+                        childNode, parent: entry, placeholder: "#\(index)", depth: depth + 1, defaultFrame: nil,
+                        above: composed)
                     {
                         children.append(child)
                     }
@@ -175,7 +190,7 @@ extension ConfigParser {
         }
 
         // Once anything is wrong the file is rejected, so stop building views and only keep checking.
-        guard pending.isEmpty else { return nil }
+        guard problemCount == 0 else { return nil }
         return View(
             id: segment, frame: frame, children: children, hidden: hidden, alpha: alpha, interactive: interactive,
             touchMargin: margin, shape: shape, transform: transform ?? ViewTransform(),
@@ -192,11 +207,11 @@ extension ConfigParser {
     /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
     mutating func accessList(_ node: JSONNode, _ subject: Subject, key: String = "access") -> AccessList? {
         guard let object = object(node, subject, "\"\(key)\"") else { return nil }
-        let problemsBefore = pending.count
+        let problemsBefore = problemCount
         checkKeys(object, allowed: Self.accessKeys, subject)
         let listKey = key
         var list = AccessList()
-        var valid = pending.count == problemsBefore
+        var valid = problemCount == problemsBefore
         for key in Self.accessKeys {
             guard let entries = object[key] else { continue }
             guard case .array(let elements) = entries.value else {
@@ -275,8 +290,9 @@ extension ConfigParser {
         // The common case, without building an array: four finite numbers, positive size.
         if case .array(let list) = node.value, list.count == 4, case .number(let x, _) = list[0].value,
             case .number(let y, _) = list[1].value, case .number(let width, _) = list[2].value,
-            case .number(let height, _) = list[3].value, x.isFinite, y.isFinite, width.isFinite,
-            height.isFinite, width > 0, height > 0
+            case .number(let height, _) = list[3].value, GeometryBounds.isCoordinate(x),
+            GeometryBounds.isCoordinate(y), GeometryBounds.isCoordinate(width), GeometryBounds.isCoordinate(height),
+            width > 0, height > 0
         {
             return Rect(x: x, y: y, width: width, height: height)
         }
@@ -284,6 +300,12 @@ extension ConfigParser {
             return nil
         }
         var valid = true
+        if case .array(let list) = node.value {
+            for (index, name) in ["x", "y", "width", "height"].enumerated()
+            where !checkCoordinate(values[index], list[index], subject, "the frame's \(name)") {
+                valid = false
+            }
+        }
         for (index, name) in [(2, "width"), (3, "height")] where values[index] <= 0 {
             if case .array(let list) = node.value {
                 report(
@@ -324,6 +346,7 @@ extension ConfigParser {
                         "the corner radius must be ≥ 0, found \(Self.format(radius))")
                     return nil
                 }
+                guard checkCoordinate(radius, inner, subject, "the corner radius") else { return nil }
                 return .roundedRect(radius: radius)
             case "polygon":
                 guard case .array(let list) = inner.value else {
@@ -332,7 +355,10 @@ extension ConfigParser {
                 }
                 var points: [Point] = []
                 for pointNode in list {
-                    if let xy = numbers(pointNode, count: 2, subject, "a polygon point", "[x, y]") {
+                    if let xy = numbers(pointNode, count: 2, subject, "a polygon point", "[x, y]"),
+                        checkCoordinate(xy[0], pointNode, subject, "a polygon point's x"),
+                        checkCoordinate(xy[1], pointNode, subject, "a polygon point's y")
+                    {
                         points.append(Point(xy[0], xy[1]))
                     }
                 }
@@ -363,6 +389,7 @@ extension ConfigParser {
                     "touchMargin must be ≥ 0, found \(Self.format(margin))")
                 return nil
             }
+            guard checkCoordinate(margin, node, subject, "touchMargin") else { return nil }
             return EdgeMargin(all: margin)
         case .object(let object):
             if shape != .rect {
@@ -379,6 +406,9 @@ extension ConfigParser {
                     report(
                         .negativeMargin, object[key]?.position, subject,
                         "touchMargin \(key) must be ≥ 0, found \(Self.format(edge))")
+                } else if let edgeNode = object[key], !checkCoordinate(edge, edgeNode, subject, "touchMargin \(key)") {
+                    edges.append(0)
+                    continue
                 }
                 edges.append(max(0, edge))
             }
@@ -394,7 +424,14 @@ extension ConfigParser {
         checkKeys(object, allowed: Self.transformKeys, subject)
         var transform = ViewTransform()
         if let degrees = number(object, "rotate", subject) {
-            transform.rotationDegrees = degrees
+            if abs(degrees) <= GeometryBounds.maxRotationDegrees {
+                transform.rotationDegrees = degrees
+            } else {
+                report(
+                    .outOfRange, object["rotate"]?.position, subject,
+                    "rotate must be within ±\(Self.format(GeometryBounds.maxRotationDegrees)) degrees, found"
+                        + " \(Self.format(degrees))")
+            }
         }
         if let scaleNode = object["scale"] {
             let scales: [Double]?
@@ -408,10 +445,16 @@ extension ConfigParser {
                 scales = nil
             }
             if let scales {
+                let bounds = GeometryBounds.scale
                 if scales.contains(0) {
                     report(
                         .zeroScale, scaleNode.position, subject, "scale must not be 0 (the view would vanish)"
                     )
+                } else if let outside = scales.first(where: { !bounds.contains(abs($0)) }) {
+                    report(
+                        .outOfRange, scaleNode.position, subject,
+                        "scale must be within \(Self.format(bounds.lowerBound))…\(Self.format(bounds.upperBound))"
+                            + " in magnitude, found \(Self.format(outside))")
                 } else {
                     transform.scaleX = scales[0]
                     transform.scaleY = scales[1]

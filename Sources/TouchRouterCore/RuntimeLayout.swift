@@ -172,6 +172,21 @@ public struct RuntimeLayout: Sendable {
         return view
     }
 
+    /// The product of the scales of the views along `path` (ids from a screen's root), every one
+    /// included. Cost: O(depth × siblings), like `view(_:)`.
+    func composedScale(down path: some Collection<String>) -> ComposedScale {
+        guard let first = path.first,
+            var view = effective.layout.screens.first(where: { $0.root.id == first })?.root
+        else { return .identity }
+        var composed = ComposedScale.identity.then(view.transform)
+        for id in path.dropFirst() {
+            guard let child = view.children.first(where: { $0.id == id }) else { break }
+            view = child
+            composed = composed.then(view.transform)
+        }
+        return composed
+    }
+
     /// The view's path: ids from its screen's root, itself last.
     public func path(of viewID: String) -> [String] {
         var path: [String] = []
@@ -258,7 +273,19 @@ public struct RuntimeLayout: Sendable {
             case .success(let change):
                 // The view as it would be: a shape and a per-edge margin do not go together.
                 let merged = change.applied(to: view(viewID)!)
-                if merged.shape != .rect && !merged.touchMargin.isUniform {
+                let viewPath = path(of: viewID)
+                let composed =
+                    change.transform == nil
+                    ? .identity
+                    : composedScale(down: viewPath.dropLast()).then(merged.transform).then(
+                        ComposedScale.extremes(below: merged))
+                if !composed.isWithinBounds {
+                    failures.append(
+                        RuntimeFailure(
+                            code: .config(.outOfRange), viewPath: Self.joined(viewPath), field: "transform",
+                            message: "the scales from the screen's root down to this view or a view below it would"
+                                + " multiply beyond \(GeometryBounds.composedScaleText)"))
+                } else if merged.shape != .rect && !merged.touchMargin.isUniform {
                     failures.append(
                         RuntimeFailure(
                             code: .config(.perEdgeMarginOnShape), viewPath: Self.joined(path(of: viewID)),
@@ -287,7 +314,7 @@ public struct RuntimeLayout: Sendable {
         let mounted: MountedViews
         do throws(ConfigErrors) {
             mounted = try ConfigParser.mountedViews(
-                children, mountPath: viewPath, depth: entry(viewID)!.depth,
+                children, mountPath: viewPath, depth: entry(viewID)!.depth, above: composedScale(down: viewPath),
                 limits: ConfigLimits(maxViews: limits.viewsPerMount))
         } catch {
             return .failure(

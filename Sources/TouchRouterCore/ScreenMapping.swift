@@ -56,10 +56,20 @@ public struct ScreenMapping: Hashable, Sendable {
         guard [0, 90, 180, 270].contains(rotation) else { throw .invalidRotation(rotation) }
     }
 
-    /// Checks a calibration matrix from a config: exactly six finite numbers.
+    /// Checks a calibration matrix from a config: exactly six finite numbers, each within
+    /// ±`GeometryBounds.maxCalibrationEntry`, whose linear part `[a b; d e]` has a determinant of at
+    /// least `GeometryBounds.minCalibrationDeterminant` in magnitude (the panel maps onto an area, not
+    /// a line), so that every mapped point is finite.
     public static func validate(calibration: [Double]) throws(ScreenMappingError) {
         guard calibration.count == 6 else { throw .invalidCalibrationCount(calibration.count) }
         guard calibration.allSatisfy(\.isFinite) else { throw .nonFiniteCalibration }
+        guard calibration.allSatisfy({ abs($0) <= GeometryBounds.maxCalibrationEntry }) else {
+            throw .calibrationOutOfRange
+        }
+        let determinant = calibration[0] * calibration[4] - calibration[1] * calibration[3]
+        guard abs(determinant) >= GeometryBounds.minCalibrationDeterminant else {
+            throw .singularCalibration(determinant: determinant)
+        }
     }
 
     /// The normalized-space affine matrix `[a b c; d e f]` of the rotation alone.
@@ -169,6 +179,10 @@ public enum ScreenMappingError: Error, Hashable, Sendable, CustomStringConvertib
     case invalidRotation(Int)
     case invalidCalibrationCount(Int)
     case nonFiniteCalibration
+    /// An entry beyond ±`GeometryBounds.maxCalibrationEntry`.
+    case calibrationOutOfRange
+    /// The linear part's determinant is below `GeometryBounds.minCalibrationDeterminant`.
+    case singularCalibration(determinant: Double)
     case invalidScreenSize(width: Double, height: Double)
 
     public var description: String {
@@ -176,6 +190,12 @@ public enum ScreenMappingError: Error, Hashable, Sendable, CustomStringConvertib
         case .invalidRotation(let r): "rotation must be 0, 90, 180 or 270, not \(r)"
         case .invalidCalibrationCount(let n): "calibration must have 6 numbers, not \(n)"
         case .nonFiniteCalibration: "calibration numbers must be finite"
+        case .calibrationOutOfRange:
+            "calibration numbers must be within ±\(ConfigParser.format(GeometryBounds.maxCalibrationEntry))"
+        case .singularCalibration(let determinant):
+            "calibration must map the panel onto an area: a·e − b·d must be at least"
+                + " \(ConfigParser.format(GeometryBounds.minCalibrationDeterminant)) in magnitude, found"
+                + " \(ConfigParser.format(determinant))"
         case .invalidScreenSize(let w, let h): "screen size must be positive and finite, not \(w)×\(h)"
         }
     }

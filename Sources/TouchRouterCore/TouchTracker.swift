@@ -62,6 +62,17 @@ public struct TouchTracker: Sendable {
         screens.first { $0.name == name }?.hitIndex.hitTest(screenPoint)
     }
 
+    /// The delivered touches currently down: device, slot, screen and where each is (the field stage
+    /// follows them across a reload). Cost: linear in the touches down.
+    public var touchesDown: [(device: InputDevice, slot: Int32, screen: String, screenPoint: Point)] {
+        touches.compactMap { touch in
+            guard let device = devices.first(where: { $0.id == touch.deviceID }),
+                screens.indices.contains(touch.screenIndex)
+            else { return nil }
+            return (device, touch.slot, screens[touch.screenIndex].name, touch.screenPoint)
+        }
+    }
+
     /// The ids of the delivered touches currently down, in began order.
     public var activeTouchIDs: [UInt64] { touches.map(\.id) }
 

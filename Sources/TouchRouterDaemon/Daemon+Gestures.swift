@@ -68,12 +68,17 @@ extension Daemon {
             let viewID = output.viewID(of: record)
             let subscribers = subscriptions.subscribers(of: viewID)
             if subscribers.isEmpty { continue }
+            let message = GestureMessage(output.event(record))
+            guard message.isFinite else {
+                stats.nonFiniteMessagesDropped += 1
+                continue
+            }
             var encoded: [UInt8]?
             let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewID)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil, client.receivesGestures else { continue }
                 if checksAccess && !access.permits(client.credentials, viewID: viewID) { continue }
-                if encoded == nil { encoded = line(.gesture(GestureMessage(output.event(record)))) }
+                if encoded == nil { encoded = line(.gesture(message)) }
                 let bytes = encoded!
                 let wasEmpty = client.outbox.isEmpty
                 switch client.outbox.enqueue(line: bytes) {

@@ -113,7 +113,13 @@ extension Daemon {
         switch build.file {
         case .failed(let error):
             for configError in error.errors.prefix(20) { logger.error(configError.description) }
-            if error.errors.count > 20 { logger.error("… and \(error.errors.count - 20) more errors") }
+            if error.errors.count > 20 {
+                // The list's own count of what it left out (`tooManyErrors`) adds to the rest.
+                let uncounted = error.errors.last.flatMap { $0.code == .tooManyErrors ? $0 : nil }
+                let listedBeyond = error.errors.count - 20 - (uncounted == nil ? 0 : 1)
+                logger.error(
+                    "… and \(listedBeyond) more errors" + (uncounted.map { "; \($0.message)" } ?? ""))
+            }
             stats.reloadsFailed += 1
             let transient = error.errors.contains { [EMFILE, ENFILE, EINTR, ENOMEM].contains($0.systemErrno ?? 0) }
             logger.error(
@@ -161,8 +167,13 @@ extension Daemon {
             deliverGestures(of: output)
             armHousekeepingTimer()
         }
-        // Screens keep their idle state by name; new filter settings apply from now on.
-        field.replaceSettings(config: config)
+        // Screens keep their idle state by name; new filter settings apply from now on, a changed
+        // idle counts from now, and fingers already down keep their screens active.
+        field.replaceSettings(
+            config: config, nowMicros: monotonicMicros(),
+            contactsDown: tracker.touchesDown.map {
+                FieldStage.DownContact(device: $0.device, slot: $0.slot, screen: $0.screen, screenPoint: $0.screenPoint)
+            })
         armHousekeepingTimer()
         layoutGeneration += 1
         // Subscriptions change only in builds: the build's table is the live one, re-expanded.

@@ -138,6 +138,7 @@ extension Daemon {
         if admin || access.isEmpty {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
             counters["gestureMessages"] = .integer(Int64(stats.gestureMessagesQueued))
+            counters["nonFiniteMessagesDropped"] = .integer(Int64(stats.nonFiniteMessagesDropped))
             counters["gestureViewsActive"] = .integer(Int64(gestures.activeViewCount))
             counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
             for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }

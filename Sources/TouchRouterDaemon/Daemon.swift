@@ -100,6 +100,9 @@ public final class Daemon {
     struct Stats {
         var touchMessagesQueued = 0
         var gestureMessagesQueued = 0
+        /// `touches` and `gesture` messages not sent because a number in them was not finite (never
+        /// expected: the config's bounds keep geometry finite).
+        var nonFiniteMessagesDropped = 0
         var clientsCutOff = 0
         /// Reloads refused because the new config did not load or validate.
         var reloadsFailed = 0
@@ -497,7 +500,10 @@ public final class Daemon {
             let subscribers = subscriptions.subscribers(of: viewTouches.viewID)
             if subscribers.isEmpty { continue }
             encodedTouches.removeAll(keepingCapacity: true)
-            TouchesEncoder.appendLine(viewTouches, to: &encodedTouches)
+            guard TouchesEncoder.appendLine(viewTouches, to: &encodedTouches) else {
+                stats.nonFiniteMessagesDropped += 1
+                continue
+            }
             let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewTouches.viewID)
             for clientID in subscribers {
                 guard let client = clients[clientID], client.closing == nil, client.receivesTouches else { continue }

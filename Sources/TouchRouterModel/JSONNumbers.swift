@@ -52,7 +52,7 @@ extension JSONScanner {
             guard json5 else {
                 throw syntaxError("\(name) is not allowed: numbers must be finite", at: start)
             }
-            problems.append(problem(.nonFinite, at: start, "\(name) is not allowed: numbers must be finite"))
+            note(.nonFinite, at: start, "\(name) is not allowed: numbers must be finite")
             let value = name == "NaN" ? Double.nan : (negative ? -Double.infinity : .infinity)
             return .number(value, integer: nil)
         }
@@ -67,8 +67,8 @@ extension JSONScanner {
         if !value.isFinite {
             // Valid syntax in both dialects: reported, and reading goes on (so a request's `seq` after
             // it can still be read).
-            problems.append(
-                problem(.nonFinite, at: start, "\(excerpt(from: bodyStart)) is out of range for a number"))
+            let quoted = problems.count < JSONReader.maxListedProblems ? excerpt(from: bodyStart) : ""
+            note(.nonFinite, at: start, "\(quoted) is out of range for a number")
         }
         var exactInteger: Int64?
         if let integer {

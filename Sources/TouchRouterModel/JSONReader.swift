@@ -7,6 +7,10 @@
 public enum JSONReader {
     /// The nesting cap used unless one is given: deeper arrays/objects fail with `nestingTooDeep`.
     public static let defaultMaxNesting = 512
+    /// The most problems that do not stop reading (duplicate keys, non-finite numbers) a result
+    /// lists; past it they are only counted (`JSONReadResult.unlistedProblemCount`), so a document
+    /// of nothing but `NaN`s costs no more than its tree.
+    public static let maxListedProblems = 1000
 
     /// Reads one document (JSON5 or strict JSON) from `bytes`.
     public static func read(
@@ -17,6 +21,7 @@ public enum JSONReader {
         do {
             result.root = try builder.run()
             result.problems = builder.scanner.problems
+            result.unlistedProblemCount = builder.scanner.unlistedProblems
             result.objectCount = builder.objectCount
         } catch {
             if error.kind != .invalidUTF8,
@@ -28,7 +33,10 @@ public enum JSONReader {
                     message: "not valid UTF-8 at byte \(bad)")
             } else {
                 result.failure = error
-                if error.kind != .invalidUTF8 { result.problems = builder.scanner.problems }
+                if error.kind != .invalidUTF8 {
+                    result.problems = builder.scanner.problems
+                    result.unlistedProblemCount = builder.scanner.unlistedProblems
+                }
             }
             result.partialTopLevelMembers = builder.topLevelMembers
         }
@@ -231,8 +239,7 @@ private struct TreeBuilder {
         let top = frames.count - 1
         if isDuplicate(key, in: top) {
             frames[top].hasDuplicateKeys = true
-            scanner.problems.append(
-                scanner.problem(.duplicateKey, at: keyStart, "duplicate key \"\(Excerpt.of(key))\""))
+            scanner.note(.duplicateKey, at: keyStart, "duplicate key \"\(Excerpt.of(key))\"")
         }
         frames[top].key = key
         frames[top].keyLine = keyLine

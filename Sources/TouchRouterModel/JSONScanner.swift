@@ -4,8 +4,10 @@ struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let syntax: JSONSyntax
     var index = 0
-    /// Problems that do not stop reading.
+    /// Problems that do not stop reading: the first `JSONReader.maxListedProblems`.
     var problems: [JSONProblem] = []
+    /// Problems past `JSONReader.maxListedProblems`, counted, not kept.
+    var unlistedProblems = 0
 
     private var line: UInt32 = 1
     private var lineStart = 0
@@ -24,6 +26,16 @@ struct JSONScanner {
     }
 
     var json5: Bool { syntax == .json5 }
+
+    /// Keeps a problem that does not stop reading, or only counts it once the list is full: the
+    /// list's memory is bounded whatever the input repeats. The message is made only when kept.
+    mutating func note(_ kind: JSONProblem.Kind, at offset: Int, _ message: @autoclosure () -> String) {
+        guard problems.count < JSONReader.maxListedProblems else {
+            unlistedProblems += 1
+            return
+        }
+        problems.append(problem(kind, at: offset, message()))
+    }
     var atEnd: Bool { index >= bytes.count }
     /// The byte at `index + offset`, or nil past the end.
     func peek(_ offset: Int = 0) -> UInt8? {

@@ -169,8 +169,11 @@ public struct JSONProblem: Error, Hashable, Sendable, CustomStringConvertible {
 public struct JSONReadResult: Sendable {
     /// The document, or nil when `failure` is set.
     public var root: JSONNode?
-    /// Problems that did not stop reading (duplicate keys, non-finite numbers), in text order.
+    /// Problems that did not stop reading (duplicate keys, non-finite numbers), in text order: the
+    /// first `JSONReader.maxListedProblems`.
     public var problems: [JSONProblem] = []
+    /// How many more such problems there were, past `problems` (counted, not kept).
+    public var unlistedProblemCount = 0
     /// The problem that stopped reading (syntax, nesting, invalid UTF-8), if any.
     public var failure: JSONProblem?
     /// When reading stopped inside a top-level object: its members that were complete by then (so a

@@ -55,6 +55,14 @@ public struct GestureMessage: Hashable, Sendable {
         durationMicros = event.durationMicros
     }
 
+    /// Every number is finite. A gesture whose isn't is not sent (the daemon counts it); were it
+    /// written anyway, each such number would be `null`, never a made-up one (`JSONWriter`).
+    public var isFinite: Bool {
+        localPoint.isFinite && screenPoint.isFinite && translation?.isFinite != false && velocity?.isFinite != false
+            && scale?.isFinite != false && scaleVelocity?.isFinite != false && rotation?.isFinite != false
+            && rotationVelocity?.isFinite != false
+    }
+
     /// Writes the fields after `type`, in the documented order.
     func append(to object: inout JSONObjectWriter) {
         object.field("view", string: viewID)

@@ -11,7 +11,7 @@ public enum JSONValue: Hashable, Sendable {
     case bool(Bool)
     /// A number written without fraction or exponent that fits Int64.
     case integer(Int64)
-    /// Any other number. Finite only; a non-finite double is written as `0.0`.
+    /// Any other number. Finite only; a non-finite double is written as `null`, never as a number.
     case double(Double)
     /// A string.
     case string(String)

@@ -93,12 +93,14 @@ public enum JSONWriter {
 
     /// Appends a finite double as Swift's `description` prints it: the shortest text that reads
     /// back to the same value, always with a fraction or exponent (`12.0`, `0.1`, `1e-07`,
-    /// `1e+16`), all valid JSON numbers. A non-finite value (never expected: the tracker drops
-    /// them) is written as `0.0` so the output stays valid JSON; `-0.0` is written as `0.0`.
+    /// `1e+16`), all valid JSON numbers; `-0.0` is written as `0.0`. A non-finite value (never
+    /// expected: configs and requests are bounded so that geometry stays finite, and the touches
+    /// encoder refuses such a touch) is written as `null`, never as a number: the output stays
+    /// valid JSON and a reader that wants a number refuses it instead of taking a made-up `0.0`.
     @inlinable
     public static func appendDouble(_ value: Double, to buffer: inout [UInt8]) {
         guard value.isFinite else {
-            buffer.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "."), UInt8(ascii: "0")])
+            buffer.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
             return
         }
         if value == 0 {

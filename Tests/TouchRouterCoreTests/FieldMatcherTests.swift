@@ -206,7 +206,7 @@ struct FieldMatcherTests {
         // The new config moves the filter to the good panel's matcher.
         let reloaded = try Self.parse(
             Self.config(devices: "{name: \"flaky*\"}, {name: \"good*\", filters: {minContactMs: 30}}"))
-        stage.replaceSettings(config: reloaded)
+        stage.replaceSettings(config: reloaded, nowMicros: 0)
         let outputs = S.run(
             &stage,
             [
@@ -225,7 +225,7 @@ struct FieldMatcherTests {
         // The new config lists the flaky panel second, with a shorter limit; input now says matcher 1.
         let reloaded = try Self.parse(
             Self.config(devices: "{name: \"good*\"}, {name: \"flaky*\", filters: {maxStationarySeconds: 2}}"))
-        stage.replaceSettings(config: reloaded)
+        stage.replaceSettings(config: reloaded, nowMicros: 0)
         _ = stage.process(Self.frame(1_000_000, S.move(0, 100, 100), Self.flaky, matcher: 1), nowMicros: 1_000_000)
         #expect(stage.nextDeadlineMicros == 2_000_000)
     }

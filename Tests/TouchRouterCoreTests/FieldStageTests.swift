@@ -282,7 +282,7 @@ struct FieldStageTests {
                 {screens: [{name: "main", width: 10, height: 10, root: {id: "r"},
                   wake: {swallow: true}}]}
                 """.utf8), fileName: "test.json5")
-        stage.replaceSettings(config: config)
+        stage.replaceSettings(config: config, nowMicros: 1_000_000)
         #expect(stage.activity(ofScreen: "main") == .idle)
         let output = stage.process(Self.frame(2_000_000, Self.down(0)), nowMicros: 2_000_000)
         #expect(Self.contacts(output).isEmpty)

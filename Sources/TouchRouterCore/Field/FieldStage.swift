@@ -145,17 +145,45 @@ public struct FieldStage: Sendable {
         return output
     }
 
-    /// A reload: screens keep their state by name, new settings apply to contacts from now on (a
-    /// contact's matcher is the one its device's latest frame names, which input re-resolves).
-    public mutating func replaceSettings(config: Config) {
+    /// A contact that is down, as the tracker knows it: the stage is skipped while it has nothing
+    /// to do, so after a reload that gives it something it may not know the fingers already down.
+    public struct DownContact: Sendable {
+        public var device: InputDevice
+        public var slot: Int32
+        public var screen: String
+        public var screenPoint: Point
+
+        /// A contact down on `screen`.
+        public init(device: InputDevice, slot: Int32, screen: String, screenPoint: Point) {
+            self.device = device
+            self.slot = slot
+            self.screen = screen
+            self.screenPoint = screenPoint
+        }
+    }
+
+    /// A reload at `nowMicros`: screens keep their state by name, new settings apply to contacts
+    /// from now on (a contact's matcher is the one its device's latest frame names, which input
+    /// re-resolves). A screen whose `idle` changed starts its countdown again from the reload (never
+    /// from an activity the old settings did not count), and `contactsDown` (the tracker's
+    /// delivered touches) are followed from now on if the stage did not know them, so no screen
+    /// goes idle under a finger that was down through the reload. Cost: the screens times the old
+    /// screens, plus the contacts down times the contacts followed (at most `maximumContacts`).
+    public mutating func replaceSettings(config: Config, nowMicros given: UInt64, contactsDown: [DownContact] = []) {
+        let now = max(nowMicros, given)
+        nowMicros = now
         let old = screens
         let matcherSettings = Self.matcherSettings(config)
         screens = config.layout.screens.map { screen in
             let name = screen.name
             var state =
                 old.first { $0.name == name }
-                ?? ScreenState(name: name, settings: .off, matcherSettings: [], lastActivityMicros: nowMicros)
-            state.settings = config.fieldSettings[name] ?? .off
+                ?? ScreenState(name: name, settings: .off, matcherSettings: [], lastActivityMicros: now)
+            let settings = config.fieldSettings[name] ?? .off
+            if settings.idleMicros != state.settings.idleMicros {
+                state.lastActivityMicros = max(state.lastActivityMicros, now)
+            }
+            state.settings = settings
             state.matcherSettings = matcherSettings[name] ?? []
             return state
         }
@@ -163,6 +191,23 @@ public struct FieldStage: Sendable {
             let name = contacts[index].screenIndex >= 0 ? old[contacts[index].screenIndex].name : ""
             contacts[index].screenIndex = screens.firstIndex { $0.name == name } ?? -1
         }
+        for down in contactsDown where contacts.count < Self.maximumContacts {
+            guard !contacts.contains(where: { $0.device.id == down.device.id && $0.slot == down.slot }),
+                let screenIndex = screens.firstIndex(where: { $0.name == down.screen })
+            else { continue }
+            contacts.append(
+                FieldContact(
+                    device: down.device, slot: down.slot, screenIndex: screenIndex, matcherIndex: nil,
+                    downMicros: now, downPoint: down.screenPoint))
+            screens[screenIndex].presentContacts += 1
+        }
+    }
+
+    /// A frame the daemon handed straight to the tracker (the stage had nothing to do): the stage
+    /// only learns the input clock from it (frame time minus `nowMicros`), so that what it stamps
+    /// later (an `idle` after a reload turned it on) is on the clock the touches use. O(1).
+    public mutating func noteInputClock(frameTimestampMicros: UInt64, nowMicros given: UInt64) {
+        inputOffsetMicros = Int64(clamping: frameTimestampMicros) - Int64(clamping: given)
     }
 
     // MARK: - Frames
@@ -187,6 +232,8 @@ public struct FieldStage: Sendable {
                 touchDown(contact, of: frame, screenIndex: screenIndex, now: now, into: &kept)
             case .motion:
                 guard let index else {
+                    // A contact the stage does not follow still shows someone is there.
+                    touchScreen(screenIndex, at: now)
                     kept.append(contact)
                     continue
                 }

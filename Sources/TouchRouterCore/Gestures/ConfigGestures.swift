@@ -27,7 +27,7 @@ extension ConfigParser {
                 "a view may have at most \(GestureDefaults.recognisersPerView) gestures, found \(list.count)")
             return nil
         }
-        let before = pending.count
+        let before = problemCount
         var specs: [GestureSpec] = []
         for element in list {
             guard let spec = gestureSpec(element, subject) else { continue }
@@ -36,7 +36,7 @@ extension ConfigParser {
             }
             specs.append(spec)
         }
-        return pending.count == before ? specs : nil
+        return problemCount == before ? specs : nil
     }
 
     private mutating func gestureKind(_ text: String, _ node: JSONNode, _ subject: Subject) -> GestureKind? {
