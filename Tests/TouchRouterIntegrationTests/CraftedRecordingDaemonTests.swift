@@ -2,6 +2,7 @@
 /// --recording`: refused with the file and line, or played, never a crash (issue 26, item 1).
 import Foundation
 import Testing
+import TouchRouterProtocol
 
 @Suite("Crafted recordings: the real binaries")
 struct CraftedRecordingDaemonTests {
@@ -160,5 +161,60 @@ struct CraftedRecordingDaemonTests {
                 ])
             #expect(!render.signalled && render.status == 0, "\(name): \(render.errors)")
         }
+    }
+}
+
+@Suite("Replay: many frames at one time")
+struct ReplayBurstTests {
+    /// An EP0430M09 recording of `frames` frames all stamped 1.000000: a finger down and up on
+    /// slot 0, over and over, in the left half of the split layout.
+    static func burst(frames: Int) -> String {
+        var text = "N: EP0430M09\nA: 2f 0 4 0 0 0\nA: 35 0 1279 0 0 0\nA: 36 0 767 0 0 0\nA: 39 0 65535 0 0 0\n"
+        text.reserveCapacity(frames * 60)
+        for index in 0..<frames {
+            if index % 2 == 0 {
+                text += "E: 1.000000 0003 0039 \(index % 60000)\nE: 1.000000 0003 0035 \(100 + index % 3)\n"
+                text += "E: 1.000000 0003 0036 100\nE: 1.000000 0000 0000 0000\n"
+            } else {
+                text += "E: 1.000000 0003 0039 -1\nE: 1.000000 0000 0000 0000\n"
+            }
+        }
+        return text
+    }
+
+    @Test("while 20,000 frames with one timestamp play at --speed 1, another client's status is answered")
+    func statusAnsweredDuringBurst() throws {
+        let frames = 20_000
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("burst.events", Self.burst(frames: frames))
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(recording: directory.file("burst.events"), speed: "1"))
+        defer { daemon.stop() }
+        let asker = try LineClient(socketPath: daemon.socketPath)
+        try asker.hello("asker")
+        let subscriber = try LineClient(socketPath: daemon.socketPath)
+        try subscriber.hello("subscriber")
+        // The subscription starts the replay; its first touches mean frames are being played.
+        try subscriber.send(ClientRequest(.subscribe(views: ["left"], subtree: true), seq: 1))
+        while let message = try subscriber.readMessage() {
+            if message.touches != nil { break }
+        }
+        let status = try AttackTests.status(asker)
+        guard case .integer(let played) = status.counters["replayFramesPlayed"] else {
+            Issue.record("no replayFramesPlayed in \(status.counters)")
+            return
+        }
+        // Answered between turns of the replay, not after it: once, the whole burst was one turn.
+        #expect(played > 0 && played < Int64(frames), "frames played when status was answered: \(played)")
+        #expect(status.counters["replayFinished"] == .bool(false))
+        // And the replay goes on to its end.
+        try daemon.waitForLog("replay finished", timeoutSeconds: 120)
+        guard case .integer(let total) = try AttackTests.status(asker).counters["replayFramesPlayed"] else {
+            Issue.record("no replayFramesPlayed at the end")
+            return
+        }
+        #expect(total == Int64(frames))
     }
 }
