@@ -127,15 +127,16 @@ public enum LibinputRecordReader {
                     guard let code = UInt16(key), code <= 0x3f else {
                         throw fail(axisNode, "absinfo key '\(Excerpt.of(key))' is not an ABS code (0…63)")
                     }
-                    let numbers = try integers(axisNode, count: 5, what: "absinfo \(key)", fail: fail)
+                    let numbers = try integers(axisNode, count: 5, what: "absinfo \(Excerpt.of(key))", fail: fail)
                     guard numbers[0] <= numbers[1] else {
-                        throw fail(axisNode, "absinfo \(key): minimum \(numbers[0]) > maximum \(numbers[1])")
+                        throw fail(
+                            axisNode, "absinfo \(Excerpt.of(key)): minimum \(numbers[0]) > maximum \(numbers[1])")
                     }
                     let info = AbsInfo(
                         minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
                         resolution: numbers[4])
                     if let problem = RecordedDevice.axisProblem(code: code, info) {
-                        throw fail(axisNode, "absinfo \(key): \(problem)")
+                        throw fail(axisNode, "absinfo \(Excerpt.of(key)): \(problem)")
                     }
                     absinfo[code] = info
                 }
@@ -164,11 +165,11 @@ public enum LibinputRecordReader {
                     guard let type = UInt16(key), type <= 0x1f else {
                         throw fail(listNode, "codes key '\(Excerpt.of(key))' is not an event type (0…31)")
                     }
-                    let numbers = try integers(listNode, count: nil, what: "codes \(key)", fail: fail)
+                    let numbers = try integers(listNode, count: nil, what: "codes \(Excerpt.of(key))", fail: fail)
                     var set = Set<UInt16>()
                     for number in numbers {
                         guard let code = UInt16(exactly: number), code <= 0x2ff else {
-                            throw fail(listNode, "codes \(key): \(number) is not an event code")
+                            throw fail(listNode, "codes \(Excerpt.of(key)): \(number) is not an event code")
                         }
                         set.insert(code)
                     }

@@ -181,17 +181,20 @@ enum RecordingYAML {
         _ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>, file: String
     ) -> RecordingError {
         let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
+        // At the end of the text libyaml's marks can name the line after the last: the last is named.
+        let newlines = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let lastLine = max(1, newlines + (bytes.last == UInt8(ascii: "\n") ? 0 : 1))
         if parser.error == YAML_READER_ERROR {
             // The reader reports a byte offset, not a mark.
             let offset = min(Int(parser.problem_offset), bytes.count)
             let line = 1 + bytes[..<offset].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            return RecordingError(file: file, line: line, message: "\(problem) at byte \(offset)")
+            return RecordingError(file: file, line: min(line, lastLine), message: "\(problem) at byte \(offset)")
         }
         let mark = parser.problem_mark
-        var line = Int(mark.line) + 1
+        var line = min(Int(mark.line) + 1, lastLine)
         var message = "column \(mark.column + 1): \(problem)"
         if let context = parser.context.map({ String(cString: $0) }) {
-            let contextLine = Int(parser.context_mark.line) + 1
+            let contextLine = min(Int(parser.context_mark.line) + 1, lastLine)
             message += " (\(context) from line \(contextLine))"
             if Int(mark.index) >= bytes.count { line = contextLine }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TouchRouterCore
 
@@ -170,6 +171,58 @@ struct CraftedRecordingTests {
         MalformedRecordingTests().expectError(file: "late.events", line: 50_001, word: "tag", "a bad last line") {
             () throws(RecordingError) in
             _ = try EvemuReader.parse(String(repeating: "\n", count: 50_000) + "X", file: "late.events")
+        }
+    }
+    @Test("a field of any length is quoted as an excerpt in an error, in both formats")
+    func longFieldsExcerpted() {
+        let long = String(repeating: "9", count: 100_000)
+        let evemuTexts = [
+            "E: \(long).0 0003 0035 1", "E: 1.0 \(long)x 0035 1", "E: 1.0 0003 \(long)x 1", "E: 1.0 0003 0035 \(long)",
+            "N: X\nA: \(long) 0 1 0 0", "N: X\nA: 35 \(long) 1 0 0", "N: X\nP: \(long)", long,
+            "\u{301}" + String(repeating: "\u{301}", count: 100_000),
+        ]
+        for text in evemuTexts {
+            do {
+                _ = try EvemuReader.parse(text, file: "long.events")
+                Issue.record("accepted")
+            } catch {
+                #expect(error.message.unicodeScalars.count <= 200, "\(error.message.prefix(120))")
+            }
+        }
+        let key = String(repeating: "0", count: 100_000) + "53"
+        let yaml = MalformedRecordingTests.validYAML.replacingOccurrences(
+            of: "53: [0, 799, 0, 0, 0]", with: "? \(key)\n      : [0, 799, 0, 0]")
+        do {
+            _ = try LibinputRecordReader.parse(yaml, file: "long.yml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message.contains("5 numbers"), "\(error.message.prefix(120))")
+            #expect(error.message.unicodeScalars.count <= 200, "\(error.message.prefix(120))")
+        }
+    }
+    /// Found by `scripts/fuzz recording-libinput`: a text ending just after a comma in a flow list
+    /// made libyaml name the line after the last (its input is in Tests/Fixtures/fuzz).
+    @Test(
+        "a YAML text ending inside a list names its last line, not the one after",
+        arguments: [
+            ("version: 1\ndevices:\n- [0,", 3), ("version: 1\ndevices:\n- [0,\n", 3),
+            ("version: 1\ndevices:\n- [0,\n\n\n", 5),
+        ])
+    func endOfTextLine(text: String, line: Int) {
+        MalformedRecordingTests().expectError(file: "cut.yml", line: line, word: "node content", text.debugDescription)
+        {
+            () throws(RecordingError) in
+            _ = try LibinputRecordReader.parse(text, file: "cut.yml")
+        }
+    }
+
+    @Test("the fuzzer's input that ended 65,536 bytes into a shared recording fails at its last line")
+    func fuzzEndOfTextInput() throws {
+        let text = try #require(
+            try? String(contentsOfFile: Fixtures.path("../fuzz/recording-libinput-eof-line.yml"), encoding: .utf8))
+        MalformedRecordingTests().expectError(file: "eof.yml", line: 879, word: "node content", "the fuzz input") {
+            () throws(RecordingError) in
+            _ = try LibinputRecordReader.parse(text, file: "eof.yml")
         }
     }
 }
