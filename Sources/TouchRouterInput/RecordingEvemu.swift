@@ -173,8 +173,9 @@ public enum EvemuReader {
         var micros = fraction
         for _ in parts[1].count..<6 { micros *= 10 }
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
-        guard !overflow else { return nil }
-        return product + micros
+        let (sum, overflowAgain) = product.addingReportingOverflow(micros)
+        guard !overflow, !overflowAgain else { return nil }
+        return sum
     }
 }
 

@@ -225,4 +225,27 @@ struct CraftedRecordingTests {
             _ = try LibinputRecordReader.parse(text, file: "eof.yml")
         }
     }
+    @Test("an evemu time whose microseconds overflow 64 bits is refused, not a trap")
+    func evemuTimestampOverflow() {
+        MalformedRecordingTests().expectError(
+            file: "late.events", line: 1, word: "timestamp", "18446744073709.999999"
+        ) { () throws(RecordingError) in
+            _ = try EvemuReader.parse("E: 18446744073709.999999 0000 0000 0000", file: "late.events")
+        }
+    }
+
+    @Test("a recording spanning ages, looped as fast as possible, saturates its times instead of trapping")
+    func loopedScheduleSaturates() throws {
+        let frames = [UInt64(0), 1 << 62].map {
+            InputFrame(
+                device: ReplayScheduleTests.device, screen: "main", timestampMicros: $0,
+                contacts: [ContactEvent(kind: .motion, slot: 0)])
+        }
+        var schedule = try ReplaySchedule(frames: frames, speed: 0, loop: true)
+        var times: [UInt64] = []
+        while times.count < 20, let entry = schedule.next() { times.append(entry.frame.timestampMicros) }
+        #expect(times.count == 20)
+        #expect(times == times.sorted())
+        #expect(times.last == .max)
+    }
 }

@@ -218,3 +218,41 @@ struct ReplayBurstTests {
         #expect(total == Int64(frames))
     }
 }
+
+@Suite("Replay: a recording spanning ages")
+struct ReplayLongSpanTests {
+    @Test("looped at --speed 0, a recording 68 years long plays pass after pass without a trap")
+    func loopsPastSixtyFourBits() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // One tap at 0 s and one 2^31 - 1 s later: each pass adds 68 years to the frames' times,
+        // past 2^64 µs after about 8,600 passes.
+        let tap = { (time: String) in
+            "E: \(time) 0003 0039 1\nE: \(time) 0003 0035 100\nE: \(time) 0003 0036 100\nE: \(time) 0000 0000 0000\n"
+                + "E: \(time) 0003 0039 -1\nE: \(time) 0000 0000 0000\n"
+        }
+        try directory.write(
+            "ages.events",
+            "N: EP0430M09\nA: 2f 0 4 0 0 0\nA: 35 0 1279 0 0 0\nA: 36 0 767 0 0 0\nA: 39 0 65535 0 0 0\n"
+                + tap("0.000000") + tap("2147483647.000000"))
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: [
+                "--config", Scenario.layoutPath, "--replay", directory.file("ages.events"), "--speed", "0", "--loop",
+            ])
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.hello("watcher")
+        var played: Int64 = 0
+        var asked: Int64 = 0
+        while played < 40_000 && daemon.process.isRunning && asked < 100_000 {
+            asked += 1
+            guard case .integer(let count) = try AttackTests.status(client, seq: asked).counters["replayFramesPlayed"]
+            else { break }
+            played = count
+            usleep(50_000)
+        }
+        #expect(played >= 40_000, "frames played: \(played)\n\(daemon.log.suffix(2000))")
+        #expect(daemon.process.isRunning)
+    }
+}
