@@ -87,6 +87,10 @@ enum RecordingYAML {
         }
         defer { yaml_parser_delete(&parser) }
         yaml_parser_set_input_string(&parser, start, bytes.count)
+        // At the end of the text libyaml's marks can name the line after the last (an empty value
+        // there, an error in a list left open): every line named is at most the last.
+        let newlines = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let lastLine = max(1, newlines + (bytes.last == UInt8(ascii: "\n") ? 0 : 1))
         var stack: [Open] = []
         /// The steps from the root to the innermost open collection.
         var path: [PathStep] = []
@@ -96,10 +100,10 @@ enum RecordingYAML {
         while true {
             var event = yaml_event_t()
             guard yaml_parser_parse(&parser, &event) == 1 else {
-                throw syntaxError(parser, bytes: bytes, file: file)
+                throw syntaxError(parser, bytes: bytes, lastLine: lastLine, file: file)
             }
             defer { yaml_event_delete(&event) }
-            let line = Int(event.start_mark.line) + 1
+            let line = min(Int(event.start_mark.line) + 1, lastLine)
             func fail(_ message: String) -> RecordingError { RecordingError(file: file, line: line, message: message) }
             var finished: Node?
             /// The nodes held below `finished`, when it is a collection.
@@ -178,12 +182,9 @@ enum RecordingYAML {
     /// libyaml's error at its line: where the problem is, or, when the text ended inside something
     /// (a quoted string, a flow list), where that began.
     private static func syntaxError(
-        _ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>, file: String
+        _ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>, lastLine: Int, file: String
     ) -> RecordingError {
         let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
-        // At the end of the text libyaml's marks can name the line after the last: the last is named.
-        let newlines = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        let lastLine = max(1, newlines + (bytes.last == UInt8(ascii: "\n") ? 0 : 1))
         if parser.error == YAML_READER_ERROR {
             // The reader reports a byte offset, not a mark.
             let offset = min(Int(parser.problem_offset), bytes.count)

@@ -200,17 +200,18 @@ struct CraftedRecordingTests {
             #expect(error.message.unicodeScalars.count <= 200, "\(error.message.prefix(120))")
         }
     }
-    /// Found by `scripts/fuzz recording-libinput`: a text ending just after a comma in a flow list
-    /// made libyaml name the line after the last (its input is in Tests/Fixtures/fuzz).
+    /// Found by `scripts/fuzz recording-libinput`: a text ending just after a comma in a flow list,
+    /// or a document of nothing, made libyaml name the line after the last (inputs in
+    /// Tests/Fixtures/fuzz).
     @Test(
-        "a YAML text ending inside a list names its last line, not the one after",
+        "a YAML text ending inside a list or an empty document names its last line, not the one after",
         arguments: [
-            ("version: 1\ndevices:\n- [0,", 3), ("version: 1\ndevices:\n- [0,\n", 3),
-            ("version: 1\ndevices:\n- [0,\n\n\n", 5),
+            ("version: 1\ndevices:\n- [0,", 3, "node content"), ("version: 1\ndevices:\n- [0,\n", 3, "node content"),
+            ("version: 1\ndevices:\n- [0,\n\n\n", 5, "node content"), ("--- ", 1, "top level must be a mapping"),
+            ("---\n", 1, "top level must be a mapping"),
         ])
-    func endOfTextLine(text: String, line: Int) {
-        MalformedRecordingTests().expectError(file: "cut.yml", line: line, word: "node content", text.debugDescription)
-        {
+    func endOfTextLine(text: String, line: Int, word: String) {
+        MalformedRecordingTests().expectError(file: "cut.yml", line: line, word: word, text.debugDescription) {
             () throws(RecordingError) in
             _ = try LibinputRecordReader.parse(text, file: "cut.yml")
         }
