@@ -249,4 +249,24 @@ struct CraftedRecordingTests {
         #expect(times == times.sorted())
         #expect(times.last == .max)
     }
+    /// Found by `scripts/fuzz recording-evemu`: a protocol-A device whose position axis spans the
+    /// whole Int32 range with fuzz 0 overflowed libmtdev's default fuzz (range / 250) in 32 bits.
+    @Test("a protocol-A axis spanning the Int32 range gets libmtdev's default fuzz without a trap")
+    func protocolAWholeRange() throws {
+        let text = try #require(
+            try? String(
+                contentsOfFile: Fixtures.path("../fuzz/recording-evemu-mtdev-fuzz-range.events"), encoding: .utf8))
+        let parsed = try EvemuReader.parse(text, file: "range.events")
+        let device = try #require(parsed.device)
+        #expect(device.isProtocolA)
+        var decoder = try T.decoder(device)
+        let frames = T.feed(
+            &decoder,
+            [
+                T.abs(EvdevCode.absMtPositionX, 100, at: 0), T.abs(EvdevCode.absMtPositionY, 100, at: 0),
+                EvdevEvent(timestampMicros: 0, type: EvdevCode.evSyn, code: EvdevCode.synMtReport, value: 0),
+                T.report(at: 0),
+            ])
+        #expect(frames.flatMap(\.contacts).map(\.kind) == [.down])
+    }
 }

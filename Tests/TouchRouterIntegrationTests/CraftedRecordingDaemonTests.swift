@@ -142,6 +142,12 @@ struct CraftedRecordingDaemonTests {
                 Self.libinputRecord(
                     range: -2_147_483_648...2_147_483_647, fuzz: 8, from: -2_147_483_648, to: 2_147_483_647)
             ),
+            (
+                "protocol-a.events",
+                "N: EP0430M09\nA: 35 -2147483648 2147483647 0 0 0\nA: 36 -2147483648 2147483647 0 0 0\n"
+                    + "E: 1.000000 0003 0035 100\nE: 1.000000 0003 0036 100\nE: 1.000000 0000 0002 0000\n"
+                    + "E: 1.000000 0000 0000 0000\nE: 1.010000 0000 0002 0000\nE: 1.010000 0000 0000 0000\n"
+            ),
         ]
         for (name, text) in files {
             try directory.write(name, text)
