@@ -143,6 +143,10 @@ extension Daemon {
             counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
             for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
             counters["fieldDevices"] = fieldCounters()
+            if let replay {
+                counters["replayFramesPlayed"] = .integer(Int64(replay.playedFrameCount))
+                counters["replayFinished"] = .bool(replay.isFinished)
+            }
         }
         return counters
     }

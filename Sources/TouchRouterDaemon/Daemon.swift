@@ -464,7 +464,8 @@ public final class Daemon {
         do { try timer.arm(atMonotonicMicros: due) } catch { logger.error("replay timer: \(error)") }
     }
 
-    /// Feeds every frame that is due (one per wake-up at speed 0, so clients are served between).
+    /// Feeds the frames that are due, at most `ReplayClock.framesPerTurn` (one at speed 0), so
+    /// clients are served between; the timer, re-armed for a frame already due, fires at once.
     func playDueFrames() {
         guard var clock = replay else { return }
         let now = monotonicMicros()
@@ -472,7 +473,9 @@ public final class Daemon {
             replayLongestLatenessMicros = max(replayLongestLatenessMicros, now - due)
             replayLongestBusyLatenessMicros = max(replayLongestBusyLatenessMicros, loop.busyMicros(from: due, to: now))
         }
-        while var frame = clock.nextDueFrame(atMonotonicMicros: now) {
+        var played = 0
+        while played < ReplayClock.framesPerTurn, var frame = clock.nextDueFrame(atMonotonicMicros: now) {
+            played += 1
             replay = clock
             if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
             replayTargets.stamp(&frame)

@@ -5,9 +5,18 @@ import TouchRouterSystem
 
 /// The schedule plus the moment the replay started: frame due at `start + dueOffset`.
 struct ReplayClock {
+    /// The most frames one loop turn plays (`speed` 0: one). More may be due at once — a recording
+    /// of many frames with one timestamp, or a replay that fell behind — and the rest wait for the
+    /// next turns (the timer is re-armed in the past, so it fires at once), clients, signals and
+    /// requests being served between: 300,000 frames with one timestamp once held the loop 14 s.
+    /// A frame's own cost is bounded by its contacts (`MultitouchDecoder.unframedContactLimit`).
+    static let framesPerTurn = 16
+
     private var schedule: ReplaySchedule
     private var upcoming: ReplaySchedule.Entry?
     private var startMonotonicMicros: UInt64?
+    /// Frames played so far (all passes), for `status`.
+    private(set) var playedFrameCount = 0
 
     /// Frames as the decoder gives them; `speed` 0 = as fast as possible (one frame per loop turn).
     init(frames: [InputFrame], speed: Double, loops: Bool) throws {
@@ -44,6 +53,7 @@ struct ReplayClock {
     mutating func nextDueFrame(atMonotonicMicros now: UInt64) -> InputFrame? {
         guard let due = nextDueMicros, due <= now, let entry = upcoming else { return nil }
         upcoming = schedule.next()
+        playedFrameCount += 1
         return entry.frame
     }
 }

@@ -52,7 +52,8 @@ enum ReplaySource {
             let match = config.screenMatch(forDeviceNamed: device.name, udevProperties: [:], node: nil),
             let screen = config.layout.screen(named: match.screen)
         else {
-            throw ReplayError(description: "\(path): no screen in the config takes device \"\(device.name)\"")
+            throw ReplayError(
+                description: "\(path): no screen in the config takes device \"\(Excerpt.of(device.name))\"")
         }
         let input = config.input(forScreen: screen.name)
         let mapping = try ScreenMapping(

@@ -96,7 +96,9 @@ final class MtdevConverter: @unchecked Sendable {
         ]
         for (code, ratio) in defaults {
             guard let info = device.absinfo[code], info.fuzz == 0 else { continue }
-            mtdev_set_abs_fuzz(handle, Int32(code), (info.maximum - info.minimum) / ratio)
+            // In 64 bits: a range from Int32.min to Int32.max overflows 32 (found by fuzzing).
+            let fuzz = (Int64(info.maximum) - Int64(info.minimum)) / Int64(ratio)
+            mtdev_set_abs_fuzz(handle, Int32(code), Int32(clamping: fuzz))
         }
     }
 

@@ -51,6 +51,12 @@ public struct MultitouchDecoder: Sendable {
     public private(set) var kernelBugMessages: [String] = []
     /// How many kernel bugs are described before the rest are only counted.
     public static let kernelBugMessageLimit = 5
+    /// Contact events that may wait for a TOUCH_FRAME: at this many a frame ends anyway. libinput
+    /// carries a report's contacts into the next frame when the report's last slot sent nothing;
+    /// a crafted recording doing that report after report would otherwise pile a whole file's
+    /// contacts into one frame (one loop turn in the daemon). A real report has at most a few per
+    /// seat slot (32).
+    public static let unframedContactLimit = 256
 
     private enum SlotState: Sendable { case none, begin, update, end }
     private enum PalmState: Sendable { case none, new, isPalm, wasPalm }
@@ -413,7 +419,7 @@ public struct MultitouchDecoder: Sendable {
         }
 
         unframed += contacts
-        guard needFrame else { return nil }
+        guard needFrame || unframed.count >= Self.unframedContactLimit else { return nil }
         let all = unframed
         unframed = []
         return frame(all, timestampMicros: timestampMicros)
@@ -575,21 +581,22 @@ public struct MultitouchDecoder: Sendable {
         var filteredX = slot.x
         var filteredY = slot.y
         if margin.x != 0 && margin.y != 0 {
-            let dx = Int64(slot.x) - Int64(slot.centreX)
-            let dy = Int64(slot.y) - Int64(slot.centreY)
+            // In Double: a jump across the whole Int32 range squares past Int64.
+            let dx = Double(Int64(slot.x) - Int64(slot.centreX))
+            let dy = Double(Int64(slot.y) - Int64(slot.centreY))
             let a = Double(margin.x)
             let b = Double(margin.y)
-            let normalized = (Double(dx * dx) / (a * a) + Double(dy * dy) / (b * b)).squareRoot()
+            let normalized = (dx * dx / (a * a) + dy * dy / (b * b)).squareRoot()
             if normalized < 1 {
                 filteredX = slot.centreX
                 filteredY = slot.centreY
             } else {
-                let fingerDistance = Double(dx * dx + dy * dy).squareRoot()
+                let fingerDistance = (dx * dx + dy * dy).squareRoot()
                 let marginDistance = fingerDistance / normalized
                 let lagX: Double
                 let lagY: Double
                 if dx != 0 {
-                    let gradient = Double(dy) / Double(dx)
+                    let gradient = dy / dx
                     lagX = marginDistance / (gradient * gradient + 1).squareRoot()
                     lagY = ((marginDistance + lagX) * (marginDistance - lagX)).squareRoot()
                 } else {

@@ -107,10 +107,25 @@ public struct RecordedDevice: Hashable, Sendable {
             && absinfo[EvdevCode.absMtPositionY] != nil
     }
 
-    /// Number of kernel slots: ABS_MT_SLOT's maximum + 1 for a multitouch device, 1 otherwise.
+    /// The most slots a device has: the kernel refuses to make a device with more
+    /// (`input_mt_init_slots`), so no real recording has more. The readers refuse a recording whose
+    /// ABS_MT_SLOT says otherwise, which keeps a decoder's per-slot state small (tens of KB).
+    public static let maximumSlotCount = 1024
+
+    /// Number of kernel slots: ABS_MT_SLOT's maximum + 1 for a multitouch device, 1 otherwise;
+    /// never more than `maximumSlotCount`.
     public var slotCount: Int {
         guard isMultitouch, let slot = absinfo[EvdevCode.absMtSlot] else { return 1 }
-        return max(1, Int(slot.maximum) + 1)
+        return min(Self.maximumSlotCount, max(1, Int(slot.maximum) + 1))
+    }
+
+    /// Why a recorded axis is refused, or nil: an ABS_MT_SLOT whose maximum is outside
+    /// 0…`maximumSlotCount` - 1 (a device the kernel would not make). The readers check it where
+    /// the axis is read, so the error names its line.
+    static func axisProblem(code: UInt16, _ info: AbsInfo) -> String? {
+        guard code == EvdevCode.absMtSlot, !(0..<Int32(maximumSlotCount)).contains(info.maximum) else { return nil }
+        return "ABS_MT_SLOT maximum \(info.maximum) is out of range: a device has 1 to \(maximumSlotCount) "
+            + "slots (maximum 0…\(maximumSlotCount - 1)), as the kernel allows"
     }
 
     /// INPUT_PROP_DIRECT is set: a touchscreen rather than a touchpad.

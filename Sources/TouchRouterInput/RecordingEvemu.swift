@@ -1,3 +1,5 @@
+import TouchRouterCore
+
 // The evemu text format (evemu-describe / evemu-record output), read strictly.
 //
 // Lines: `# comment`, blank, `N: name`, `I: bus vendor product version` (hex), `P: bytes` (property
@@ -25,17 +27,16 @@ public enum EvemuReader {
         var events: [EvdevEvent] = []
         var lineNumber = 0
 
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var rest = text[...]
+        while let line = nextLine(&rest) {
             lineNumber += 1
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
             let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             func fail(_ message: String) -> RecordingError {
                 RecordingError(file: file, line: lineNumber, message: message)
             }
             guard trimmed.count >= 2, trimmed.dropFirst().first == ":" else {
-                throw fail("expected a tag such as 'E:', 'A:' or 'N:', found '\(trimmed.prefix(40))'")
+                throw fail("expected a tag such as 'E:', 'A:' or 'N:', found '\(quoted(trimmed))'")
             }
             let tag = trimmed.first!
             let body = trimmed.dropFirst(2)
@@ -62,7 +63,7 @@ public enum EvemuReader {
             case "P":
                 for field in fields {
                     guard let byte = UInt8(field, radix: 16) else {
-                        throw fail("P: '\(field)' is not a hex byte")
+                        throw fail("P: '\(quoted(field))' is not a hex byte")
                     }
                     for bit in 0..<8 where byte & (1 << bit) != 0 {
                         properties.insert(UInt16(propertyByteIndex * 8 + bit))
@@ -85,45 +86,47 @@ public enum EvemuReader {
                     throw fail("A: wants 'code min max fuzz flat [resolution]', found \(fields.count) fields")
                 }
                 guard let code = UInt16(fields[0], radix: 16), code <= 0x3f else {
-                    throw fail("A: '\(fields[0])' is not an ABS code in hex (00…3f)")
+                    throw fail("A: '\(quoted(fields[0]))' is not an ABS code in hex (00…3f)")
                 }
                 var numbers: [Int32] = []
                 for field in fields.dropFirst() {
                     guard let number = Int32(field) else {
-                        throw fail("A: '\(field)' is not a decimal integer")
+                        throw fail("A: '\(quoted(field))' is not a decimal integer")
                     }
                     numbers.append(number)
                 }
                 guard numbers[0] <= numbers[1] else {
                     throw fail("A: minimum \(numbers[0]) > maximum \(numbers[1])")
                 }
-                guard absinfo[code] == nil else { throw fail("A: axis \(fields[0]) described twice") }
-                absinfo[code] = AbsInfo(
+                guard absinfo[code] == nil else { throw fail("A: axis \(quoted(fields[0])) described twice") }
+                let info = AbsInfo(
                     minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
                     resolution: numbers.count == 5 ? numbers[4] : 0)
+                if let problem = RecordedDevice.axisProblem(code: code, info) { throw fail("A: \(problem)") }
+                absinfo[code] = info
                 sawDescription = true
             case "E":
                 guard fields.count == 4 else {
                     throw fail("E: wants 'sec.usec type code value', found \(fields.count) fields")
                 }
                 guard let time = parseTimestamp(fields[0]) else {
-                    throw fail("E: '\(fields[0])' is not a timestamp 'seconds.microseconds'")
+                    throw fail("E: '\(quoted(fields[0]))' is not a timestamp 'seconds.microseconds'")
                 }
                 guard let type = UInt16(fields[1], radix: 16) else {
-                    throw fail("E: type '\(fields[1])' is not hex")
+                    throw fail("E: type '\(quoted(fields[1]))' is not hex")
                 }
                 guard let code = UInt16(fields[2], radix: 16) else {
-                    throw fail("E: code '\(fields[2])' is not hex")
+                    throw fail("E: code '\(quoted(fields[2]))' is not hex")
                 }
                 guard let value = Int32(fields[3]) else {
-                    throw fail("E: value '\(fields[3])' is not a decimal integer")
+                    throw fail("E: value '\(quoted(fields[3]))' is not a decimal integer")
                 }
                 if let last = events.last, time < last.timestampMicros {
                     throw fail("E: time goes backwards (\(time)µs after \(last.timestampMicros)µs)")
                 }
                 events.append(EvdevEvent(timestampMicros: time, type: type, code: code, value: value))
             default:
-                throw fail("unknown tag '\(tag):'")
+                throw fail("unknown tag '\(quoted(trimmed.prefix(1))):'")
             }
         }
 
@@ -144,6 +147,23 @@ public enum EvemuReader {
         return Parsed(device: device, events: events)
     }
 
+    /// A piece of a line as an error quotes it: an excerpt (`Excerpt`), however long the line.
+    static func quoted(_ text: Substring) -> String {
+        Excerpt.of(String(text.unicodeScalars.prefix(Excerpt.limit + 1)))
+    }
+
+    /// The text before the next newline (without a `\r` before it), taken off `rest` with the
+    /// newline; nil when nothing is left. Found by UTF-8 byte, one line at a time: no array of lines
+    /// is ever made (it took 32 bytes per line, 30 times the size of a file of empty lines).
+    static func nextLine(_ rest: inout Substring) -> Substring? {
+        guard !rest.isEmpty else { return nil }
+        let end = rest.utf8.firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+        var line = rest[..<end]
+        rest = end == rest.endIndex ? rest[end...] : rest[rest.utf8.index(after: end)...]
+        if line.utf8.last == UInt8(ascii: "\r") { line = line[..<line.utf8.index(before: line.endIndex)] }
+        return line
+    }
+
     /// `seconds.microseconds` (the fraction is read as a decimal fraction of a second, up to 6 digits).
     static func parseTimestamp(_ text: Substring) -> UInt64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -153,8 +173,9 @@ public enum EvemuReader {
         var micros = fraction
         for _ in parts[1].count..<6 { micros *= 10 }
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
-        guard !overflow else { return nil }
-        return product + micros
+        let (sum, overflowAgain) = product.addingReportingOverflow(micros)
+        guard !overflow, !overflowAgain else { return nil }
+        return sum
     }
 }
 

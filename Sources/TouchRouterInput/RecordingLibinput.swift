@@ -12,9 +12,23 @@ import TouchRouterCore
 public enum LibinputRecordReader {
     /// Parses the text into one recording per recorded device; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(RecordingError) -> [Recording] {
-        let root = try RecordingYAML.parse(text, file: file)
         func fail(_ node: RecordingYAML.Node, _ message: String) -> RecordingError {
             RecordingError(file: file, line: node.line, message: message)
+        }
+        // Each row of `devices[i].events[j].evdev` (or `.libinput`), then its item, is read as soon
+        // as libyaml has finished it and left out of the tree: the tree holds the descriptions and
+        // at most one row, never the stream.
+        var streams: [Int: EventStream] = [:]
+        let root = try RecordingYAML.parse(text, file: file) { (path, node) throws(RecordingError) -> Bool in
+            guard path.count == 4 || path.count == 6, path[0] == .key("devices"), case .index(let device) = path[1],
+                path[2] == .key("events"), case .index = path[3]
+            else { return false }
+            if path.count == 4 {
+                try streams[device, default: EventStream()].read(item: node, fail: fail)
+                return true
+            }
+            guard case .key(let kind) = path[4], case .index = path[5] else { return false }
+            return try streams[device, default: EventStream()].read(row: node, of: kind, fail: fail)
         }
         guard case .mapping(let top) = root.value else { throw fail(root, "the top level must be a mapping") }
         guard let version = top["version"] else {
@@ -31,14 +45,70 @@ public enum LibinputRecordReader {
             throw fail(devicesNode, "'devices' must be a non-empty list")
         }
         var recordings: [Recording] = []
-        for deviceNode in devices {
-            recordings.append(try parseDevice(deviceNode, fail: fail))
+        for (index, deviceNode) in devices.enumerated() {
+            recordings.append(try parseDevice(deviceNode, stream: streams[index] ?? EventStream(), fail: fail))
         }
         return recordings
     }
 
+    /// One device's events so far, read row by row as the parser finishes each.
+    private struct EventStream {
+        var events: [EvdevEvent] = []
+        var touches: [RecordedLibinputTouch] = []
+
+        /// One row of an item's `kind` list: an `evdev:` row `[sec, usec, type, code, value]` or a
+        /// `libinput:` event; false for a row of another kind (left in the tree, then dropped with
+        /// its item).
+        mutating func read(
+            row: RecordingYAML.Node, of kind: String, fail: (RecordingYAML.Node, String) -> RecordingError
+        ) throws(RecordingError) -> Bool {
+            switch kind {
+            case "evdev":
+                let event = try LibinputRecordReader.evdevEvent(row, fail: fail)
+                if let last = events.last, event.timestampMicros < last.timestampMicros {
+                    throw fail(row, "event time goes backwards")
+                }
+                events.append(event)
+            case "libinput":
+                if let touch = try LibinputRecordReader.libinputTouch(row, fail: fail) { touches.append(touch) }
+            default:
+                return false
+            }
+            return true
+        }
+
+        /// One item of `events`, once its rows were read: an `evdev:` list and/or a `libinput:` list
+        /// (`libinput record --with-libinput` writes a frame's evdev events and libinput's
+        /// interpretation of them as two keys of one item, in that order). Rows still in it are
+        /// those that are not lists or mappings: each is an error.
+        mutating func read(
+            item: RecordingYAML.Node, fail: (RecordingYAML.Node, String) -> RecordingError
+        ) throws(RecordingError) {
+            guard case .mapping(let entry) = item.value, !entry.entries.isEmpty else {
+                throw fail(item, "an events item must be an 'evdev:' and/or 'libinput:' entry")
+            }
+            for (kind, body) in entry.entries {
+                switch kind {
+                case "evdev":
+                    guard case .sequence(let rows) = body.value else {
+                        throw fail(body, "'evdev:' must be a list of [sec, usec, type, code, value]")
+                    }
+                    for row in rows { _ = try read(row: row, of: kind, fail: fail) }
+                case "libinput":
+                    guard case .sequence(let rows) = body.value else {
+                        throw fail(body, "'libinput:' must be a list of events")
+                    }
+                    for row in rows { _ = try read(row: row, of: kind, fail: fail) }
+                default:
+                    // Other event kinds a newer libinput may write (e.g. hid reports) are not needed.
+                    break
+                }
+            }
+        }
+    }
+
     private static func parseDevice(
-        _ deviceNode: RecordingYAML.Node, fail: (RecordingYAML.Node, String) -> RecordingError
+        _ deviceNode: RecordingYAML.Node, stream: EventStream, fail: (RecordingYAML.Node, String) -> RecordingError
     ) throws(RecordingError) -> Recording {
         guard case .mapping(let device) = deviceNode.value else {
             throw fail(deviceNode, "a device must be a mapping")
@@ -57,13 +127,18 @@ public enum LibinputRecordReader {
                     guard let code = UInt16(key), code <= 0x3f else {
                         throw fail(axisNode, "absinfo key '\(Excerpt.of(key))' is not an ABS code (0…63)")
                     }
-                    let numbers = try integers(axisNode, count: 5, what: "absinfo \(key)", fail: fail)
+                    let numbers = try integers(axisNode, count: 5, what: "absinfo \(Excerpt.of(key))", fail: fail)
                     guard numbers[0] <= numbers[1] else {
-                        throw fail(axisNode, "absinfo \(key): minimum \(numbers[0]) > maximum \(numbers[1])")
+                        throw fail(
+                            axisNode, "absinfo \(Excerpt.of(key)): minimum \(numbers[0]) > maximum \(numbers[1])")
                     }
-                    absinfo[code] = AbsInfo(
+                    let info = AbsInfo(
                         minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
                         resolution: numbers[4])
+                    if let problem = RecordedDevice.axisProblem(code: code, info) {
+                        throw fail(axisNode, "absinfo \(Excerpt.of(key)): \(problem)")
+                    }
+                    absinfo[code] = info
                 }
             case .null: break
             default: throw fail(absNode, "'absinfo' must be a mapping of code: [min, max, fuzz, flat, res]")
@@ -90,11 +165,11 @@ public enum LibinputRecordReader {
                     guard let type = UInt16(key), type <= 0x1f else {
                         throw fail(listNode, "codes key '\(Excerpt.of(key))' is not an event type (0…31)")
                     }
-                    let numbers = try integers(listNode, count: nil, what: "codes \(key)", fail: fail)
+                    let numbers = try integers(listNode, count: nil, what: "codes \(Excerpt.of(key))", fail: fail)
                     var set = Set<UInt16>()
                     for number in numbers {
                         guard let code = UInt16(exactly: number), code <= 0x2ff else {
-                            throw fail(listNode, "codes \(key): \(number) is not an event code")
+                            throw fail(listNode, "codes \(Excerpt.of(key)): \(number) is not an event code")
                         }
                         set.insert(code)
                     }
@@ -115,43 +190,12 @@ public enum LibinputRecordReader {
                 bustype: UInt16(numbers[0]), vendor: UInt16(numbers[1]), product: UInt16(numbers[2]),
                 version: UInt16(numbers[3]))
         }
-        var events: [EvdevEvent] = []
-        var touches: [RecordedLibinputTouch] = []
+        var stream = stream
         if let eventsNode = device["events"] {
             switch eventsNode.value {
             case .sequence(let items):
-                // `libinput record --with-libinput` writes a frame's evdev events and libinput's
-                // interpretation of them as two keys of one item, in that order.
-                for item in items {
-                    guard case .mapping(let entry) = item.value, !entry.entries.isEmpty else {
-                        throw fail(item, "an events item must be an 'evdev:' and/or 'libinput:' entry")
-                    }
-                    for (kind, body) in entry.entries {
-                        switch kind {
-                        case "evdev":
-                            guard case .sequence(let rows) = body.value else {
-                                throw fail(body, "'evdev:' must be a list of [sec, usec, type, code, value]")
-                            }
-                            for row in rows {
-                                let event = try evdevEvent(row, fail: fail)
-                                if let last = events.last, event.timestampMicros < last.timestampMicros {
-                                    throw fail(row, "event time goes backwards")
-                                }
-                                events.append(event)
-                            }
-                        case "libinput":
-                            guard case .sequence(let rows) = body.value else {
-                                throw fail(body, "'libinput:' must be a list of events")
-                            }
-                            for row in rows {
-                                if let touch = try libinputTouch(row, fail: fail) { touches.append(touch) }
-                            }
-                        default:
-                            // Other event kinds a newer libinput may write (e.g. hid reports) are not needed.
-                            break
-                        }
-                    }
-                }
+                // The items the parser did not take: not mappings, so each is an error.
+                for item in items { try stream.read(item: item, fail: fail) }
             case .null: break
             default: throw fail(eventsNode, "'events' must be a list")
             }
@@ -159,8 +203,8 @@ public enum LibinputRecordReader {
         return Recording(
             device: RecordedDevice(
                 name: name, absinfo: absinfo, properties: properties, codes: codes, inputId: inputId),
-            events: events,
-            libinputTouches: touches)
+            events: stream.events,
+            libinputTouches: stream.touches)
     }
 
     private static func evdevEvent(

@@ -13,7 +13,7 @@ import TouchRouterCore
 /// - Timestamps: `startTimestampMicros` + the due offset when `speed` > 0 (the frames carry the time they
 ///   are played, so timing rules see the gesture at the speed it is shown), + the recorded offset when
 ///   `speed` is 0 (the recorded spacing survives). They never decrease, and they strictly increase from one
-///   loop to the next.
+///   loop to the next until they reach `UInt64.max` µs (584,000 years), where they stay.
 /// - Frames should end with no contact down (`MultitouchDecoder.decode` cancels leftovers by default), or a
 ///   loop would begin touches that are still down.
 public struct ReplaySchedule: Sequence, IteratorProtocol, Sendable {
@@ -56,7 +56,7 @@ public struct ReplaySchedule: Sequence, IteratorProtocol, Sendable {
         firstTimestamp = first
         self.startTimestampMicros = startTimestampMicros ?? first
         let last = frames.map(\.timestampMicros).max() ?? first
-        periodMicros = (last - first) + loopGapMicros
+        periodMicros = saturatingSum(last - first, loopGapMicros)
     }
 
     /// The next frame and when it is due, or nil when a single pass is over (never, when looping over
@@ -73,9 +73,10 @@ public struct ReplaySchedule: Sequence, IteratorProtocol, Sendable {
         // A frame stamped earlier than the one before it (never from the decoder) takes that one's time.
         let ownOffset = frame.timestampMicros >= firstTimestamp ? frame.timestampMicros - firstTimestamp : 0
         lastOffsetInPass = Swift.max(lastOffsetInPass, ownOffset)
-        let recordedOffset = lastOffsetInPass + UInt64(loopIndex) * periodMicros
+        let (passOffset, overflowed) = UInt64(loopIndex).multipliedReportingOverflow(by: periodMicros)
+        let recordedOffset = overflowed ? .max : saturatingSum(lastOffsetInPass, passOffset)
         let dueOffset = speed > 0 ? saturatingMicros(Double(recordedOffset) / speed) : 0
-        frame.timestampMicros = startTimestampMicros + (speed > 0 ? dueOffset : recordedOffset)
+        frame.timestampMicros = saturatingSum(startTimestampMicros, speed > 0 ? dueOffset : recordedOffset)
         index += 1
         return Entry(dueOffsetMicros: dueOffset, frame: frame, loopIndex: loopIndex)
     }
@@ -93,6 +94,13 @@ public enum ReplayScheduleError: Error, Hashable, Sendable, CustomStringConverti
         case .zeroLoopGap: "a looped replay needs a gap of at least 1 µs between passes"
         }
     }
+}
+
+/// `a + b`, or `UInt64.max` where that overflows: a recording spanning ages, looped at speed 0,
+/// reaches it after thousands of passes, and then its times stay there instead of trapping.
+private func saturatingSum(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    let (sum, overflowed) = a.addingReportingOverflow(b)
+    return overflowed ? .max : sum
 }
 
 /// `value` rounded to whole microseconds, clamped to `UInt64`'s range (a tiny speed must never trap).
