@@ -78,6 +78,22 @@ struct ScreenMappingTests {
         }
     }
 
+    /// The same with axes that do not start at 0 (many controllers report from an offset).
+    @Test(arguments: [0, 90, 180, 270])
+    func deviceMappingWithinOneUnitOnOffsetAxes(rotation: Int) throws {
+        let xAxis = AxisRange(minimum: 100, maximum: 899)
+        let yAxis = AxisRange(minimum: 50, maximum: 529)
+        let mapping = try ScreenMapping(
+            screenWidth: 800, screenHeight: 480, rotation: rotation, calibration: [1, 0, 0.01, 0, 1, -0.02])
+        let points: [(Int32, Int32)] = [(100, 50), (639, 217), (899, 529), (322, 356)]
+        for (x, y) in points {
+            let exact = mapping.map(normalizedX: xAxis.normalize(x), normalizedY: yAxis.normalize(y))
+            let device = mapping.mapDevice(x: x, y: y, xAxis: xAxis, yAxis: yAxis)
+            #expect(abs(exact.x - device.x) <= 800.0 / 480.0 + 1e-6, "\(rotation): (\(x), \(y))")
+            #expect(abs(exact.y - device.y) <= 800.0 / 480.0 + 1e-6, "\(rotation): (\(x), \(y))")
+        }
+    }
+
     @Test func identityDeviceMappingIsLibinputScaleAxis() throws {
         let mapping = try ScreenMapping(screenWidth: 1920, screenHeight: 1080)
         let xAxis = AxisRange(minimum: 0, maximum: 1279)
