@@ -38,7 +38,13 @@ public struct GestureStage: Sendable {
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
     /// Cost: the recognisers of the views holding state.
-    public var nextDeadlineMicros: UInt64? { views.values.compactMap(\.nextDeadlineMicros).min() }
+    public var nextDeadlineMicros: UInt64? {
+        var earliest: UInt64?
+        for view in views.values {
+            if let deadline = view.nextDeadlineMicros, deadline < earliest ?? .max { earliest = deadline }
+        }
+        return earliest
+    }
 
     /// One tracker output: deadlines up to `timestampMicros` fire first, then every message goes
     /// through its view's recognisers. Returns the raw messages to deliver (the tracker's, minus

@@ -28,7 +28,13 @@ struct ViewGestures: Sendable {
     var isIdle: Bool { touches.isEmpty && recognisers.allSatisfy(\.isIdleOrEnded) }
 
     /// The earliest deadline of any recogniser (nil: none).
-    var nextDeadlineMicros: UInt64? { recognisers.compactMap(\.deadlineMicros).min() }
+    var nextDeadlineMicros: UInt64? {
+        var earliest: UInt64?
+        for recogniser in recognisers {
+            if let deadline = recogniser.deadlineMicros, deadline < earliest ?? .max { earliest = deadline }
+        }
+        return earliest
+    }
 
     /// One tracker message of this view: its touches noted, every recogniser that has not ended
     /// and is not waiting looks at them, in list order; then the view's raw message, minus what
@@ -65,15 +71,18 @@ struct ViewGestures: Sendable {
         while let deadline = nextDeadlineMicros, deadline <= now,
             let index = recognisers.firstIndex(where: { $0.deadlineMicros == deadline })
         {
-            let claimedBefore = touches.filter(\.claimed).count
+            let claimedBefore = claimedCount
             let request = recognisers[index].rule.deadlinePassed(touches)
             apply(request, to: index, now: deadline, into: &output)
             // A long press that began took its touches.
-            if touches.filter(\.claimed).count != claimedBefore {
+            if claimedCount != claimedBefore {
                 appendClaimedCancellations(timestampMicros: deadline, into: &output)
             }
         }
     }
+
+    /// How many of the view's touches a gesture took.
+    private var claimedCount: Int { touches.reduce(0) { $0 + ($1.claimed ? 1 : 0) } }
 
     /// New recognisers (a reload changed the view's gestures): they sit out the touches already
     /// down and start with the next sequence.
