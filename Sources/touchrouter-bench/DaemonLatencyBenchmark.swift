@@ -7,7 +7,7 @@ import TouchRouterSystem
 #endif
 
 /// `touchrouter-bench latency [--clients 1,10,50] [--seconds S] [--speed X] [--throughput-seconds S]
-/// [--config FILE] [--recording FILE] [--view ID]`.
+/// [--gesture-seconds S] [--config FILE] [--recording FILE] [--view ID]`.
 let daemonLatencyBenchmark = Benchmark(
     spec: CommandSpec(
         name: "latency",
@@ -18,6 +18,9 @@ let daemonLatencyBenchmark = Benchmark(
             OptionSpec(
                 .throughputSeconds, valueName: "S", help: "Seconds per throughput row; 0 skips them (default 5)."),
             OptionSpec(.warmupSeconds, valueName: "S", help: "Seconds of warm-up before each row (default 1)."),
+            OptionSpec(
+                .gestureSeconds, valueName: "S",
+                help: "Seconds per gestures on/off row (10 fingers, every kind); 0 skips them (default 10)."),
             OptionSpec(.speed, valueName: "X", help: "Replay speed factor (default 1)."),
             OptionSpec(.config, valueName: "FILE", help: "The layout (default config/kiosk.json5)."),
             OptionSpec(.recording, valueName: "FILE", help: "The recording replayed (default a 4-finger drag)."),
@@ -46,6 +49,11 @@ enum DaemonLatencyBenchmark {
         var config = packageRoot + "/config/kiosk.json5"
         var recording = packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
         var view = "main"
+        var gestureSeconds = 10.0
+        /// The evemu `.desc` of `recording` when it is not beside it (the gesture rows' own).
+        var replayDevice: String?
+        /// The clients also ask for `gesture` messages.
+        var receivesGestures = false
     }
 
     /// The repository the tool was built from (for the default config and recording).
@@ -80,6 +88,7 @@ enum DaemonLatencyBenchmark {
             settings.warmupSeconds = Double(value) ?? settings.warmupSeconds
         }
         if let value = arguments.value(.speed) { settings.speed = Double(value) ?? settings.speed }
+        if let value = arguments.value(.gestureSeconds) { settings.gestureSeconds = Double(value) ?? 0 }
         settings.config = arguments.value(.config) ?? settings.config
         settings.recording = arguments.value(.recording) ?? settings.recording
         settings.view = arguments.value(.view) ?? settings.view
@@ -95,15 +104,18 @@ enum DaemonLatencyBenchmark {
         print(
             "  floor = the same rate of 400-byte lines written by one thread to N reader threads over Unix"
                 + " sockets (one write per reader), stamped before the first write; same run, same machine")
-        print(
-            "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
-                + "  written p50/p99  coalesced  cut-off   floor p50  floor p99  ratio p50  ratio p99")
+        if !settings.clientCounts.isEmpty {  // `--clients none`: the gesture rows only
+            print(
+                "clients  messages   p50        p99        p99.9      max        frames/s  daemon CPU/frame"
+                    + "  written p50/p99  coalesced  cut-off   floor p50  floor p99  ratio p50  ratio p99")
+        }
         for count in settings.clientCounts {
             let result = measure(clients: count, speed: settings.speed, seconds: settings.seconds, settings)
             let perClientRate = Double(result.messagesReceived) / Double(max(count, 1)) / settings.seconds
             let floor = KernelFloor.measure(readers: count, linesPerSecond: perClientRate, seconds: settings.seconds)
             printRow(result, floor: floor)
         }
+        if settings.gestureSeconds > 0 { GestureLatencyRows.run(settings) }
         guard settings.throughputSeconds > 0 else { return }
         print("throughput: replay --speed 0 (as fast as it goes), \(settings.throughputSeconds) s per row")
         print(
@@ -149,11 +161,12 @@ enum DaemonLatencyBenchmark {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: daemonExecutable())
-        process.arguments = [
-            "--config", settings.config, "--replay", settings.recording, "--speed", "\(speed)", "--loop",
-            "--replay-wait-for", "\(clients)", "--replay-restamp", "--socket", socketPath,
-            "--max-clients", "\(clients + 4)", "--log-level", "warning",
-        ]
+        process.arguments =
+            [
+                "--config", settings.config, "--replay", settings.recording, "--speed", "\(speed)", "--loop",
+                "--replay-wait-for", "\(clients)", "--replay-restamp", "--socket", socketPath,
+                "--max-clients", "\(clients + 4)", "--log-level", "warning",
+            ] + (settings.replayDevice.map { ["--replay-device", $0] } ?? [])
         process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
@@ -176,7 +189,9 @@ enum DaemonLatencyBenchmark {
         defer { close(control) }
         _ = status(control, hello: true)
 
-        let probes = (0..<clients).map { _ in Probe(socketPath: socketPath, view: settings.view) }
+        let probes = (0..<clients).map { _ in
+            Probe(socketPath: socketPath, view: settings.view, gestures: settings.receivesGestures)
+        }
         for probe in probes { probe.start() }
         usleep(UInt32(settings.warmupSeconds * 1_000_000))
         let before = status(control)
@@ -289,13 +304,13 @@ final class Probe: @unchecked Sendable {
         latencyNanos.reserveCapacity(1 << 20)
     }
 
-    init(socketPath: String, view: String) {
+    init(socketPath: String, view: String, gestures: Bool = false) {
         fd = connectUnix(socketPath)
         arrivalNanos.reserveCapacity(1 << 20)
         latencyNanos.reserveCapacity(1 << 20)
         let hello =
             #"{"type":"hello","version":1,"client":"bench"}"# + "\n"
-            + #"{"type":"subscribe","views":["\#(view)"],"subtree":true}"# + "\n"
+            + #"{"type":"subscribe","views":["\#(view)"],"subtree":true,"gestures":\#(gestures)}"# + "\n"
         _ = hello.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     }
 
