@@ -126,9 +126,9 @@ extension ViewGestures {
     /// A touch that comes down while a `cancelsTouches` pan with room for it is active is the
     /// pan's from the start. Cost: one look per recogniser.
     mutating func claimIfJoiningActivePan(_ position: Int) {
-        for recogniser in recognisers
-        where recogniser.spec.kind == .pan && recogniser.spec.cancelsTouches && recogniser.isActive
-            && (recogniser.rule as? PanRule)?.hasRoom == true
+        for index in recognisers.indices
+        where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
+            && recognisers[index].isActive && (recognisers[index].rule as? PanRule)?.hasRoom == true
         {
             claim(position)
             touches[position].cancellationSent = true

@@ -40,8 +40,10 @@ public struct GestureStage: Sendable {
     /// Cost: the recognisers of the views holding state.
     public var nextDeadlineMicros: UInt64? {
         var earliest: UInt64?
-        for view in views.values {
-            if let deadline = view.nextDeadlineMicros, deadline < earliest ?? .max { earliest = deadline }
+        for index in views.values.indices {
+            if let deadline = views.values[index].nextDeadlineMicros, deadline < earliest ?? .max {
+                earliest = deadline
+            }
         }
         return earliest
     }
@@ -54,6 +56,7 @@ public struct GestureStage: Sendable {
         _ batches: [ViewTouches], scale: PhysicalScale, timestampMicros: UInt64
     ) -> GestureOutput {
         var output = GestureOutput()
+        output.touches.reserveCapacity(batches.count)
         fireDeadlines(upTo: timestampMicros, into: &output)
         for message in batches {
             let viewID = message.viewID
@@ -86,8 +89,9 @@ public struct GestureStage: Sendable {
     private mutating func fireDeadlines(upTo now: UInt64, into output: inout GestureOutput) {
         while true {
             var due: (micros: UInt64, viewID: String)?
-            for (viewID, view) in views {
-                guard let deadline = view.nextDeadlineMicros, deadline <= now else { continue }
+            for index in views.values.indices {
+                guard let deadline = views.values[index].nextDeadlineMicros, deadline <= now else { continue }
+                let viewID = views.keys[index]
                 if let current = due, (current.micros, current.viewID) < (deadline, viewID) { continue }
                 due = (deadline, viewID)
             }

@@ -9,6 +9,11 @@ struct ViewGestures: Sendable {
     var touches: [GestureTouch] = []
     /// Every state change, `failed` included, is an event (tests).
     var recordsTransitions: Bool
+    /// The devices of the touches (a touch keeps the device's id only), for the message a deadline
+    /// builds: at most one more than the touches down (`noteDevice`).
+    private var devices: [InputDevice] = []
+    /// The earliest deadline of any recogniser (nil: none), kept by every change.
+    private(set) var nextDeadlineMicros: UInt64?
 
     /// A view's recognisers for its `gestures`, nothing seen yet.
     init(viewID: String, screen: String, specs: [GestureSpec], recordsTransitions: Bool) {
@@ -24,16 +29,37 @@ struct ViewGestures: Sendable {
         }
     }
 
-    /// Nothing down and nothing waiting: the view's state can go.
-    var isIdle: Bool { touches.isEmpty && recognisers.allSatisfy(\.isIdleOrEnded) }
+    /// Nothing down and nothing waiting: the view's state can go. Cost: one read per recogniser
+    /// once no touch is down.
+    var isIdle: Bool {
+        guard touches.isEmpty else { return false }
+        for index in recognisers.indices where !recognisers[index].isIdleOrEnded { return false }
+        return true
+    }
 
-    /// The earliest deadline of any recogniser (nil: none).
-    var nextDeadlineMicros: UInt64? {
+    /// The earliest deadline of any recogniser, noted after each change. Cost: one read per recogniser.
+    private mutating func noteNextDeadline() {
         var earliest: UInt64?
-        for recogniser in recognisers {
-            if let deadline = recogniser.deadlineMicros, deadline < earliest ?? .max { earliest = deadline }
+        for index in recognisers.indices {
+            if let deadline = recognisers[index].deadlineMicros, deadline < earliest ?? .max { earliest = deadline }
         }
-        return earliest
+        nextDeadlineMicros = earliest
+    }
+
+    /// Keeps a touch's device for the message a deadline builds; a device no touch down uses any
+    /// more leaves when a new one comes. Cost: devices × touches, a handful.
+    private mutating func noteDevice(_ device: InputDevice) {
+        if let index = devices.firstIndex(where: { $0.id == device.id }) {
+            if devices[index].name != device.name { devices[index] = device }
+            return
+        }
+        devices.removeAll { known in !touches.contains { $0.isDown && $0.touch.deviceID == known.id } }
+        devices.append(device)
+    }
+
+    /// The device of a touch of the view.
+    private func device(_ id: UInt32) -> InputDevice {
+        devices.first { $0.id == id } ?? InputDevice(id: id, name: "")
     }
 
     /// One tracker message of this view: its touches noted, every recogniser that has not ended
@@ -53,6 +79,7 @@ struct ViewGestures: Sendable {
             if let position = touches.firstIndex(where: { $0.id == routed.id }) {
                 touches[position].update(routed)
             } else if routed.phase == .began {
+                noteDevice(routed.device)
                 touches.append(GestureTouch(routed))
                 claimIfJoiningActivePan(touches.count - 1)
             }
@@ -63,6 +90,7 @@ struct ViewGestures: Sendable {
         }
         appendRaw(message, into: &output)
         touches.removeAll { !$0.isDown }
+        noteNextDeadline()
     }
 
     /// Fires every deadline up to `now`, earliest first (the first recogniser of equal ones),
@@ -78,6 +106,7 @@ struct ViewGestures: Sendable {
             if claimedCount != claimedBefore {
                 appendClaimedCancellations(timestampMicros: deadline, into: &output)
             }
+            noteNextDeadline()
         }
     }
 
@@ -88,8 +117,10 @@ struct ViewGestures: Sendable {
     /// down and start with the next sequence.
     mutating func adopt(_ specs: [GestureSpec]) {
         recognisers = Self.recognisers(for: specs)
-        guard !touches.isEmpty else { return }
-        for index in recognisers.indices { recognisers[index].state = .failed }
+        if !touches.isEmpty {
+            for index in recognisers.indices { recognisers[index].state = .failed }
+        }
+        noteNextDeadline()
     }
 
     // MARK: - Raw touches
@@ -121,7 +152,7 @@ struct ViewGestures: Sendable {
     private mutating func appendClaimedCancellations(timestampMicros: UInt64, into output: inout GestureOutput) {
         var message = ViewTouches(viewID: viewID, screen: screen, timestampMicros: timestampMicros, touches: [])
         for position in touches.indices where touches[position].isDown {
-            var routed = touches[position].touch
+            var routed = touches[position].touch.routed(device: device(touches[position].touch.deviceID))
             if touches[position].claimed {
                 guard !touches[position].cancellationSent else { continue }
                 touches[position].cancellationSent = true
