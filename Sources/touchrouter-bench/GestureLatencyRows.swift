@@ -40,7 +40,7 @@ enum GestureLatencyRows {
         print(
             "gestures: 10 fingers on 10 views with every recogniser kind (on) or none (off), 1 client"
                 + " (touches and gestures), \(base.gestureSeconds) s per row")
-        print("rate     gestures  messages   frames/s  daemon CPU/frame  written p50  written p99")
+        print("rate     gestures  messages   frames/s  daemon CPU/frame  written p50  written p99  cut-off")
         for rate in ["100 Hz", "1 kHz"] {
             var figures: [Bool: (Int?, Int?)] = [:]
             for on in [false, true] {
@@ -59,7 +59,8 @@ enum GestureLatencyRows {
                         + column(String(format: "%.0f", result.framesPerSecond), 10)
                         + column(String(format: "%.1f µs", result.daemonCPUMicrosPerFrame), 18)
                         + column(result.stampToWrittenMicros.0.map { "\($0) µs" } ?? "-", 13)
-                        + column(result.stampToWrittenMicros.1.map { "\($0) µs" } ?? "-", 13))
+                        + column(result.stampToWrittenMicros.1.map { "\($0) µs" } ?? "-", 13)
+                        + column("\(result.cutOff + result.disconnectedClients)", 9))
             }
             if let off = figures[false], let on = figures[true], let off50 = off.0, let off99 = off.1,
                 let on50 = on.0, let on99 = on.1, off50 > 0, off99 > 0
