@@ -46,6 +46,10 @@ struct Recogniser: Sendable {
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
     var rule: any GestureRule
+    /// The rule's deadline as of its last call. The view reads it every step; reading it through
+    /// the existential copied the whole recogniser (its retains were a third of the gesture rows'
+    /// extra stamp-to-written time in `touchrouter-bench latency`).
+    private var ruleDeadlineMicros: UInt64?
 
     init(spec: GestureSpec, index: Int, links: RecogniserLinks) {
         self.spec = spec
@@ -68,7 +72,7 @@ struct Recogniser: Sendable {
     }
 
     /// The rule's deadline while it counts: possible and not waiting for a blocker.
-    var deadlineMicros: UInt64? { state == .possible && !pending ? rule.deadlineMicros : nil }
+    var deadlineMicros: UInt64? { state == .possible && !pending ? ruleDeadlineMicros : nil }
 
     /// Waiting for nothing, or ended: with no touch down, nothing can change it.
     var isIdleOrEnded: Bool { state.isTerminal || (state == .possible && !pending && rule.isIdle) }
@@ -83,12 +87,23 @@ struct Recogniser: Sendable {
         for touch in touches where touch.touch.phase == .cancelled && rule.followed.contains(touch.id) {
             return state == .possible ? .fail : .cancel
         }
-        return rule.observe(touches, state: state, physical, now: now)
+        let request = rule.observe(touches, state: state, physical, now: now)
+        ruleDeadlineMicros = rule.deadlineMicros
+        return request
+    }
+
+    /// Its deadline passed (only while it counts: `deadlineMicros`).
+    mutating func deadlinePassed(_ touches: [GestureTouch]) -> RecogniserRequest {
+        let request = rule.deadlinePassed(touches)
+        ruleDeadlineMicros = rule.deadlineMicros
+        return request
     }
 
     /// Its event at `now`: the touches it follows that are still among the view's (all of them
     /// when none is), their centroid, and its kind's fields.
-    func event(_ state: GestureState, now: UInt64, viewID: String, screen: String, touches: [GestureTouch])
+    /// (`mutating` only so that `self` is passed by reference: called on an array element, a
+    /// non-mutating call copied the recogniser first, retains included.)
+    mutating func event(_ state: GestureState, now: UInt64, viewID: String, screen: String, touches: [GestureTouch])
         -> GestureEvent
     {
         let followed = rule.followed

@@ -100,7 +100,7 @@ struct ViewGestures: Sendable {
             let index = recognisers.firstIndex(where: { $0.deadlineMicros == deadline })
         {
             let claimedBefore = claimedCount
-            let request = recognisers[index].rule.deadlinePassed(touches)
+            let request = recognisers[index].deadlinePassed(touches)
             apply(request, to: index, now: deadline, into: &output)
             // A long press that began took its touches.
             if claimedCount != claimedBefore {
