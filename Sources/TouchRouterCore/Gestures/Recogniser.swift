@@ -49,7 +49,7 @@ struct Recogniser: Sendable {
     /// The rule's deadline as of its last call. The view reads it every step; reading it through
     /// the existential copied the whole recogniser (its retains were a third of the gesture rows'
     /// extra stamp-to-written time in `touchrouter-bench latency`).
-    private var ruleDeadlineMicros: UInt64?
+    private(set) var ruleDeadlineMicros: UInt64?
 
     init(spec: GestureSpec, index: Int, links: RecogniserLinks) {
         self.spec = spec

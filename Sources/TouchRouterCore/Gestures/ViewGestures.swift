@@ -40,8 +40,12 @@ struct ViewGestures: Sendable {
     /// The earliest deadline of any recogniser, noted after each change. Cost: one read per recogniser.
     private mutating func noteNextDeadline() {
         var earliest: UInt64?
-        for index in recognisers.indices {
-            if let deadline = recognisers[index].deadlineMicros, deadline < earliest ?? .max { earliest = deadline }
+        // The stored fields, not `deadlineMicros`: calling a computed property on an element copied
+        // the recogniser first (its retains were most of the gesture rows' extra time).
+        for index in recognisers.indices where recognisers[index].state == .possible && !recognisers[index].pending {
+            if let deadline = recognisers[index].ruleDeadlineMicros, deadline < earliest ?? .max {
+                earliest = deadline
+            }
         }
         nextDeadlineMicros = earliest
     }
