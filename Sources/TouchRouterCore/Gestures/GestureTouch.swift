@@ -2,9 +2,7 @@
 /// touches it follows.
 
 /// A routed touch without its device (whose name is a string): what recognition keeps and scans.
-/// With no reference in it, copying a touch (every rule's loop does, per touch) retains nothing;
-/// with the device in it, those retains made recognition with every kind cost about twice the
-/// daemon's stamp-to-written time without gestures (`touchrouter-bench latency`, gesture rows).
+/// With no reference in it, copying a touch (every rule's loop does, per touch) retains nothing.
 struct TouchSample: Sendable {
     var id: UInt64
     var phase: TouchPhase

@@ -46,9 +46,10 @@ struct Recogniser: Sendable {
     /// Would recognise, but a blocker has not failed yet: waits, ignoring touches.
     var pending = false
     var rule: any GestureRule
-    /// The rule's deadline as of its last call. The view reads it every step; reading it through
-    /// the existential copied the whole recogniser (its retains were a third of the gesture rows'
-    /// extra stamp-to-written time in `touchrouter-bench latency`).
+    /// The rule's deadline as of its last call, stored: the view reads it every step, and reading
+    /// it through the existential copied the whole recogniser, retains included (perf: most of the
+    /// daemon's retains with every kind on; reading it stored took the 1 kHz gesture rows of
+    /// `touchrouter-bench latency` from 1.8× to 1.5× the stamp-to-written p50 without gestures).
     private(set) var ruleDeadlineMicros: UInt64?
 
     init(spec: GestureSpec, index: Int, links: RecogniserLinks) {

@@ -41,7 +41,7 @@ struct ViewGestures: Sendable {
     private mutating func noteNextDeadline() {
         var earliest: UInt64?
         // The stored fields, not `deadlineMicros`: calling a computed property on an element copied
-        // the recogniser first (its retains were most of the gesture rows' extra time).
+        // the recogniser first (see `Recogniser.ruleDeadlineMicros`).
         for index in recognisers.indices where recognisers[index].state == .possible && !recognisers[index].pending {
             if let deadline = recognisers[index].ruleDeadlineMicros, deadline < earliest ?? .max {
                 earliest = deadline
