@@ -29,8 +29,6 @@ extension Daemon {
         let output = gestures.process(batches, scale: scale, timestampMicros: time)
         deliver(output.touches)
         deliverGestures(of: output)
-        _ = consume output  // so that the stage's copy is the only one (endDelivery empties it in place)
-        gestures.endDelivery()
         armHousekeepingTimer()
     }
 
@@ -52,8 +50,6 @@ extension Daemon {
         let output = gestures.advance(to: inputMicros(monotonic))
         deliver(output.touches)
         deliverGestures(of: output)
-        _ = consume output
-        gestures.endDelivery()
     }
 
     /// Queues each gesture message of `output` to the subscribers of its view that asked for

@@ -99,7 +99,6 @@ func runGestureBenchmark(frameCount: Int, tapCount: Int) {
                 let output = stage.process(messages, scale: frame.physicalScale, timestampMicros: now)
                 events &+= output.records.count &+ output.touches.count
                 releaseRecognitionOutput(consume messages, consume output)
-                stage.endDelivery()  // as the daemon does once it delivered the output
             } else {
                 let messages = trackAlone(&tracker, frame, subscribed, counting: &events)
                 releaseTrackerMessages(consume messages)
@@ -122,7 +121,6 @@ func runGestureBenchmark(frameCount: Int, tapCount: Int) {
             let start = monotonicNanoseconds()
             if recognising {
                 events &+= stage.advance(to: now - 4_000).records.count
-                stage.endDelivery()
             }
             run.timer.append(monotonicNanoseconds() - start)
             run.timedDowns.append(step(downFrame))
@@ -168,7 +166,7 @@ func releaseTrackerMessages(_ messages: consuming [ViewTouches]) {
 }
 
 /// Drops the caller's references to a frame's tracker messages and to the stage's output: the
-/// end of a frame with recognition (then `GestureStage.endDelivery` lets go of the stage's). The
+/// end of a frame with recognition. The
 /// counterpart of `releaseTrackerMessages`, counted the same way.
 @inline(never) @_optimize(none)
 func releaseRecognitionOutput(_ messages: consuming [ViewTouches], _ output: consuming GestureOutput) {

@@ -3,9 +3,8 @@ import Testing
 @testable import TouchRouterCore
 
 /// Recognition state lives only while a view has touches or something pending: a kiosk that
-/// touches thousands of views over a day holds live state for the few touched now, and at most
-/// `poolLimit` idle ones (parked in their views' slots, or pooled); a reused state recognises
-/// exactly as a new one does.
+/// touches thousands of views over a day holds state for the few touched now, and a view touched
+/// again recognises exactly as it did the first time.
 @Suite("Gesture state lifetime")
 struct GestureStateLifetimeTests {
     /// A 40 × 25 grid of 50 × 50 buttons (1000 views) on a 2000 × 1250 screen at 0.1 mm per unit;
@@ -32,11 +31,9 @@ struct GestureStateLifetimeTests {
             }
         }
         #expect(grid.events.map { "\($0.kind.rawValue) \($0.state.rawValue)" } == expected)
-        // One state served every view in turn.
-        #expect(grid.stage.pooledStates == 1)
     }
 
-    @Test("views touched together each hold state; all of it goes, and the pool keeps at most its limit")
+    @Test("views touched together each hold state; all of it goes, and the views recognise again")
     func severalAtOnce() {
         var grid = Grid()
         // 10 fingers down on 10 tap buttons, then 50 more views' taps pending at once.
@@ -67,8 +64,7 @@ struct GestureStateLifetimeTests {
             let ids = grid.events[(row * 10)..<(row * 10 + 10)].map(\.viewID)
             #expect(ids == ids.sorted(), "row \(row): \(ids)")
         }
-        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
-        // Reused states recognise as new ones do: a double tap on a tap button, a pan on a pan one.
+        // Views touched again recognise as before: a double tap on a tap button, a pan on a pan one.
         grid.events = []
         grid.use(0, 0)
         grid.use(0, 0)
@@ -82,65 +78,35 @@ struct GestureStateLifetimeTests {
         #expect(grid.stage.viewsWithState == 0)
     }
 
-    @Test("an idle view's state is parked for its next touch; past the bound the oldest parked one serves a new view")
-    func parkedStatesAndEviction() {
+    @Test("40 views tapped in four frames of 10 fingers: every tap recognised, state for none after")
+    func manyViewsThenNone() {
         var grid = Grid()
-        // 40 tap buttons in four frames of 10 fingers, their single taps pending together.
         for row in 0..<4 { grid.tapTogether((0..<10).map { (2 * $0, row) }) }
         #expect(grid.stage.viewsWithState == 40)
         grid.advance(after: 400)
-        // Released as their deadlines come, row by row (in view id order within a row: due
-        // together): the first 32 parked, the rest dropped; nothing live.
-        let released = (0..<4).flatMap { row in (0..<10).map { Grid.id(2 * $0, row) }.sorted() }
         #expect(grid.stage.viewsWithState == 0)
-        #expect(grid.stage.parkedStates == GestureStage.poolLimit)
-        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
-        #expect(grid.stage.heldStates == GestureStage.poolLimit)
-        #expect(grid.stage.parkedViewIDs == Array(released.prefix(GestureStage.poolLimit)))
-        // A parked view touched again reuses its own state: it is no longer parked, then parked
-        // anew, now the newest.
-        let first = released[0]
-        let second = released[1]
+        // A view touched again, and a view never touched: each recognises its tap, then holds nothing.
         grid.use(0, 0)
-        #expect(grid.stage.viewsWithState == 1)
-        #expect(grid.stage.parkedStates == GestureStage.poolLimit - 1)
-        #expect(!grid.stage.parkedViewIDs.contains(first))
-        grid.advance(after: 400)
-        #expect(grid.stage.parkedViewIDs == Array(released[1..<GestureStage.poolLimit]) + [first])
-        // A view never touched: the pool is empty, so the oldest parked state is evicted for it
-        // (not the view touched again, whose first entry is stale), and nothing is allocated.
         grid.use(20, 20)
-        #expect(grid.stage.viewsWithState == 1)
-        #expect(grid.stage.heldStates == GestureStage.poolLimit)
-        #expect(!grid.stage.parkedViewIDs.contains(second))
-        #expect(grid.stage.parkedViewIDs.first == released[2])
-        #expect(grid.stage.parkedViewIDs.last == first)
+        #expect(grid.stage.viewsWithState == 2)
         grid.advance(after: 400)
-        // The new view's state is parked in its turn, the newest: 32 kept, none made.
-        #expect(grid.stage.parkedViewIDs.last == Grid.id(20, 20))
-        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
-        #expect(grid.stage.heldStates == GestureStage.poolLimit)
+        #expect(grid.stage.viewsWithState == 0)
         #expect(grid.events.count == 42)
         #expect(grid.events.allSatisfy { $0.kind == .tap && $0.state == .recognized && $0.taps == 1 })
     }
 
-    @Test("over the 1000-view grid, idle states never exceed the bound nor the most views live at once")
+    @Test("over the 1000-view grid, state is held only by views touched or waiting, and every tap counts")
     func idleStatesStayBounded() {
         var grid = Grid()
         var mostLive = 0
         var recognised = 0
         func check(_ label: String) {
             mostLive = max(mostLive, grid.stage.viewsWithState)
-            #expect(grid.stage.pooledStates <= GestureStage.poolLimit, "\(label)")
-            #expect(grid.stage.heldStates <= mostLive, "\(label)")
-            #expect(grid.stage.heldStates - grid.stage.pooledStates == grid.stage.viewsWithState, "\(label)")
             #expect(grid.stage.viewsWithState == grid.stage.activeViewCount, "\(label)")
-            #expect(grid.stage.listedViews == grid.stage.viewsWithState + grid.stage.parkedStates, "\(label)")
         }
-        // Rounds of 1 to 10 fingers on 60 tap buttons taken in a stride (more than the bound, so
-        // views come back to a parked state of their own or find it evicted), every 15th round 40
-        // views (more live at once than the bound: past it, states are dropped), the timer run
-        // after most rounds only, so live, parked, evicted and dropped states mix.
+        // Rounds of 1 to 10 fingers on 60 tap buttons taken in a stride (views come back while their
+        // single tap still waits, or after it was decided), every 15th round 40 views at once, the
+        // timer run after most rounds only.
         var next = 0
         for round in 0..<120 {
             let fingers = round % 15 == 14 ? [10, 10, 10, 10] : [1 + round % 10]
@@ -163,9 +129,8 @@ struct GestureStateLifetimeTests {
         }
         grid.advance(after: 400)
         check("end")
-        #expect(mostLive > GestureStage.poolLimit)
+        #expect(mostLive >= 40)
         #expect(grid.stage.viewsWithState == 0)
-        #expect(grid.stage.pooledStates == GestureStage.poolLimit)
         // Every tap was recognised once: single taps, or double taps where a view came back
         // within its interval (a round without the timer before it).
         let taps = grid.events.filter { $0.kind == .tap && $0.state == .recognized }
@@ -214,7 +179,6 @@ struct GestureStateLifetimeTests {
             let output = grid.stage.process(batches, scale: grid.scale, timestampMicros: grid.now)
             together += output.touches
             togetherEvents += output.gestures
-            grid.stage.endDelivery()
             for message in batches.isEmpty ? [[]] : batches.map({ [$0] }) {
                 let one = single.process(message, scale: grid.scale, timestampMicros: grid.now)
                 alone += one.touches

@@ -2,10 +2,8 @@ import Testing
 
 @testable import TouchRouterCore
 
-/// An idle state serves its own view's next touch where it is parked, or another view's (pooled,
-/// or the oldest parked one evicted): reset in place when its recognisers came from the same
-/// gesture list, refilled otherwise. Either way the view recognises exactly as with a new state
-/// (performance.md, "Gestures", "Fourth pass" and "Sixth pass (the stage)").
+/// A view touched again after its state went, another view touched after it, a view after a
+/// reload: each recognises exactly as on a new stage.
 @Suite("Gesture state reuse")
 struct GestureStateReuseTests {
     /// Three 100 × 100 views side by side ("a", "b", "c") at 0.1 mm per unit (the extension below).
@@ -38,21 +36,17 @@ struct GestureStateReuseTests {
         return row.eventsWithoutTouchIDs
     }
 
-    @Test("a view's parked state, touched again, recognises as a new one: a double tap, then a tap")
+    @Test("a view touched again recognises as on a new stage: a double tap, then a tap")
     func parkedStateReusedBySameView() {
         let gestures = ["a": Self.taps(), "b": Self.drags]
         var row = Row(gestures)
         row.tapA()
         #expect(row.events.map(\.taps) == [1])
         #expect(row.stage.viewsWithState == 0)
-        #expect(row.stage.parkedViewIDs == ["a"])
-        #expect(row.stage.heldStates == 1)
         row.events = []
         row.doubleTapA()
         #expect(row.events.map(\.taps) == [2])
         #expect(row.eventsWithoutTouchIDs == Self.fresh(gestures, after: 1_055_000) { $0.doubleTapA() })
-        #expect(row.stage.parkedViewIDs == ["a"])
-        #expect(row.stage.heldStates == 1)  // the same state: none made, none pooled
         row.events = []
         row.tapA()
         #expect(row.events.map(\.taps) == [1])
@@ -61,21 +55,16 @@ struct GestureStateReuseTests {
         row.events = []
         row.dragB()
         #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000 + 1_213_000 + 1_055_000))
-        #expect(row.stage.parkedViewIDs == ["b"])  // the pool empty: "a"'s state was evicted for "b"
-        #expect(row.stage.heldStates == 1)
     }
 
-    @Test("a reload empties the parked states into the pool: a parked view recognises its new gestures")
+    @Test("a view idle at a reload recognises its new gestures as on a new stage")
     func reloadWithParkedStates() {
         var row = Row(["a": Self.taps(), "b": Self.drags])
         row.tapA()
-        #expect(row.stage.parkedViewIDs == ["a"])
         // "a" gets the drags (a list of the same length), "b" and "c" the taps.
         let reloaded = ["a": Self.drags, "b": Self.taps(), "c": Self.taps()]
         let output = row.stage.replaceGestures(reloaded, timestampMicros: row.now)
         #expect(output.gestures.isEmpty)
-        #expect(row.stage.parkedStates == 0)
-        #expect(row.stage.pooledStates == 1)
         #expect(row.stage.viewsWithState == 0)
         #expect(row.stage.activeViewCount == 0)
         row.events = []
@@ -84,7 +73,6 @@ struct GestureStateReuseTests {
         #expect(row.eventsWithoutTouchIDs == Self.fresh(reloaded, after: 1_055_000) { $0.dragA() })
         // A view whose list the reload kept recognises as before (the state refilled again).
         _ = row.stage.replaceGestures(["a": Self.drags, "b": Self.taps()], timestampMicros: row.now)
-        #expect(row.stage.parkedStates == 0)
         row.events = []
         row.dragA()
         #expect(
@@ -98,35 +86,33 @@ struct GestureStateReuseTests {
         #expect(row.events.isEmpty)
         #expect(row.raw.flatMap(\.touches).map(\.phase) == [.began, .moved, .moved, .moved, .moved, .ended])
         #expect(row.stage.viewsWithState == 0)
-        #expect(row.stage.pooledStates == 1)
     }
 
-    @Test("a state reused for a view with another list of as many gestures recognises that view's")
+    @Test("a view touched after another with a list of as many gestures recognises its own")
     func otherListSameLength() {
         let gestures = ["a": Self.taps(), "b": Self.drags]
         var row = Row(gestures)
         row.tapA()
         #expect(row.events.map(\.kind) == [.tap])
-        #expect(row.stage.pooledStates == 1)
         row.events = []
         row.dragB()
         #expect(row.events.map(\.kind).allSatisfy { $0 == .pan })
         #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000))
     }
 
-    @Test("a state reused for the same list, after its recognisers ended, starts as a new one")
+    @Test("a view touched again after its recognisers ended starts as on a new stage")
     func sameListAgain() {
         let gestures = ["a": Self.drags, "b": Self.drags]
         var row = Row(gestures)
         row.now += 1_055_000
-        row.dragB()  // b's state ends with its pan ended, then goes to the pool
+        row.dragB()  // b's state goes once its pan ended
         row.events = []
         row.dragB()
         #expect(!row.events.isEmpty)
         #expect(row.eventsWithoutTouchIDs == Self.freshDrag(gestures, after: 1_055_000 + 1_045_000))
     }
 
-    @Test("a stage copied while its single tap waits: each copy goes on alone (recognisers copied on write)")
+    @Test("a stage copied while its single tap waits: each copy goes on alone")
     func copiedStage() {
         var first = GestureHarness(Self.taps())
         first.down(0, 0, 500, 500)
@@ -147,7 +133,7 @@ struct GestureStateReuseTests {
         row.frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(150, 50))])
         _ = row.stage.replaceGestures(["a": Self.taps()], timestampMicros: row.now)
         #expect(row.stage.activeViewCount == 1)
-        row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])  // idle: its state and its slot go
+        row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])  // idle: its state goes
         #expect(row.stage.activeViewCount == 0)
         row.frame(after: 100, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(150, 50))])
         #expect(row.stage.activeViewCount == 0)
@@ -155,10 +141,10 @@ struct GestureStateReuseTests {
         row.frame(after: 8, [ContactEvent(kind: .up, slot: 0)])
     }
 
-    @Test("a reload numbers the lists anew: a pooled state is refilled, not reset to another list")
+    @Test("after a reload that moves the lists, a view recognises its own list")
     func reloadRenumbersLists() {
         var row = Row(["a": Self.taps(), "b": Self.drags])
-        row.tapA()  // its state, made from the first list of this config, goes to the pool
+        row.tapA()  // its state goes once the double tap's interval passed
         // Now "b" is the first view, its list the first of the config.
         let reloaded = ["b": Self.drags, "c": Self.taps()]
         _ = row.stage.replaceGestures(reloaded, timestampMicros: row.now)
@@ -186,7 +172,7 @@ fileprivate extension GestureStateReuseTests.Row {
         }
     }
 
-    /// A tap in view "a", its double tap's interval let pass: its state goes back to the pool.
+    /// A tap in view "a", its double tap's interval let pass: its state goes.
     mutating func tapA() {
         frame(after: 5, [ContactEvent(kind: .down, slot: 0, screenPoint: Point(50, 50))])
         frame(after: 50, [ContactEvent(kind: .up, slot: 0)])

@@ -1,0 +1,143 @@
+/// UIKit's arbitration between one view's recognisers, in one place:
+///
+/// - Exclusive: once one recogniser of the view has begun or recognised in a sequence of touches,
+///   its rivals (the view's other `exclusive` recognisers) that are following touches fail, and a
+///   rival that asks later fails. A pinch and a rotate are partners, not rivals: they recognise
+///   together. A recogniser with `exclusive: false` has no rivals (UIKit's
+///   `shouldRecognizeSimultaneously` answered yes).
+/// - Blockers (`require(toFail:)`): an exclusive tap waits for the view's exclusive taps with as
+///   many fingers and more taps to fail before it recognises (pending, ignoring touches); it
+///   recognises when the last of them fails, and fails if one of them recognises.
+/// - `cancelsTouches` (`cancelsTouchesInView`): a recogniser that begins or recognises takes the
+///   touches it follows; raw clients get one `cancelled` (reason `gesture`) for each, then nothing.
+///   A touch that comes down while a `cancelsTouches` pan with room for it is active belongs to the
+///   pan from the start: raw clients never see it.
+
+/// Who a recogniser waits for and whom it excludes, by position in the view's list.
+struct RecogniserLinks: Sendable {
+    /// The recognisers that must fail before this one may recognise.
+    var blockers: [Int] = []
+    /// The recognisers whose blockers hold this one: what its failure may release.
+    var waiters: [Int] = []
+    /// The recognisers this one excludes and is excluded by.
+    var rivals: [Int] = []
+
+    /// Every recogniser's links for a view's list. Cost: recognisers² (at most 16²).
+    static func links(for specs: [GestureSpec]) -> [RecogniserLinks] {
+        var links = specs.map { _ in RecogniserLinks() }
+        for (index, spec) in specs.enumerated() where spec.kind == .tap && spec.exclusive {
+            links[index].blockers = specs.indices.filter {
+                specs[$0].kind == .tap && specs[$0].exclusive && specs[$0].fingers == spec.fingers
+                    && specs[$0].taps > spec.taps
+            }
+        }
+        for index in specs.indices {
+            for other in specs.indices where other != index {
+                if links[other].blockers.contains(index) { links[index].waiters.append(other) }
+                if specs[index].exclusive && specs[other].exclusive && !arePartners(specs[index], specs[other]) {
+                    links[index].rivals.append(other)
+                }
+            }
+        }
+        return links
+    }
+
+    private static func arePartners(_ a: GestureSpec, _ b: GestureSpec) -> Bool {
+        (a.kind == .pinch && b.kind == .rotate) || (a.kind == .rotate && b.kind == .pinch)
+    }
+}
+
+extension ViewGestures {
+    /// What a recogniser asked for, granted or refused.
+    mutating func apply(_ request: RecogniserRequest, to index: Int, now: UInt64, into output: inout GestureOutput) {
+        switch request {
+        case .none: return
+        case .fail: fail(index, now: now, into: &output)
+        case .change: move(index, to: .changed, now: now, into: &output)
+        case .end: move(index, to: .ended, now: now, into: &output)
+        case .cancel: move(index, to: .cancelled, now: now, into: &output)
+        case .begin, .recognize:
+            let links = recognisers[index].links
+            for rival in links.rivals where recognisers[rival].state != .possible && recognisers[rival].state != .failed
+            {
+                return fail(index, now: now, into: &output)  // a rival recognised in this sequence
+            }
+            var waits = false
+            for blocker in links.blockers {
+                switch recognisers[blocker].state {
+                case .failed: continue
+                case .possible: waits = true
+                default: return fail(index, now: now, into: &output)
+                }
+            }
+            if waits {
+                recognisers[index].pending = true
+                return
+            }
+            grant(index, request == .begin ? .began : .recognized, now: now, into: &output)
+        }
+    }
+
+    /// A recogniser begins or recognises: it takes its touches if it cancels them, and its rivals
+    /// that are following touches fail.
+    private mutating func grant(_ index: Int, _ state: GestureState, now: UInt64, into output: inout GestureOutput) {
+        recognisers[index].pending = false
+        move(index, to: state, now: now, into: &output)
+        if recognisers[index].spec.cancelsTouches {
+            let followed = recognisers[index].rule.followed
+            for position in touches.indices where followed.contains(touches[position].id) { claim(position) }
+        }
+        for rival in recognisers[index].links.rivals
+        where recognisers[rival].state == .possible && recognisers[rival].hasStarted {
+            fail(rival, now: now, into: &output)
+        }
+    }
+
+    /// A possible recogniser fails; a tap that waited only for it (and others that failed) recognises.
+    mutating func fail(_ index: Int, now: UInt64, into output: inout GestureOutput) {
+        guard recognisers[index].state == .possible else { return }
+        recognisers[index].pending = false
+        move(index, to: .failed, now: now, into: &output)
+        for waiter in recognisers[index].links.waiters
+        where recognisers[waiter].pending
+            && recognisers[waiter].links.blockers.allSatisfy({ recognisers[$0].state == .failed })
+        {
+            recognisers[waiter].pending = false
+            apply(.recognize, to: waiter, now: now, into: &output)
+        }
+    }
+
+    /// A recogniser's new state, and its event (a failure's only when failures are recorded).
+    private mutating func move(_ index: Int, to state: GestureState, now: UInt64, into output: inout GestureOutput) {
+        recognisers[index].state = state
+        guard state != .failed || recordsTransitions else { return }
+        output.records.append(
+            recognisers[index].event(state, now: now, viewID: viewID, screen: screen, touches: touches))
+    }
+
+    /// Ends every recogniser now (a reload changed or removed the view's gestures): active ones
+    /// are cancelled, the others fail; the touches stay as they are (taken ones stay taken).
+    mutating func cancelRecognisers(timestampMicros: UInt64, into output: inout GestureOutput) {
+        for index in recognisers.indices where !recognisers[index].state.isTerminal {
+            apply(recognisers[index].isActive ? .cancel : .fail, to: index, now: timestampMicros, into: &output)
+        }
+    }
+
+    /// A touch that comes down while a `cancelsTouches` pan with room for it is active is the
+    /// pan's from the start. Cost: one look per recogniser.
+    mutating func claimIfJoiningActivePan(_ position: Int) {
+        for index in recognisers.indices
+        where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
+            && recognisers[index].isActive && (recognisers[index].rule as? PanRule)?.hasRoom == true
+        {
+            claim(position)
+            touches[position].cancellationSent = true
+            return
+        }
+    }
+
+    /// A gesture takes the touch at `position`.
+    private mutating func claim(_ position: Int) {
+        touches[position].claimed = true
+    }
+}
