@@ -190,7 +190,10 @@ struct RecogniserTableTests {
     }
 
     /// (angle degrees, began): the default rotate angle is 5 degrees.
-    @Test("a rotate begins after 5 degrees", arguments: [(4.9, false), (5.1, true)])
+    /// Clockwise (positive) or counter-clockwise (negative) alike.
+    @Test(
+        "a rotate begins after 5 degrees, either way",
+        arguments: [(4.9, false), (5.1, true), (-4.9, false), (-5.1, true)])
     func rotateAngle(_ degrees: Double, _ began: Bool) {
         var run = GestureHarness(.rotate)
         run.down(0, 0, 500, 500)
@@ -198,7 +201,7 @@ struct RecogniserTableTests {
         let radians = degrees * .pi / 180
         run.move(10, 1, 500 + 200 * cos(radians), 500 + 200 * sin(radians))
         #expect(run.summary == (began ? ["rotate began"] : []))
-        if began { #expect(abs(run.events[0].rotation! - radians) < 1e-9) }
+        if began, let event = run.events.first { #expect(abs(event.rotation! - radians) < 1e-9) }
     }
 
     @Test("a rotation across the half turn keeps counting (175° to 185° is +10°, not -350°)")
