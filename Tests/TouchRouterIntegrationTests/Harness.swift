@@ -291,3 +291,41 @@ enum OtherUserClient {
         return text
     }
 }
+
+/// A script run as another user (setpriv, as `OtherUserClient.run`) that the test talks to while it
+/// runs: its stdout is gathered in `text`, a line can be written to its stdin.
+final class InteractiveOtherUserClient {
+    private let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    /// Everything the script printed so far.
+    private(set) var text = ""
+
+    init(script: String, arguments: [String], credentials: [String] = OtherUserClient.nobody) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = credentials + [OtherUserClient.python, script] + arguments
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    /// Reads until `text` contains `marker`; throws (with `context`) if the script ends first.
+    func read(until marker: String, context: @autoclosure () -> String) throws {
+        while !text.contains(marker) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw HarnessError("the script stopped early:\n\(text)\n\(context())") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+    }
+
+    /// Writes one line to the script's stdin.
+    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+    /// Reads the rest of the output and waits for the script to exit.
+    func finish() {
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+    }
+}

@@ -79,22 +79,9 @@ struct OutsiderOracleTests {
         let admin = try LineClient(socketPath: daemon.socketPath)
         _ = try admin.hello("root")
 
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        client.arguments =
-            OtherUserClient.nobody + [OtherUserClient.python, directory.file("outsider.py"), daemon.socketPath]
-        let output = Pipe()
-        let input = Pipe()
-        client.standardOutput = output
-        client.standardInput = input
-        try client.run()
-        defer { if client.isRunning { client.terminate() } }
-        var text = ""
-        while !text.contains("READY\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw HarnessError("the outsider stopped early:\n\(text)\n\(daemon.log)") }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let client = try InteractiveOtherUserClient(
+            script: directory.file("outsider.py"), arguments: [daemon.socketPath])
+        try client.read(until: "READY\n", context: daemon.log)
 
         // Root changes the hidden views and one open to everybody, waiting for each reply.
         for (seq, request) in [
@@ -109,9 +96,9 @@ struct OutsiderOracleTests {
             #"{"type":"mount","view":"vault","children":[{"id":"vault-inner","frame":[0,0,10,10]}],"seq":3}"#)
         guard case .mounted = try admin.readReply() else { throw HarnessError("root's mount refused:\n\(daemon.log)") }
 
-        input.fileHandleForWriting.write(Data("go\n".utf8))
-        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        client.waitUntilExit()
+        client.send("go")
+        client.finish()
+        let text = client.text
         let lines = text.split(separator: "\n").map(String.init).filter { $0 != "READY" }
         var replies: [Int64: (line: String, message: DaemonMessage)] = [:]
         var events: [DaemonMessage] = []

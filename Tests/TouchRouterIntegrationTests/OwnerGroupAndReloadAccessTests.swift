@@ -107,23 +107,11 @@ struct OwnerGroupAndReloadAccessTests {
             ])
         defer { daemon.stop() }
 
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        client.arguments =
-            OtherUserClient.nobody + [OtherUserClient.python, directory.file("outsider.py"), daemon.socketPath]
-        let output = Pipe()
-        let input = Pipe()
-        client.standardOutput = output
-        client.standardInput = input
-        try client.run()
-        defer { if client.isRunning { client.terminate() } }
-        var text = ""
-        while !text.contains("READY\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw HarnessError("the outsider stopped early:\n\(text)\n\(daemon.log)") }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        #expect(text.hasPrefix(#"{"type":"subscribed""#), "the first file lets nobody see left: \(text)")
+        let client = try InteractiveOtherUserClient(
+            script: directory.file("outsider.py"), arguments: [daemon.socketPath])
+        try client.read(until: "READY\n", context: daemon.log)
+        #expect(
+            client.text.hasPrefix(#"{"type":"subscribed""#), "the first file lets nobody see left: \(client.text)")
 
         // The new file: left is root's only. Root reloads and waits for the answer.
         try directory.write("access.json5", Self.accessConfig(leftUsers: "0"))
@@ -132,19 +120,15 @@ struct OwnerGroupAndReloadAccessTests {
         let reloaded = try admin.readReply()
         guard case .reloaded = reloaded else { throw HarnessError("reload: \(reloaded)\n\(daemon.log)") }
 
-        input.fileHandleForWriting.write(Data("go\n".utf8))
+        client.send("go")
         // The outsider's requests are answered before the replay starts: then root's subscription
         // (the second subscriber) starts it.
-        while !text.contains(#""seq":3"#) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw HarnessError("the outsider stopped early:\n\(text)\n\(daemon.log)") }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        try client.read(until: #""seq":3"#, context: daemon.log)
         let watcher = try LineClient(socketPath: daemon.socketPath)
         try watcher.send(ClientRequest(.subscribe(views: ["left"], subtree: false), seq: 1))
         guard case .subscribed = try watcher.readReply() else { throw HarnessError("root refused left") }
-        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        client.waitUntilExit()
+        client.finish()
+        let text = client.text
 
         let messages = text.split(separator: "\n").filter { $0 != "READY" }.compactMap {
             try? DaemonMessageDecoder.decode(line: Array($0.utf8)).get()
