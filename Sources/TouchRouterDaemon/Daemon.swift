@@ -273,7 +273,7 @@ public final class Daemon {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
         armHousekeepingTimer()  // a screen with `idle` counts down from the start
         systemd?.notify(
-            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
+            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(listener?.path ?? options.socket.path)")
         if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
             // The only periodic wake-up, and only when the unit sets WatchdogSec=.
             let watchdog = try MonotonicTimer()
