@@ -111,11 +111,12 @@ struct MetricsDaemonTests {
             ] + extraArguments)
     }
 
-    /// A client subscribed to the whole screen (it starts the replay).
-    func subscriber(_ daemon: DaemonProcess, gestures: Bool = false) throws -> LineClient {
+    /// A client subscribed to `views` with their subtrees, the whole screen by default (it starts
+    /// the replay).
+    func subscriber(_ daemon: DaemonProcess, views: [String] = ["main"]) throws -> LineClient {
         let client = try LineClient(socketPath: daemon.socketPath)
         _ = try client.hello("app")
-        try client.send(ClientRequest(.subscribe(views: ["main"], subtree: true), seq: 1))
+        try client.send(ClientRequest(.subscribe(views: views, subtree: true), seq: 1))
         _ = try client.readReply()
         return client
     }
@@ -320,11 +321,14 @@ struct MetricsDaemonTests {
         defer { directory.remove() }
         let daemon = try self.daemon(
             directory, config: FieldRecording.config("filters: {dropStuckPoints: true}"),
-            frames: Self.taps([(100, 100)]),
-            extraArguments: ["--max-clients", "2"])
+            frames: Self.taps([(700, 300), (100, 100)]), extraArguments: ["--max-clients", "2"])
         defer { daemon.stop() }
-        let client = try subscriber(daemon)
+        // Only the left button is watched: the first tap, on the right, reaches no subscriber.
+        let client = try subscriber(daemon, views: ["button"])
+        try waitForTouchesToEnd(client, count: 1)
         let before = try metrics(client)
+        #expect(before.value("touchrouter_touches_dropped_total", ["reason": "no-subscriber"]) == 1)
+        #expect(before.value("touchrouter_touches_total", ["screen": "main"]) == 1)
         #expect(before.value("touchrouter_reloads_total", ["result": "ok"]) == 0)
         #expect(before.value("touchrouter_layout_generation") == 1)
 
