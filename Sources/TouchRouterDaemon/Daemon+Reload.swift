@@ -147,7 +147,7 @@ extension Daemon {
             if let table = build.subscriptions {
                 // Only subscriptions changed: the old table is freed on the worker.
                 var oldTable = Optional(subscriptions)
-                subscriptions = table
+                router.replaceSubscriptions(table)
                 reloadWorker.retire(oldTable.take()!, trim: false)
             }
             return failure
@@ -157,27 +157,15 @@ extension Daemon {
         // What the old layout holds is released on the worker, not here: taken now, handed over
         // (consumed) only once the loop's own references are gone, else the worker could drop its
         // copy first and the loop's last release would free 100k views here.
-        var old = Optional((config, tracker.preparedLayout, access, subscriptions))
-        // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
-        deliverTracked(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
-        config = prepared.config
-        if !gestures.isEmpty || !config.viewGestures.isEmpty {
-            let output = gestures.replaceGestures(config.viewGestures, timestampMicros: inputMicros(monotonicMicros()))
-            deliver(output.touches)
-            deliverGestures(of: output)
-            armHousekeepingTimer()
-        }
-        // Screens keep their idle state by name; new filter settings apply from now on, a changed
-        // idle counts from now, and fingers already down keep their screens active.
-        field.replaceSettings(
-            config: config, nowMicros: monotonicMicros(),
-            contactsDown: tracker.touchesDown.map {
-                FieldStage.DownContact(device: $0.device, slot: $0.slot, screen: $0.screen, screenPoint: $0.screenPoint)
-            })
-        armHousekeepingTimer()
+        var old = Optional((config, router.tracker.preparedLayout, access, subscriptions))
+        // The one swap: cancels of touches whose view went, recognisers of changed views, the field
+        // settings, and the build's subscription table (the live one, re-expanded) all at once.
+        deliver(
+            router.swapLayout(
+                prepared.layout, config: prepared.config, subscriptions: build.subscriptions,
+                nowMicros: monotonicMicros()))
+        armHousekeepingTimer()  // a changed `idle` may count from now, later than the armed time
         layoutGeneration += 1
-        // Subscriptions change only in builds: the build's table is the live one, re-expanded.
-        if let table = build.subscriptions { subscriptions = table }
         access = prepared.access
         reloadWorker.retire(old.take()!, trim: fileRead)
         for name in access.unknownNames {

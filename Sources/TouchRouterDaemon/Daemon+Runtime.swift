@@ -363,7 +363,7 @@ extension Daemon {
             client.hasSubscribed = true
         case .explain(let screenName, _):
             if let name = screenName ?? layout.screens.first?.name {
-                work.touchedViews = tracker.touchedViews(screen: name)
+                work.touchedViews = router.tracker.touchedViews(screen: name)
             }
             if work.isAdmin { work.clientLabels = clients.mapValues(\.label) }
         default: break

@@ -51,23 +51,18 @@ public final class Daemon {
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 
-    /// The config with its run-time changes (`runtime.effective`): what the daemon routes with.
-    var config: Config
+    /// The routing core (TouchRouterCore/Router.swift): the field stage, the tracker, gesture
+    /// recognition and the subscriptions, driven from Daemon+Routing.swift.
+    var router: Router
+    /// The config routing follows, with its run-time changes (`runtime.effective`).
+    var config: Config { router.config }
+    var layout: Layout { router.layout }
+    var subscriptions: SubscriptionTable { router.subscriptions }
     /// The config file's layout, what clients changed at run time, and the two together.
     var runtime: RuntimeLayout
-    var layout: Layout { config.layout }
     var layoutGeneration: UInt64 = 1
-    var tracker: TouchTracker
-    /// Idle/wake and the ghost filters, between input and the tracker (Daemon+Field.swift).
-    var field: FieldStage
-    var subscriptions: SubscriptionTable
+    /// The access lists with their names resolved (the fan-out's per-client check).
     var access: AccessPolicy
-    /// Gesture recognition between the tracker and dispatch; empty (and bypassed) when no view has
-    /// gestures.
-    var gestures: GestureStage
-    /// Input time minus CLOCK_MONOTONIC at the last frame: maps recognition deadlines (input
-    /// time: a recording's, when replaying) onto the housekeeping timer.
-    var inputClockOffsetMicros: Int64 = 0
 
     var clients: [ClientID: ClientConnection] = [:]
     var nextClientID: ClientID = 1
@@ -176,13 +171,9 @@ public final class Daemon {
         self.options = options
         self.logger = logger
         let config = try loadConfig(path: options.configPath)
-        self.config = config
+        router = Router(config: config, nowMicros: monotonicMicros())
         runtime = RuntimeLayout(base: config)
-        tracker = TouchTracker(layout: config.layout)
-        field = FieldStage(config: config, nowMicros: monotonicMicros())
-        subscriptions = SubscriptionTable(layout: config.layout)
         access = AccessPolicy(config: config)
-        gestures = GestureStage(viewGestures: config.viewGestures)
         // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
         malloc_trim(0)
         // Not after a reload: malloc_trim walks every heap, the loop's too, and held its lock for
@@ -282,7 +273,7 @@ public final class Daemon {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
         armHousekeepingTimer()  // a screen with `idle` counts down from the start
         systemd?.notify(
-            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
+            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(listener?.path ?? options.socket.path)")
         if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
             // The only periodic wake-up, and only when the unit sets WatchdogSec=.
             let watchdog = try MonotonicTimer()
@@ -368,21 +359,20 @@ public final class Daemon {
         playDueFrames()
     }
 
-    /// Closes lingering clients whose deadline passed, fires gesture deadlines (a long press, a tap
-    /// waiting for a double tap), re-establishes a lost config watch and retries a reload that
-    /// failed for want of resources; re-armed for what still waits.
-    /// Cost: one pass over the lingering clients (each misbehaved in the last 2 s) and one over
-    /// the views with recognition state.
+    /// Advances the Router (idle countdowns, held and stuck contacts, a long press, a tap waiting
+    /// for a double tap), closes lingering clients whose deadline passed, re-establishes a lost
+    /// config watch and retries a reload that failed for want of resources; re-armed for what
+    /// still waits. Cost: the Router's `advance`, and one pass over the lingering clients (each
+    /// misbehaved in the last 2 s).
     func handleHousekeepingTimer() {
         housekeepingTimer.acknowledge()
         housekeepingArmedAt = nil
         let now = monotonicMicros()
-        if !field.isInert { applyField(field.advance(nowMicros: now)) }
+        if let due = router.nextDeadlineMicros, due <= now { deliver(router.advance(to: now)) }
         for (clientID, deadline) in lingerDeadlines where deadline <= now {
             lingerDeadlines[clientID] = nil
             if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
         }
-        if let due = gestureDeadlineMonotonicMicros, due <= now { advanceGestures(monotonicMicros: now) }
         if let due = retryAtMicros, due <= now {
             retryAtMicros = nil
             if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
@@ -399,12 +389,10 @@ public final class Daemon {
         armHousekeepingTimer()
     }
 
-    /// Arms the timer for the earliest deadline (the field stage's among them), or disarms it when
+    /// Arms the timer for the earliest deadline (the Router's among them), or disarms it when
     /// nothing waits.
     func armHousekeepingTimer() {
-        let next =
-            ([retryAtMicros, field.nextDeadlineMicros, gestureDeadlineMonotonicMicros].compactMap { $0 }
-            + lingerDeadlines.values).min()
+        let next = ([retryAtMicros, router.nextDeadlineMicros].compactMap { $0 } + lingerDeadlines.values).min()
         guard next != housekeepingArmedAt else { return }
         do {
             if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }
@@ -487,61 +475,24 @@ public final class Daemon {
         if clock.isFinished {
             logger.info("replay finished")
             try? timer.disarm()
-            if options.exitsAfterReplay { beginStop(reason: "replay finished (--exit-after-replay)") }
+            if options.exitsAfterReplay {
+                // The last touches' recognition is owed: a single tap waiting for a second one.
+                deliver(router.settleGestures())
+                beginStop(reason: "replay finished (--exit-after-replay)")
+            }
             return
         }
         armReplayTimer()
     }
 
-    // MARK: Routing
-
-    /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
-    func deliver(_ batches: [ViewTouches]) {
-        guard !batches.isEmpty else { return }
-        clientsToFlush.removeAll(keepingCapacity: true)
-        for viewTouches in batches {
-            let subscribers = subscriptions.subscribers(of: viewTouches.viewID)
-            if subscribers.isEmpty { continue }
-            encodedTouches.removeAll(keepingCapacity: true)
-            guard TouchesEncoder.appendLine(viewTouches, to: &encodedTouches) else {
-                stats.nonFiniteMessagesDropped += 1
-                continue
-            }
-            let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewTouches.viewID)
-            for clientID in subscribers {
-                guard let client = clients[clientID], client.closing == nil, client.receivesTouches else { continue }
-                // A subtree subscription may cover a view the client may not see.
-                if checksAccess && !access.permits(client.credentials, viewID: viewTouches.viewID) {
-                    continue
-                }
-                let wasEmpty = client.outbox.isEmpty
-                switch client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches) {
-                case .queued:
-                    if wasEmpty { clientsToFlush.append(client) }
-                case .coalesced:
-                    // Once per client: a stalled client is coalesced at every message from then on.
-                    if !client.wasBehind {
-                        client.wasBehind = true
-                        logger.debug("\(client.label) is behind: coalesced moves in its queue")
-                    }
-                case .overflow:
-                    cutOff(client)
-                }
-                stats.touchMessagesQueued += 1
-            }
-        }
-        // One write per client per frame; a client with bytes already waiting is written to
-        // when the socket becomes writable (EPOLLOUT is on for it).
-        for client in clientsToFlush where client.closing == nil { flush(client) }
-        clientsToFlush.removeAll(keepingCapacity: true)
-    }
+    // MARK: Stopping
 
     /// Cancels every active touch (reason `shutdown`), tells clients, flushes within a deadline.
     func beginStop(reason: String) {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
         systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
-        deliverTracked(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
+        deliver(router.cancelAll(reason: .shutdown, nowMicros: monotonicMicros()))
         isStopping = true
         if let listener {
             loop.deregister(listener.fd)
