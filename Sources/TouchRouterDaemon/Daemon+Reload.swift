@@ -220,6 +220,38 @@ extension Daemon {
             if client.outbox.enqueue(line: bytes) == .overflow { cutOff(client) } else { flush(client) }
         }
     }
+
+    // MARK: Config file watch
+
+    /// Cost: one drain of the inotify queue (bounded by the kernel's queue), then at most one
+    /// reload.
+    func handleConfigWatch() {
+        guard let watch = configWatch else { return }
+        let changes = watch.drain()
+        if changes.overflowed {
+            logger.warning("config watch: the inotify queue overflowed and events were lost; reading the config again")
+        }
+        if changes.watchLost {
+            logger.warning("config watch: \(Excerpt.of(watch.directory)) was moved or deleted; watching its path again")
+            reestablishConfigWatch()
+        } else if changes.needsReload {
+            requestReload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
+        }
+    }
+
+    /// Watches the config directory's path again; the file may have changed meanwhile, so it is
+    /// read again. While the path does not exist, retries once a second.
+    func reestablishConfigWatch() {
+        guard let watch = configWatch else { return }
+        do {
+            try watch.reestablish()
+            logger.notice("config watch: watching \(Excerpt.of(watch.directory)) again")
+            requestReload(trigger: "config watch re-established")
+        } catch {
+            logger.warning("config watch: \(Excerpt.of(watch.directory)): \(error); retrying every second")
+            scheduleRetry()
+        }
+    }
 }
 
 extension ProtocolError {

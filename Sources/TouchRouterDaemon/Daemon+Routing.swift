@@ -1,10 +1,35 @@
 /// Routing in the daemon: input events and the housekeeping timer drive the `Router`
 /// (TouchRouterCore/Router.swift), and what it routes goes to clients through one fan-out.
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 import TouchRouterSystem
 
 extension Daemon {
+    /// libinput on the seat (or the `--device` nodes); its fd joins the loop.
+    func openLiveInput() throws {
+        let backend: LibinputBackend =
+            options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
+        let logger = self.logger
+        let reader = try LibinputReader(
+            backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
+            assigner: { [unowned self] device, defaultCalibration in
+                config.screenAssignment(for: device, defaultCalibration: defaultCalibration)
+            },
+            log: { level, message in logger.log(level, message) })
+        liveInput = reader
+        teardown.push { [weak self] in self?.liveInput = nil }
+        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
+            [unowned self] _ in
+            guard let events = liveInput?.dispatch() else { return }
+            for event in events { process(event) }
+        }
+        logger.notice(
+            "live input: "
+                + (options.devices.isEmpty
+                    ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
+    }
+
     /// Routes one input event. Cost: the Router's (bounded by the frame's contacts, the touches down
     /// and the touched views' recognisers), then the fan-out of what it delivers.
     func process(_ event: InputEvent) {
