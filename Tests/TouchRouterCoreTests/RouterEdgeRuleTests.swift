@@ -110,6 +110,41 @@ struct RouterEdgeRuleTests {
             Self.touchStamps(stopped) == [Self.input(Self.start + 2000, offset), Self.input(Self.start + 2000, offset)])
     }
 
+    /// A swap that gives gestures to a layout that had none turns recognition on.
+    @Test func aSwapThatBringsTheFirstGesturesTurnsRecognitionOn() throws {
+        var router = R.router(try R.config(tapperGestures: "[]"), subscribing: ["tapper": 3])
+        #expect(router.gestures.isEmpty)
+        #expect(Self.swap(&router, to: try R.config(), at: 1000).isEmpty)
+        _ = router.route(R.frame(2000, R.down(0, 100, 600)), nowMicros: 2000)
+        #expect(router.nextDeadlineMicros == 502_000)
+        let pressed = router.advance(to: 502_000)
+        #expect(R.summary(pressed).last == "gesture tapper longPress began → [3]")
+    }
+
+    /// A swap that takes every gesture away cancels the one in progress.
+    @Test func aSwapThatRemovesEveryGestureCancelsTheActiveOne() throws {
+        var router = R.router(try R.config(), subscribing: ["tapper": 3])
+        _ = router.route(R.frame(1000, R.down(0, 100, 600)), nowMicros: 1000)
+        #expect(R.summary(router.advance(to: 501_000)).last == "gesture tapper longPress began → [3]")
+        let swapped = Self.swap(&router, to: try R.config(tapperGestures: "[]"), at: 600_000)
+        #expect(R.summary(swapped) == ["gesture tapper longPress cancelled → [3]"])
+    }
+
+    /// A client that left a view after its touch went down gets nothing more of it, touches or
+    /// gestures: the touch keeps its target, which now has nobody; the next touch climbs to the new
+    /// subscriber.
+    @Test func touchesAndGesturesOfAViewWhoseSubscriberLeftGoToNobody() throws {
+        var router = R.router(try R.config(), subscribing: ["outer": 7, "tapper": 3])
+        _ = router.route(R.frame(1000, R.down(0, 150, 150), R.down(1, 100, 600)), nowMicros: 1000)
+        var table = SubscriptionTable(layout: router.layout)
+        #expect(table.subscribe(8, to: ["root"], subtree: false).isEmpty)
+        router.replaceSubscriptions(table)
+        #expect(router.advance(to: 501_000).isEmpty)  // the long press begins, for nobody
+        #expect(router.route(R.frame(600_000, R.up(0), R.up(1)), nowMicros: 600_000).isEmpty)
+        let next = router.route(R.frame(700_000, R.down(0, 150, 150)), nowMicros: 700_000)
+        #expect(R.summary(next) == ["touches root began → [8]"])
+    }
+
     // MARK: - Deadlines
 
     /// After a tap on `tapper` (up at 150 ms), the double tap waits 300 ms for a second one (due at
