@@ -361,6 +361,58 @@ struct MetricsDaemonTests {
         #expect(after.value("touchrouter_clients") == 2)
     }
 
+    /// Run as `nobody`: a hitTest into the left button, then metrics; prints each reply line.
+    static let outsiderScript = """
+        import socket, sys
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(sys.argv[1])
+        sock.sendall(b'{"type":"hitTest","point":[100,100],"seq":1}\\n{"type":"metrics","seq":2}\\n')
+        data = b""
+        while data.count(b"\\n") < 2:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        sys.stdout.write(data.decode())
+        """
+
+    @Test(
+        "metrics are refused to a client outside the admins while a view has an access list; the denial is counted",
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"),
+        arguments: [true, false])
+    func outsiderRefused(withAccessList: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write("outsider.py", Self.outsiderScript)
+        let access = withAccessList ? ", access: {users: [0]}" : ""
+        let config = """
+            {screens: [{name: "main", width: 1280, height: 768, root: {id: "main", children: [
+              {id: "button", frame: [0, 0, 640, 768]\(access)}, {id: "other", frame: [640, 0, 640, 768]}]}}]}
+            """
+        let daemon = try self.daemon(
+            directory, config: config, frames: Self.taps([(100, 100)]), extraArguments: ["--socket-mode", "0666"])
+        defer { daemon.stop() }
+        let text = try OtherUserClient.run(script: directory.file("outsider.py"), arguments: [daemon.socketPath])
+        let replies = try text.split(separator: "\n").map {
+            try DaemonMessageDecoder.decode(line: Array($0.utf8)).get()
+        }
+        guard replies.count == 2 else { throw HarnessError("outsider got \(text)") }
+        let admin = try subscriber(daemon)
+        let parsed = try metrics(admin)
+        if withAccessList {
+            guard case .error(let error) = replies[1] else { throw HarnessError("outsider was served: \(replies[1])") }
+            #expect(error.code == .permissionDenied && error.seq == 2)
+            #expect(parsed.value("touchrouter_requests_refused_total", ["reason": "access-denied"]) == 1)
+        } else {
+            guard case .metrics(_, let outsiderText, let seq) = replies[1] else {
+                throw HarnessError("outsider refused: \(replies[1])")
+            }
+            #expect(seq == 2 && outsiderText.hasSuffix("# EOF\n"))
+            #expect(parsed.value("touchrouter_requests_refused_total", ["reason": "access-denied"]) == 0)
+        }
+    }
+
     @Test("10,000 views, 300 touched: 128 view labels and one (other) per screen; every touch counted once")
     func tenThousandViews() throws {
         let directory = try TemporaryDirectory()
