@@ -26,6 +26,9 @@ struct ConfigGestureTests {
             "a key of another kind", Self.padView(#"[{ type: "tap", direction: "left" }]"#), .unknownKey,
             path: "main/pad", at: "direction"),
         .view(
+            "a rotate's key on a pinch", Self.padView(#"[{ type: "pinch", angle: 10 }]"#), .unknownKey,
+            path: "main/pad", at: "angle"),
+        .view(
             "misspelt key", Self.padView(#"[{ type: "tap", tapps: 2 }]"#), .unknownKey, path: "main/pad", at: "tapps",
             says: #"did you mean "taps"?"#),
         .view(

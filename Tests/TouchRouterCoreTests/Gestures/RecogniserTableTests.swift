@@ -186,6 +186,20 @@ struct RecogniserTableTests {
         if recognised { #expect(run.events[0].direction == .right) }
     }
 
+    /// (fingers down, recognised): a 2-finger swipe takes exactly two; one finger covering the
+    /// distance is no 2-finger swipe.
+    @Test("a 2-finger swipe needs two fingers", arguments: [(1, false), (2, true)])
+    func swipeFingers(_ fingers: Int, _ recognised: Bool) {
+        var run = GestureHarness(.swipe) { $0.fingers = 2 }
+        for slot in 0..<fingers { run.down(0, Int32(slot), 500, 500 + Double(slot) * 100) }
+        run.frame(
+            20,
+            (0..<fingers).map {
+                ContactEvent(kind: .motion, slot: Int32($0), screenPoint: Point(700, 500 + Double($0) * 100))
+            })
+        #expect(run.summary == (recognised ? ["swipe recognized"] : []))
+    }
+
     /// (ms taken, recognised): the default maximum duration is 500 ms.
     @Test("a swipe must cover its distance in less than 500 ms", arguments: [(499.0, true), (500, false)])
     func swipeDuration(_ taken: Double, _ recognised: Bool) {
