@@ -52,7 +52,8 @@ extension Daemon {
         run(command, on: change.screen)
     }
 
-    /// After each routed event: every powered screen's quiet spell (a touch lights a dimmed panel).
+    /// After each routed event: every powered screen's quiet spell (a touch lights a dimmed panel),
+    /// and the housekeeping timer moved if a dim is now due before it goes off.
     /// Cost: the powered screens times the screens; nothing when no screen has `idle.power`.
     func notePanelPower() {
         guard !panelPower.isEmpty else { return }
@@ -62,6 +63,7 @@ extension Daemon {
             let command = panelPower[screen]!.noteField(quietSinceMicros: quiet, nowMicros: now)
             run(command, on: screen)
         }
+        if let due = panelPowerDeadlineMicros, due < (housekeepingArmedAt ?? .max) { armHousekeepingTimer() }
     }
 
     /// The housekeeping timer: dims and retries that are due.

@@ -65,13 +65,14 @@ struct PanelPowerDaemonTests {
         return client
     }
 
-    /// The replayed second tap reached `client`: routing went on.
-    func expectTheTap(_ client: LineClient) throws {
+    /// The replayed taps reached `client` (`taps` of them: the second only, when the first woke the
+    /// screen and was swallowed): routing went on.
+    func expectTheTap(_ client: LineClient, taps: Int = 1) throws {
         var phases: [TouchPhase] = []
-        while phases.count < 2, let message = try client.readMessage(timeoutSeconds: 30) {
+        while phases.count < 2 * taps, let message = try client.readMessage(timeoutSeconds: 30) {
             if let touches = message.touches { phases += touches.touches.map(\.phase) }
         }
-        #expect(phases == [.began, .ended])
+        #expect(phases == Array(repeating: [TouchPhase.began, .ended], count: taps).flatMap { $0 })
     }
 
     /// The screen's `panelPower` entry of an admin `status`.
@@ -129,7 +130,7 @@ struct PanelPowerDaemonTests {
         #expect(backlight.value("bl_power") == 0)
     }
 
-    @Test("brightness with dim: dims after its seconds, 0 when off, the saved value back for a touch")
+    @Test("brightness with dim: dims after its seconds, a touch lights it (delivered), dims again, 0 when off")
     func backlightBrightnessAndDim() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -142,14 +143,22 @@ struct PanelPowerDaemonTests {
         let watcher = try subscriber(daemon, "main")
         // 10 % of max_brightness 255.
         try waitUntil("dimmed", daemon) { backlight.value("brightness") == 26 }
+        // Dim is not idle: both taps are delivered, and the first lights the panel.
+        let app = try subscriber(daemon, "button")
+        try expectTheTap(app, taps: 2)
+        // The brightness from before the dim, written back; then a quiet spell dims it again (the
+        // timer, armed for the far idle, moved for it).
+        try daemon.waitForLog("screen main: panel on (brightness 200)")
+        try waitUntil("dimmed again", daemon) {
+            daemon.log.components(separatedBy: "panel dim (brightness 26)").count == 3
+        }
         _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
         try waitUntil("brightness 0 after screen off", daemon) { backlight.value("brightness") == 0 }
         #expect(backlight.value("bl_power") == 0)
-        let app = try subscriber(daemon, "button")
-        try expectTheTap(app)
-        // The brightness from before the dim, written back; then a quiet spell dims it again.
-        try daemon.waitForLog("screen main: panel on (brightness 200)")
-        try waitUntil("dimmed again", daemon) { backlight.value("brightness") == 26 }
+        _ = try TouchrouterctlProcess.run(["screen", "main", "on", "--socket", daemon.socketPath])
+        try waitUntil("the saved brightness back", daemon) {
+            daemon.log.components(separatedBy: "panel on (brightness 200)").count == 3
+        }
         _ = watcher
     }
 
