@@ -240,4 +240,36 @@ struct PanelPowerDaemonTests {
         #expect(entry["applied"] == .string("on"))
         _ = watcher
     }
+
+    @Test("a reload that removes power lights the panel through the old backend; a broken new one is counted")
+    func reloadChangesTheBackend() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let marks = directory.file("marks")
+        let daemon = try self.daemon(
+            directory,
+            keys: "idle: {seconds: 600, power: {command: {on: [\"/bin/sh\", \"-c\", \"echo on >> \(marks)\"], "
+                + "off: [\"/bin/sh\", \"-c\", \"echo off >> \(marks)\"]}}}, wake: {swallow: true}")
+        defer { daemon.stop() }
+        let watcher = try subscriber(daemon, "main")
+        func marked(_ text: String) -> Bool { (try? String(contentsOfFile: marks, encoding: .utf8)) == text }
+        try waitUntil("on at start", daemon) { marked("on\n") }
+        _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
+        try waitUntil("off", daemon) { marked("on\noff\n") }
+        // Power removed while the panel is dark: one last on through the old backend.
+        try directory.write("power.json5", FieldRecording.config("idle: {seconds: 600}, wake: {swallow: true}"))
+        try daemon.waitForLog("layout generation 2")
+        try waitUntil("on through the old backend", daemon) { marked("on\noff\non\n") }
+        // A backlight that is not there: the screen is still off, its off fails and is counted.
+        try directory.write(
+            "power.json5",
+            FieldRecording.config(
+                "idle: {seconds: 600, power: {backlight: \"\(directory.file("missing"))\"}}, wake: {swallow: true}"))
+        try daemon.waitForLog("layout generation 3")
+        try daemon.waitForLog("screen main: panel off failed: cannot write \(directory.file("missing"))/bl_power")
+        #expect(try power(daemon)["failed"] != .integer(0))
+        let app = try subscriber(daemon, "button")
+        try expectTheTap(app)
+        _ = watcher
+    }
 }
