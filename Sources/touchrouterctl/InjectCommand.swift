@@ -42,6 +42,9 @@ enum InjectCommand: Command {
             OptionSpec(.hold, help: "Keep the device until SIGINT/SIGTERM after playing."),
             OptionSpec(.name, valueName: "NAME", help: "The device's name."),
             OptionSpec(.keyboard, help: "Create a uinput keyboard instead (no touch; for tests)."),
+            OptionSpec(
+                .output, valueName: "FILE",
+                help: "Write the gestures to FILE as an evemu recording instead (no device, no uinput)."),
         ],
         arguments: [
             ArgumentSpec(
@@ -57,7 +60,9 @@ enum InjectCommand: Command {
             unit is one layout unit. A device without ABS_MT_SLOT (--protocol-a, or a .desc without
             it) gets gestures as multitouch protocol A: every finger in every frame, each closed by
             SYN_MT_REPORT, a lone SYN_MT_REPORT when the last lifts; recordings play as recorded.
-            Needs write access to /dev/uinput (modprobe uinput). The device is
+            With --output, the gestures are written as an evemu recording (the device's description
+            and its events, from time 0) that 'touchrouterd --replay' plays. Otherwise this
+            needs write access to /dev/uinput (modprobe uinput). The device is
             removed on exit, SIGINT and SIGTERM. Prints 'device NODE' once it exists.
             """)
 
@@ -122,6 +127,17 @@ enum InjectCommand: Command {
         } else if !arguments.flag(.hold) {
             throw UsageError(message: "nothing to play: give --recording FILE, --gesture SCRIPT or --hold")
         }
+        if let output = arguments.value(.output) {
+            guard !scripts.isEmpty else { throw UsageError(message: "--output writes gestures: give --gesture SCRIPT") }
+            let command = CommandLine.arguments.dropFirst().map(shellQuoted).joined(separator: " ")
+            let text = EvemuWriter.text(spec: spec, events: events, comments: ["made by: touchrouterctl \(command)"])
+            if let failure = LineOutput.write(text, toFile: output) {
+                StandardError.print("touchrouterctl inject: cannot write \(output): \(failure)")
+                return .failure
+            }
+            LineOutput.print("wrote \(events.count) events to \(output)")
+            return .success
+        }
         let speed =
             try arguments.value(.speed).map { text throws(UsageError) -> Double in
                 guard let speed = Double(text), speed >= 0, speed.isFinite else {
@@ -162,6 +178,13 @@ enum InjectCommand: Command {
             return .failure
         }
         return .success
+    }
+
+    /// `text` as a shell reads it back: in single quotes unless it is plain.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,".contains($0) }
+        return plain
+            ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// `1920x1080` → (1920, 1080).
