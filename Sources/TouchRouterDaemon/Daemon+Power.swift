@@ -31,7 +31,7 @@ extension Daemon {
         for (screen, settings) in wanted.sorted(by: { $0.key < $1.key }) {
             if var machine = panelPower[screen] {
                 guard machine.settings != settings else { continue }
-                let command = machine.replaceSettings(settings, nowMicros: now)
+                let command: PanelPowerCommand? = machine.replaceSettings(settings, nowMicros: now)
                 panelPower[screen] = machine
                 run(command, on: screen)
             } else {

@@ -126,7 +126,7 @@ final class PowerLane: Sendable {
         }
         var result = PowerJobResult(screen: job.screen, command: job.command, outcome: .superseded, detail: "")
         if skip {
-            result.detail = "replaced before it started"
+            result.detail = "never started"
             return result
         }
         switch job.settings.backend {
@@ -188,15 +188,19 @@ final class PowerLane: Sendable {
             return (.failed, "cannot start \(argv[0]): \(String(cString: strerror(spawned)))")
         }
         let pidfd = pidfd_open(pid, 0)
-        defer {
-            if pidfd >= 0 { Glibc.close(pidfd) }
+        guard pidfd >= 0 else {
+            let reason = errnoText()
+            stop(pid)
+            Glibc.close(pipeEnds[0])
+            return (.failed, "pidfd_open: \(reason); killed")
         }
+        defer { Glibc.close(pidfd) }
         var output = ProgramOutput(fd: pipeEnds[0])
         defer { output.close() }
         let deadline = monotonicMicros() + timeoutMicros
         while true {
             let now = monotonicMicros()
-            if now >= deadline || pidfd < 0 {
+            if now >= deadline {
                 stop(pid)
                 return (.timedOut, "still running after \(seconds(timeoutMicros)), killed" + output.suffix)
             }
@@ -216,7 +220,7 @@ final class PowerLane: Sendable {
                 _ = withUnsafeMutableBytes(of: &count) { Glibc.read(interrupt, $0.baseAddress, $0.count) }
                 if isSuperseded(id) {
                     stop(pid)
-                    return (.superseded, "stopped: a later command replaced it")
+                    return (.superseded, "killed")
                 }
             }
             if fds[0].revents != 0 {

@@ -178,7 +178,7 @@ struct PanelPowerTests {
         #expect(power.screenChanged(active: false, nowMicros: 10)?.level == .off)
     }
 
-    @Test("setScreenState's retry skips the backoff; a reload's new backend is set at once")
+    @Test("setScreenState's retry skips the backoff; a reload's new backend is set at once, over the old")
     func retryNowAndReplaceSettings() {
         var power = PanelPower(settings: Self.backlight, nowMicros: 0)
         let on = power.start(active: true, nowMicros: 0)!
@@ -188,8 +188,18 @@ struct PanelPowerTests {
         _ = power.finished(retry.id, .succeeded, nowMicros: 20)
         let command = PanelPowerSettings(backend: .command(on: ["on"], off: ["off"], dim: nil))
         let next = power.replaceSettings(command, nowMicros: 30)
-        #expect(next?.level == .on && power.applied == nil && power.nextDeadlineMicros == nil)
+        #expect(next.level == .on && next.supersedes == nil && power.applied == nil)
+        #expect(power.nextDeadlineMicros == nil)
         #expect(power.counters.commands == 3 && power.counters.failed == 1)
+        // An off of the old backend still running is superseded: the new backend is set at once, and
+        // the old command's end says nothing of it.
+        _ = power.finished(next.id, .succeeded, nowMicros: 40)
+        let off = power.screenChanged(active: false, nowMicros: 50)!
+        let again = power.replaceSettings(Self.backlight, nowMicros: 60)
+        #expect(again.level == .off && again.supersedes == off.id)
+        #expect(power.finished(off.id, .succeeded, nowMicros: 70) == nil && power.applied == nil)
+        _ = power.finished(again.id, .succeeded, nowMicros: 80)
+        #expect(power.applied == .off)
     }
 
     // MARK: - Config

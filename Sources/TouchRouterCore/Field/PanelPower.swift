@@ -228,8 +228,9 @@ public struct PanelPower: Sendable {
     }
 
     /// A reload gave the screen other power settings: the new backend's state is not known, so the
-    /// panel is set to the wanted level through it at once. Counters and command ids go on.
-    public mutating func replaceSettings(_ new: PanelPowerSettings, nowMicros given: UInt64) -> PanelPowerCommand? {
+    /// panel is set to the wanted level through it at once, superseding a command of the old one
+    /// still running (whose end then says nothing of the new backend). Counters and ids go on.
+    public mutating func replaceSettings(_ new: PanelPowerSettings, nowMicros given: UInt64) -> PanelPowerCommand {
         advanceClock(given)
         settings = new
         applied = nil
@@ -237,7 +238,7 @@ public struct PanelPower: Sendable {
         retryDueMicros = nil
         lastFailureMicros = nil
         if wanted == .dim && new.dimMicros == nil { wanted = .on }
-        return reconcile(force: true)
+        return begin(wanted, superseding: running?.id)
     }
 
     /// When `advance` must be called next: the dim deadline, or a retry; nil when nothing waits.
