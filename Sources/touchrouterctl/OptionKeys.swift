@@ -6,6 +6,7 @@ extension OptionKey {
     static let config = OptionKey("config")
     static let `default` = OptionKey("default")
     static let deviceDesc = OptionKey("device-desc")
+    static let format = OptionKey("format")
     static let gesture = OptionKey("gesture")
     static let gestures = OptionKey("gestures")
     static let hidden = OptionKey("hidden")
