@@ -272,4 +272,38 @@ struct PanelPowerDaemonTests {
         try expectTheTap(app)
         _ = watcher
     }
+
+    @Test(
+        "metrics: the panel's level, its commands by result and its failures, read by the reference parser",
+        .enabled(if: ReferenceParser.isAvailable, "needs python3 with prometheus_client"))
+    func metricsMove() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let backlight = try Backlight(in: directory, blPower: 0, brightness: 120)
+        let daemon = try self.daemon(
+            directory,
+            keys: "idle: {seconds: 600, power: {backlight: \"\(backlight.path)\", method: \"brightness\"}}")
+        defer { daemon.stop() }
+        func metrics() throws -> ReferenceParser.Parsed {
+            let run = try ProgramRun(Paths.product("touchrouterctl"), ["metrics", "--socket", daemon.socketPath])
+            return try ReferenceParser.parse(run.lines.joined(separator: "\n") + "\n")
+        }
+        try daemon.waitForLog("screen main: panel on (unchanged)")
+        _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
+        try daemon.waitForLog("screen main: panel off (brightness 0)")
+        var parsed = try metrics()
+        #expect(parsed.types["touchrouter_panel_power_state"] == "gauge")
+        #expect(parsed.value("touchrouter_panel_power_state", ["screen": "main", "state": "off"]) == 1)
+        #expect(parsed.value("touchrouter_panel_power_state", ["screen": "main", "state": "on"]) == 0)
+        #expect(parsed.value("touchrouter_power_commands_total", ["screen": "main", "result": "succeeded"]) == 2)
+        #expect(parsed.value("touchrouter_power_failures_total", ["screen": "main"]) == 0)
+        // The backlight goes away: the admin's on fails, and the failure counters move.
+        try FileManager.default.removeItem(atPath: backlight.path)
+        _ = try TouchrouterctlProcess.run(["screen", "main", "on", "--socket", daemon.socketPath])
+        try daemon.waitForLog("screen main: panel on failed: cannot write")
+        parsed = try metrics()
+        #expect(parsed.value("touchrouter_panel_power_state", ["screen": "main", "state": "on"]) == 1)
+        #expect((parsed.value("touchrouter_power_failures_total", ["screen": "main"]) ?? 0) >= 1)
+        #expect((parsed.value("touchrouter_power_commands_total", ["screen": "main", "result": "failed"]) ?? 0) >= 1)
+    }
 }
