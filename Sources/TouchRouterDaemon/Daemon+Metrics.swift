@@ -139,6 +139,36 @@ extension Daemon {
             "screen_state", .gauge,
             "1 for the state each screen is in: active, idle (no touch for idle.seconds) or off (setScreenState).",
             states)
+        // Panel power (docs/field.md, "Panel power"): only while a screen has `idle.power`.
+        if !panelPower.isEmpty {
+            var levels: [MetricSample] = []
+            var commands: [MetricSample] = []
+            var failures: [MetricSample] = []
+            for (screen, machine) in panelPower.sorted(by: { $0.key < $1.key }).prefix(Self.metricsScreenLabels) {
+                for level in PanelPowerLevel.allCases {
+                    levels.append(
+                        MetricSample(
+                            [MetricLabel("screen", screen), MetricLabel("state", level.rawValue)],
+                            .count(level == machine.wanted ? 1 : 0)))
+                }
+                let counts = machine.counters
+                for (result, value) in [
+                    ("succeeded", counts.succeeded), ("failed", counts.failed), ("timed-out", counts.timedOut),
+                    ("superseded", counts.superseded),
+                ] {
+                    commands.append(
+                        MetricSample([MetricLabel("screen", screen), MetricLabel("result", result)], .count(value)))
+                }
+                failures.append(MetricSample([MetricLabel("screen", screen)], .count(counts.failed + counts.timedOut)))
+            }
+            add(
+                "panel_power_state", .gauge,
+                "1 for the level each powered screen's panel should be at: on, dim or off (idle.power).", levels)
+            add("power_commands", .counter, "Panel power backend commands that ended, by result.", commands)
+            add(
+                "power_failures", .counter, "Panel power backend commands that failed or timed out (a failing panel).",
+                failures)
+        }
         add(
             "input_contacts", .counter,
             "Contacts going down as the touch device reported them, before the field filters, by screen.",

@@ -166,6 +166,7 @@ extension Daemon {
             router.swapLayout(
                 prepared.layout, config: prepared.config, subscriptions: build.subscriptions,
                 nowMicros: monotonicMicros()))
+        reconfigurePanelPower()
         armHousekeepingTimer()  // a changed `idle` may count from now, later than the armed time
         layoutGeneration += 1
         access = prepared.access

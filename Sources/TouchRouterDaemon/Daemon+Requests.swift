@@ -145,6 +145,7 @@ extension Daemon {
             counters["activeTouches"] = .integer(Int64(router.tracker.activeTouchCount))
             for (name, value) in router.tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
             counters["fieldDevices"] = fieldCounters()
+            if !panelPower.isEmpty { counters["panelPower"] = panelPowerStatus() }
             if let replay {
                 counters["replayFramesPlayed"] = .integer(Int64(replay.playedFrameCount))
                 counters["replayFinished"] = .bool(replay.isFinished)

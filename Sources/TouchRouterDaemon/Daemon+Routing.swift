@@ -59,8 +59,9 @@ extension Daemon {
 
     /// The one fan-out: each item the Router routed to exactly the clients it is for, in order
     /// (touches and gestures to the subscribers of their view, screen changes to the screen's
-    /// subscribers, bursts to the log), then one write per client given its first bytes; a client
-    /// with bytes already waiting is written to when its socket becomes writable. Last, the
+    /// subscribers and to panel power, bursts to the log), then one write per client given its first
+    /// bytes; a client with bytes already waiting is written to when its socket becomes writable.
+    /// Last, panel power hears of the screens' quiet spells (a touch lights a dimmed panel), and the
     /// housekeeping timer is moved if the Router's next deadline is now earlier.
     /// Cost: per item, one enqueue per subscriber that takes it; a message is encoded once, and a
     /// gesture's only when some subscriber takes it.
@@ -71,13 +72,16 @@ extension Daemon {
                 switch item {
                 case .touches(let viewTouches, let subscribers): fanOut(viewTouches, to: subscribers)
                 case .gesture(let event, let subscribers): fanOut(event, to: subscribers)
-                case .screenState(let change): announce(change)
+                case .screenState(let change):
+                    announce(change)
+                    panelPowerScreenChanged(change)
                 case .filterBurst(let burst): logBurst(burst)
                 }
             }
             for client in clientsToFlush where client.closing == nil { flush(client) }
             clientsToFlush.removeAll(keepingCapacity: true)
         }
+        notePanelPower()
         if let due = router.nextDeadlineMicros, due < (housekeepingArmedAt ?? .max) { armHousekeepingTimer() }
     }
 
@@ -176,6 +180,7 @@ extension Daemon {
         }
         logger.notice("\(client.label) set screen \(Excerpt.of(screen)) \(off ? "off" : "on")")
         deliver(routed)
+        retryPanelPower(screen)
         return line(.screenStateSet(screen: screen, off: off, seq: seq))
     }
 

@@ -93,6 +93,10 @@ public final class Daemon {
     var clientsToFlush: [ClientConnection] = []
     /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
     var backloggedClients: Set<ClientID> = []
+    /// Panel power (Daemon+Power.swift): a machine per screen with `idle.power`, and the threads
+    /// that run their backends (made at the first command).
+    var panelPower: [String: PanelPower] = [:]
+    var powerWorkers: PowerWorkers?
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
     /// bad command line.
@@ -250,6 +254,7 @@ public final class Daemon {
     public func run() throws {
         defer { tearDown() }
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
+        startPanelPower()
         armHousekeepingTimer()  // a screen with `idle` counts down from the start
         systemd?.notify(
             "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(listener?.path ?? options.socket.path)")
@@ -324,6 +329,7 @@ public final class Daemon {
         housekeepingArmedAt = nil
         let now = monotonicMicros()
         if let due = router.nextDeadlineMicros, due <= now { deliver(router.advance(to: now)) }
+        advancePanelPower(to: now)
         for (clientID, deadline) in lingerDeadlines where deadline <= now {
             lingerDeadlines[clientID] = nil
             if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
@@ -347,7 +353,9 @@ public final class Daemon {
     /// Arms the timer for the earliest deadline (the Router's among them), or disarms it when
     /// nothing waits.
     func armHousekeepingTimer() {
-        let next = ([retryAtMicros, router.nextDeadlineMicros].compactMap { $0 } + lingerDeadlines.values).min()
+        let next =
+            ([retryAtMicros, router.nextDeadlineMicros, panelPowerDeadlineMicros].compactMap { $0 }
+            + lingerDeadlines.values).min()
         guard next != housekeepingArmedAt else { return }
         do {
             if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }

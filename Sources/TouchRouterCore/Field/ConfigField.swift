@@ -5,7 +5,7 @@
 extension ConfigParser {
     /// The screen keys this file reads.
     static let fieldScreenKeys = ["idle", "wake", "filters"]
-    static let idleKeys = ["seconds"]
+    static let idleKeys = ["seconds", "power"]
     static let wakeKeys = ["swallow", "graceMs"]
     static let filterKeys = ["dropStuckPoints", "maxStationarySeconds", "minContactMs", "debounceMs", "debounceMM"]
 
@@ -19,6 +19,9 @@ extension ConfigParser {
                 settings.idleMicros = Self.micros(seconds * 1_000_000)
             } else if idle["seconds"] == nil {
                 report(.missingKey, node.position, subject, "\"idle\" needs \"seconds\"")
+            }
+            if let power = idle["power"] {
+                settings.power = panelPower(power, idleMicros: settings.idleMicros, subject)
             }
         }
         if let node = screen["wake"], let wake = object(node, subject, "\"wake\"") {
@@ -93,7 +96,7 @@ extension ConfigParser {
     }
 
     /// A finite number in `range`, or nil (reported) when it is missing, of another type or outside.
-    private mutating func bounded(
+    mutating func bounded(
         _ object: JSONObject, _ key: String, in range: ClosedRange<Double>, unit: String, _ subject: Subject
     ) -> Double? {
         guard let value = number(object, key, subject) else { return nil }
@@ -107,7 +110,7 @@ extension ConfigParser {
         return value
     }
 
-    private static func micros(_ value: Double) -> UInt64 { UInt64(value.rounded()) }
+    static func micros(_ value: Double) -> UInt64 { UInt64(value.rounded()) }
 }
 
 extension Config {

@@ -25,6 +25,9 @@ public struct FieldSettings: Hashable, Sendable {
     public var debounceMicros: UInt64?
     /// …and within `filters.debounceMM` millimetres of it is a bounce, dropped whole.
     public var debounceMillimetres: Double?
+    /// `idle.power`: the panel's backend, switched off at idle and on by the waking touch (the
+    /// daemon drives it through `PanelPower`). Nil: the panel is left alone.
+    public var power: PanelPowerSettings?
 
     /// The default `wake.graceMs`: 250 ms.
     public static let defaultWakeGraceMicros: UInt64 = 250_000
@@ -34,7 +37,7 @@ public struct FieldSettings: Hashable, Sendable {
         idleMicros: UInt64? = nil, swallowsWakingTouch: Bool = false,
         wakeGraceMicros: UInt64 = FieldSettings.defaultWakeGraceMicros, dropsStuckPoints: Bool = false,
         maxStationaryMicros: UInt64? = nil, minContactMicros: UInt64? = nil, debounceMicros: UInt64? = nil,
-        debounceMillimetres: Double? = nil
+        debounceMillimetres: Double? = nil, power: PanelPowerSettings? = nil
     ) {
         self.idleMicros = idleMicros
         self.swallowsWakingTouch = swallowsWakingTouch
@@ -44,6 +47,7 @@ public struct FieldSettings: Hashable, Sendable {
         self.minContactMicros = minContactMicros
         self.debounceMicros = debounceMicros
         self.debounceMillimetres = debounceMillimetres
+        self.power = power
     }
 
     /// Nothing is on: the screen's frames pass the field stage unchanged (unless a `setScreenState`

@@ -91,6 +91,15 @@ public struct FieldStage: Sendable {
         screens.first { $0.name == name }?.activity
     }
 
+    /// Since when the screen has been quiet (its latest activity), for panel power's dim; nil while a
+    /// contact is on it, when it is not active, or for a screen the stage does not know.
+    public func quietSinceMicros(ofScreen name: String) -> UInt64? {
+        guard let screen = screens.first(where: { $0.name == name }), screen.activity == .active,
+            screen.presentContacts == 0
+        else { return nil }
+        return screen.lastActivityMicros
+    }
+
     /// Every device's filter counters, oldest device first.
     public var deviceCounters: [DeviceFieldCounters] { devices.map(\.counters) }
 
