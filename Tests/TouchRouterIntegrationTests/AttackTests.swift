@@ -540,7 +540,7 @@ struct AttackTests {
         arguments: [
             (["--speed", "1e-16"], "--speed"),
             (["--speed", "5e-324"], "--speed"),
-            (["--speed", "1e300"], "--speed 1e300: expected a number from 0.0 to 1000.0"),
+            (["--speed", "1e300"], "--speed 1e300: expected 0 (as fast as possible) or a number from 0.001 to 1000"),
             (["--speed", "nan"], "--speed"),
             (["--max-clients", "0"], "--max-clients 0: expected a number from 1 to 65536"),
             (["--client-queue-bytes", "99999999999999999999"], "--client-queue-bytes"),
