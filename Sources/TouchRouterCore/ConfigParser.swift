@@ -35,10 +35,14 @@ struct ConfigParser {
     static let screenKeys = [
         "name", "width", "height", "root", "devices", "rotation", "calibration", "physicalSize",
     ]
-    static let viewKeys = [
-        "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
-        "multipleTouch", "exclusiveTouch", "access", "gestures", "owner", "mount", "resetOnDisconnect",
-    ]
+    /// Every key a view may have, listed once: each case's name is the config's key, its raw value
+    /// its position in `viewKeys` (the order near-miss suggestions try them in).
+    enum ViewKey: Int, CaseIterable {
+        case id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform
+        case multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect
+    }
+    /// The view keys as the config spells them (the case names of `ViewKey`, in its order).
+    static let viewKeys = ViewKey.allCases.map { String(describing: $0) }
     static let reservedViewKeys: [String] = []
     static let accessKeys = ["users", "groups"]
     static let marginKeys = ["top", "left", "bottom", "right"]

@@ -15,43 +15,21 @@ extension ConfigParser {
         /// Indices of the members with a key no view has.
         var unknownIndices: [Int] = []
 
-        enum Key: Int {
-            case id, frame, children, hidden, alpha, interactive, touchMargin, shape
-            case transform, multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect
-        }
-
         init(_ object: JSONObject) {
             members = object.members
             for (index, member) in members.enumerated() {
-                let key: Key
-                switch member.key {
-                case "id": key = .id
-                case "frame": key = .frame
-                case "children": key = .children
-                case "hidden": key = .hidden
-                case "alpha": key = .alpha
-                case "interactive": key = .interactive
-                case "touchMargin": key = .touchMargin
-                case "shape": key = .shape
-                case "transform": key = .transform
-                case "multipleTouch": key = .multipleTouch
-                case "exclusiveTouch": key = .exclusiveTouch
-                case "access": key = .access
-                case "gestures": key = .gestures
-                case "owner": key = .owner
-                case "mount": key = .mount
-                case "resetOnDisconnect": key = .resetOnDisconnect
-                default:
+                // `viewKeys` is in `ViewKey` order, so the position found is the key's raw value.
+                guard let slot = ConfigParser.viewKeys.firstIndex(of: member.key) else {
                     unknownIndices.append(index)
                     continue
                 }
-                if slots[key.rawValue] < 0 { slots[key.rawValue] = Int32(index) }
+                if slots[slot] < 0 { slots[slot] = Int32(index) }
             }
         }
 
         /// The first member with this key's node (inlined: a view asks for every key, most absent).
         @inline(__always)
-        subscript(_ key: Key) -> JSONNode? {
+        subscript(_ key: ViewKey) -> JSONNode? {
             let index = slots[key.rawValue]
             return index < 0 ? nil : members[Int(index)].node
         }

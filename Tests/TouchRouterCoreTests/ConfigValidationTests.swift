@@ -303,6 +303,15 @@ struct ConfigValidationTests {
         #expect(NearMiss.suggestion(for: word, among: ConfigParser.viewKeys) == expected)
     }
 
+    @Test("the view keys, listed once as ViewKey's cases, are the config's keys in their documented order")
+    func viewKeys() {
+        #expect(
+            ConfigParser.viewKeys == [
+                "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
+                "multipleTouch", "exclusiveTouch", "access", "gestures", "owner", "mount", "resetOnDisconnect",
+            ])
+    }
+
     @Test("edit distance")
     func editDistance() {
         func distance(_ a: String, _ b: String) -> Int {
