@@ -326,14 +326,15 @@ private final class Connection: Sendable {
             }
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                let sent = bytes.withUnsafeBytes { raw in
+                    Result { () throws(SystemError) in
+                        try FileDescriptor(rawValue: fd).send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                    }
                 }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return .disconnected(reason: "send: \(String(cString: strerror(errno)))")
+                switch sent {
+                case .success(let count): offset += count ?? 0
+                case .failure(let error): return .disconnected(reason: "\(error)")
                 }
-                offset += written
             }
             return nil
         }
@@ -345,10 +346,11 @@ private final class Connection: Sendable {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var endReason = "the daemon closed the connection"
         reading: while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                endReason = "read: \(String(cString: strerror(errno)))"
+            let read = chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try FileDescriptor(rawValue: fd).read(into: raw) ?? 0 }
+            }
+            guard case .success(let count) = read else {
+                if case .failure(let error) = read { endReason = "\(error)" }
                 break
             }
             if count == 0 { break }

@@ -84,17 +84,9 @@ struct ConfigParser {
         self.limits = limits
     }
 
-    static func tooLargeMessage(_ size: Int, limits: ConfigLimits) -> String {
-        "the file is \(size) bytes, more than the limit of \(limits.maxFileBytes) bytes"
-    }
-
     func parse(_ data: some Collection<UInt8>) throws(ConfigErrors) -> Config {
         if data.count > limits.maxFileBytes {
-            throw ConfigErrors([
-                ConfigError(
-                    code: .fileTooLarge, file: fileName,
-                    message: Self.tooLargeMessage(data.count, limits: limits))
-            ])
+            throw ConfigErrors([.fileTooLarge(data.count, file: fileName, limits: limits)])
         }
         var parser = self
         return try parser.run(Array(data))

@@ -1,6 +1,7 @@
 import Foundation
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 
 /// `touchrouter-bench config [--sizes 10001,100001] [--runs N]`: loading a layout the way the daemon
 /// does (read the file, parse, validate, build the tracker and its hit-test indexes) against Python's

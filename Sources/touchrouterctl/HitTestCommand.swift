@@ -1,6 +1,7 @@
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 /// `touchrouterctl hit-test [--config FILE | --socket PATH] [--screen NAME] X Y [--json]`: the view

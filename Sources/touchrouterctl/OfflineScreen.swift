@@ -1,5 +1,6 @@
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 
 /// `--config FILE [--screen NAME]`, loaded: what the offline commands (`explain`, `render`) work on.
 struct OfflineScreen {

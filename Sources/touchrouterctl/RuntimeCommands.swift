@@ -1,6 +1,7 @@
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 /// `touchrouterctl set VIEW KEY=VALUE...`: changes a view of the running daemon (its owners only).
