@@ -161,6 +161,7 @@ private enum Declared {
     static let priority = Option<Int32?>.integer("priority", help: "The priority.", in: 1...99)
     static let speed = Option.number(
         "speed", help: "Speed factor.", in: 0.001...1000, zeroMeans: "flat out", default: 1)
+    static let ratio = Option.number("ratio", help: "A ratio.", in: 0.5...2, default: 1)
     static let file = Option.path("file", valueName: "FILE", help: "A file.")
     static let level = Option.choice(
         "level", valueName: "LEVEL", help: "", choices: [("low", 0), ("high", 1)], default: 0, named: "low",
@@ -170,7 +171,10 @@ private enum Declared {
 
 private let typed = CommandSpec(
     name: "typed", abstract: "Typed options.",
-    options: [Declared.count, Declared.priority, Declared.speed, Declared.file, Declared.level, Declared.quiet])
+    options: [
+        Declared.count, Declared.priority, Declared.speed, Declared.ratio, Declared.file, Declared.level,
+        Declared.quiet,
+    ])
 
 @Suite("TouchRouterCommandLine: options declared once with type, default and range")
 struct DeclaredOptionTests {
@@ -206,6 +210,8 @@ struct DeclaredOptionTests {
                 ["--speed", "nan"],
                 .invalidValue("speed", text: "nan", expected: "0 (flat out) or a number from 0.001 to 1000")
             ),
+            (["--ratio", "0"], .invalidValue("ratio", text: "0", expected: "a number from 0.5 to 2")),
+            (["--ratio", "2.5"], .invalidValue("ratio", text: "2.5", expected: "a number from 0.5 to 2")),
             (["--file", ""], .invalidValue("file", text: "", expected: "a non-empty path")),
             (["--level", "mid"], .invalidValue("level", text: "mid", expected: "low or high")),
         ] as [([String], CommandLineError)])
@@ -219,12 +225,13 @@ struct DeclaredOptionTests {
             HelpText.help(typed, invokedAs: "typed") == """
                 OVERVIEW: Typed options.
 
-                USAGE: typed [--count N] [--priority N] [--speed X] [--file FILE] [--level LEVEL] [--quiet]
+                USAGE: typed [--count N] [--priority N] [--speed X] [--ratio X] [--file FILE] [--level LEVEL] [--quiet]
 
                 OPTIONS:
                   --count N             How many, 1 to 64 (default 8).
                   --priority N          The priority, 1 to 99.
                   --speed X             Speed factor, 0.001 to 1000, 0 = flat out (default 1).
+                  --ratio X             A ratio, 0.5 to 2 (default 1).
                   --file FILE           A file.
                   --level LEVEL         low (default) or high.
                   --quiet               Say less.

@@ -31,6 +31,10 @@ struct ConfigFileTests {
         #expect(refused.first?.file == file)
         #expect(refused.first?.message == "the file is 4096 bytes, more than the limit of 4095 bytes")
         #expect(try readConfigFile(path: file, limits: ConfigLimits(maxFileBytes: 4096)).count == 4096)
+        // Refused by the reader itself, before reading, not by the parser after.
+        #expect(throws: RegularFileError.tooLarge(size: 4096)) {
+            try RegularFile.read(path: file, maxBytes: 4095)
+        }
     }
 
     @Test("a missing file, a directory and a FIFO are unreadable, named as what they are, and nothing blocks")
