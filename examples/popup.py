@@ -11,12 +11,15 @@ mount_point = args[0] if args else "popup-layer"
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(path)
 stream = sock.makefile("rw", encoding="utf-8", newline="\n")
+sent = 0
 def request(message):
-    stream.write(json.dumps(message) + "\n")
+    global sent
+    sent += 1
+    stream.write(json.dumps({**message, "seq": sent}) + "\n")
     stream.flush()
-    while True:  # touches and layoutChanged may come before the reply
+    while True:  # the reply carries our seq; touches, layoutChanged and the like may come first
         reply = json.loads(stream.readline())
-        if reply["type"] not in ("touches", "layoutChanged"):
+        if reply.get("seq") == sent:
             if reply["type"] == "error":
                 sys.exit(f'{reply["code"]}: {reply["message"]}')
             return reply

@@ -25,12 +25,15 @@ while args[:1] in (["--socket"], ["--gestures"], ["--set"], ["--mount"]):
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(path)
 stream = sock.makefile("rw", encoding="utf-8", newline="\n")
+sent = 0
 def request(message):
-    stream.write(json.dumps(message) + "\n")
+    global sent
+    sent += 1
+    stream.write(json.dumps({**message, "seq": sent}) + "\n")
     stream.flush()
-    while True:  # touches and layoutChanged may come before the reply
+    while True:  # the reply carries our seq; touches, layoutChanged and the like may come first
         reply = json.loads(stream.readline())
-        if reply["type"] not in ("touches", "gesture", "layoutChanged"):
+        if reply.get("seq") == sent:
             return reply
 
 def set_view(views):           # {"ok": {"hidden": True}, "list": {"frame": [0, -240, 1080, 2400]}}

@@ -1,5 +1,5 @@
 /// UIKit's tapCount: consecutive taps on the same view within the tap interval and the tap slop
-/// (docs/tracking.md, "Taps"). The tracker remembers the last tap per view, at most
+/// (docs/tracking.md, "tapCount"). The tracker remembers the last tap per view, at most
 /// `recentTapCapacity` of them, so the cost per touch-down and touch-up is bounded.
 extension TouchTracker {
     static let recentTapCapacity = 16

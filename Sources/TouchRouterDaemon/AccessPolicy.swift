@@ -22,7 +22,7 @@ struct AccessPolicy: Sendable {
     /// View id → the lists on its chain, for views with at least one.
     private var chains: [String: [ResolvedList]] = [:]
     /// Views that declare a list themselves. A touch inside one never goes to a subscriber of an
-    /// ancestor: for the tracker these views always "have subscribers" (see `RoutingTargets`).
+    /// ancestor (the Router stops a touch at them); `explain` shows them as such.
     private(set) var declaringViews: Set<String> = []
     /// Names that match no user or group on this system (they admit nobody); for the log.
     private(set) var unknownNames: [String] = []
@@ -84,17 +84,5 @@ struct AccessPolicy: Sendable {
             unknownNames.append("\(isGroup ? "group" : "user") \"\(name)\" (view \(viewID))")
             return nil
         }
-    }
-}
-
-/// What the tracker asks at touch-down: the subscribed views plus every view that declares an
-/// access list, so a touch inside a restricted view stops there (reaching only its permitted
-/// subscribers, or nobody) instead of climbing the responder chain to an ancestor's subscriber.
-struct RoutingTargets: SubscribedViews {
-    let subscriptions: SubscriptionTable
-    let shields: Set<String>
-
-    func hasSubscribers(_ viewID: String) -> Bool {
-        subscriptions.hasSubscribers(viewID) || shields.contains(viewID)
     }
 }

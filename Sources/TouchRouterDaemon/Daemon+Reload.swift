@@ -147,7 +147,7 @@ extension Daemon {
             if let table = build.subscriptions {
                 // Only subscriptions changed: the old table is freed on the worker.
                 var oldTable = Optional(subscriptions)
-                subscriptions = table
+                router.replaceSubscriptions(table)
                 reloadWorker.retire(oldTable.take()!, trim: false)
             }
             return failure
@@ -157,27 +157,15 @@ extension Daemon {
         // What the old layout holds is released on the worker, not here: taken now, handed over
         // (consumed) only once the loop's own references are gone, else the worker could drop its
         // copy first and the loop's last release would free 100k views here.
-        var old = Optional((config, tracker.preparedLayout, access, subscriptions))
-        // Cancels go to the subscribers the removed views had, so relayout subscriptions after.
-        deliverTracked(tracker.replaceLayout(prepared.layout, timestampMicros: monotonicMicros()))
-        config = prepared.config
-        if !gestures.isEmpty || !config.viewGestures.isEmpty {
-            let output = gestures.replaceGestures(config.viewGestures, timestampMicros: inputMicros(monotonicMicros()))
-            deliver(output.touches)
-            deliverGestures(of: output)
-            armHousekeepingTimer()
-        }
-        // Screens keep their idle state by name; new filter settings apply from now on, a changed
-        // idle counts from now, and fingers already down keep their screens active.
-        field.replaceSettings(
-            config: config, nowMicros: monotonicMicros(),
-            contactsDown: tracker.touchesDown.map {
-                FieldStage.DownContact(device: $0.device, slot: $0.slot, screen: $0.screen, screenPoint: $0.screenPoint)
-            })
-        armHousekeepingTimer()
+        var old = Optional((config, router.tracker.preparedLayout, access, subscriptions))
+        // The one swap: cancels of touches whose view went, recognisers of changed views, the field
+        // settings, and the build's subscription table (the live one, re-expanded) all at once.
+        deliver(
+            router.swapLayout(
+                prepared.layout, config: prepared.config, subscriptions: build.subscriptions,
+                nowMicros: monotonicMicros()))
+        armHousekeepingTimer()  // a changed `idle` may count from now, later than the armed time
         layoutGeneration += 1
-        // Subscriptions change only in builds: the build's table is the live one, re-expanded.
-        if let table = build.subscriptions { subscriptions = table }
         access = prepared.access
         reloadWorker.retire(old.take()!, trim: fileRead)
         for name in access.unknownNames {
@@ -230,6 +218,38 @@ extension Daemon {
     func broadcastLine(_ bytes: [UInt8]) {
         for client in Array(clients.values) where client.closing == nil {
             if client.outbox.enqueue(line: bytes) == .overflow { cutOff(client) } else { flush(client) }
+        }
+    }
+
+    // MARK: Config file watch
+
+    /// Cost: one drain of the inotify queue (bounded by the kernel's queue), then at most one
+    /// reload.
+    func handleConfigWatch() {
+        guard let watch = configWatch else { return }
+        let changes = watch.drain()
+        if changes.overflowed {
+            logger.warning("config watch: the inotify queue overflowed and events were lost; reading the config again")
+        }
+        if changes.watchLost {
+            logger.warning("config watch: \(Excerpt.of(watch.directory)) was moved or deleted; watching its path again")
+            reestablishConfigWatch()
+        } else if changes.needsReload {
+            requestReload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
+        }
+    }
+
+    /// Watches the config directory's path again; the file may have changed meanwhile, so it is
+    /// read again. While the path does not exist, retries once a second.
+    func reestablishConfigWatch() {
+        guard let watch = configWatch else { return }
+        do {
+            try watch.reestablish()
+            logger.notice("config watch: watching \(Excerpt.of(watch.directory)) again")
+            requestReload(trigger: "config watch re-established")
+        } catch {
+            logger.warning("config watch: \(Excerpt.of(watch.directory)): \(error); retrying every second")
+            scheduleRetry()
         }
     }
 }

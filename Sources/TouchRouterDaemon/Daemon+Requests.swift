@@ -35,7 +35,7 @@ extension Daemon {
                 return errorLine(
                     code: .unknownScreen, message: "no such screen: \(Excerpt.of(screenName ?? ""))", seq: seq)
             }
-            var hit = tracker.hitTest(screen: screen.name, screenPoint)
+            var hit = router.tracker.hitTest(screen: screen.name, screenPoint)
             // A view the client may not see is, to it, no view: the point hits nothing it can know of
             // (a touch there never reaches a view open to it either: the view stops it).
             if let found = hit, !access.permits(client.credentials, viewID: found.viewID) {
@@ -139,9 +139,9 @@ extension Daemon {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
             counters["gestureMessages"] = .integer(Int64(stats.gestureMessagesQueued))
             counters["nonFiniteMessagesDropped"] = .integer(Int64(stats.nonFiniteMessagesDropped))
-            counters["gestureViewsActive"] = .integer(Int64(gestures.activeViewCount))
-            counters["activeTouches"] = .integer(Int64(tracker.activeTouchCount))
-            for (name, value) in tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
+            counters["gestureViewsActive"] = .integer(Int64(router.gestures.activeViewCount))
+            counters["activeTouches"] = .integer(Int64(router.tracker.activeTouchCount))
+            for (name, value) in router.tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
             counters["fieldDevices"] = fieldCounters()
             if let replay {
                 counters["replayFramesPlayed"] = .integer(Int64(replay.playedFrameCount))

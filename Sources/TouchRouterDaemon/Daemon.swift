@@ -51,23 +51,18 @@ public final class Daemon {
     let systemd = SystemdNotifier()
     var watchdogTimer: MonotonicTimer?
 
-    /// The config with its run-time changes (`runtime.effective`): what the daemon routes with.
-    var config: Config
+    /// The routing core (TouchRouterCore/Router.swift): the field stage, the tracker, gesture
+    /// recognition and the subscriptions, driven from Daemon+Routing.swift.
+    var router: Router
+    /// The config routing follows, with its run-time changes (`runtime.effective`).
+    var config: Config { router.config }
+    var layout: Layout { router.layout }
+    var subscriptions: SubscriptionTable { router.subscriptions }
     /// The config file's layout, what clients changed at run time, and the two together.
     var runtime: RuntimeLayout
-    var layout: Layout { config.layout }
     var layoutGeneration: UInt64 = 1
-    var tracker: TouchTracker
-    /// Idle/wake and the ghost filters, between input and the tracker (Daemon+Field.swift).
-    var field: FieldStage
-    var subscriptions: SubscriptionTable
+    /// The access lists with their names resolved (the fan-out's per-client check).
     var access: AccessPolicy
-    /// Gesture recognition between the tracker and dispatch; empty (and bypassed) when no view has
-    /// gestures.
-    var gestures: GestureStage
-    /// Input time minus CLOCK_MONOTONIC at the last frame: maps recognition deadlines (input
-    /// time: a recording's, when replaying) onto the housekeeping timer.
-    var inputClockOffsetMicros: Int64 = 0
 
     var clients: [ClientID: ClientConnection] = [:]
     var nextClientID: ClientID = 1
@@ -96,29 +91,6 @@ public final class Daemon {
     var clientsToFlush: [ClientConnection] = []
     /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
     var backloggedClients: Set<ClientID> = []
-
-    struct Stats {
-        var touchMessagesQueued = 0
-        var gestureMessagesQueued = 0
-        /// `touches` and `gesture` messages not sent because a number in them was not finite (never
-        /// expected: the config's bounds keep geometry finite).
-        var nonFiniteMessagesDropped = 0
-        var clientsCutOff = 0
-        /// Reloads refused because the new config did not load or validate.
-        var reloadsFailed = 0
-        /// Requests (subscribe, hitTest) refused by a view's access list, one per request.
-        var accessDenials = 0
-        /// Clients disconnected for sending lines faster than their request budget.
-        var clientsFlooding = 0
-        /// `touches` messages merged away by coalescing, summed over clients that have left.
-        var coalescedByGoneClients = 0
-        /// The most `touches` messages one enqueue coalesced away, over clients that have left.
-        var coalescedMostInOneStepByGoneClients = 0
-        /// Run-time requests refused for exceeding a client's change budget.
-        var changesRefused = 0
-        /// Builds the layout worker was given: reloads and batches of run-time changes.
-        var layoutBuilds = 0
-    }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
     /// bad command line.
@@ -176,13 +148,9 @@ public final class Daemon {
         self.options = options
         self.logger = logger
         let config = try loadConfig(path: options.configPath)
-        self.config = config
+        router = Router(config: config, nowMicros: monotonicMicros())
         runtime = RuntimeLayout(base: config)
-        tracker = TouchTracker(layout: config.layout)
-        field = FieldStage(config: config, nowMicros: monotonicMicros())
-        subscriptions = SubscriptionTable(layout: config.layout)
         access = AccessPolicy(config: config)
-        gestures = GestureStage(viewGestures: config.viewGestures)
         // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
         malloc_trim(0)
         // Not after a reload: malloc_trim walks every heap, the loop's too, and held its lock for
@@ -282,7 +250,7 @@ public final class Daemon {
         if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
         armHousekeepingTimer()  // a screen with `idle` counts down from the start
         systemd?.notify(
-            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(options.socket.path)")
+            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(listener?.path ?? options.socket.path)")
         if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
             // The only periodic wake-up, and only when the unit sets WatchdogSec=.
             let watchdog = try MonotonicTimer()
@@ -321,30 +289,6 @@ public final class Daemon {
         logger.notice("stopped")
     }
 
-    /// libinput on the seat (or the `--device` nodes); its fd joins the loop.
-    func openLiveInput() throws {
-        let backend: LibinputBackend =
-            options.devices.isEmpty ? .udev(seat: options.seat) : .paths(options.devices)
-        let logger = self.logger
-        let reader = try LibinputReader(
-            backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
-            assigner: { [unowned self] device, defaultCalibration in
-                config.screenAssignment(for: device, defaultCalibration: defaultCalibration)
-            },
-            log: { level, message in logger.log(level, message) })
-        liveInput = reader
-        teardown.push { [weak self] in self?.liveInput = nil }
-        try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
-            [unowned self] _ in
-            guard let events = liveInput?.dispatch() else { return }
-            for event in events { process(event) }
-        }
-        logger.notice(
-            "live input: "
-                + (options.devices.isEmpty
-                    ? "libinput seat \(options.seat)" : "devices \(options.devices.joined(separator: ", "))"))
-    }
-
     // MARK: Signals and timer
 
     func handleSignals() {
@@ -368,21 +312,20 @@ public final class Daemon {
         playDueFrames()
     }
 
-    /// Closes lingering clients whose deadline passed, fires gesture deadlines (a long press, a tap
-    /// waiting for a double tap), re-establishes a lost config watch and retries a reload that
-    /// failed for want of resources; re-armed for what still waits.
-    /// Cost: one pass over the lingering clients (each misbehaved in the last 2 s) and one over
-    /// the views with recognition state.
+    /// Advances the Router (idle countdowns, held and stuck contacts, a long press, a tap waiting
+    /// for a double tap), closes lingering clients whose deadline passed, re-establishes a lost
+    /// config watch and retries a reload that failed for want of resources; re-armed for what
+    /// still waits. Cost: the Router's `advance`, and one pass over the lingering clients (each
+    /// misbehaved in the last 2 s).
     func handleHousekeepingTimer() {
         housekeepingTimer.acknowledge()
         housekeepingArmedAt = nil
         let now = monotonicMicros()
-        if !field.isInert { applyField(field.advance(nowMicros: now)) }
+        if let due = router.nextDeadlineMicros, due <= now { deliver(router.advance(to: now)) }
         for (clientID, deadline) in lingerDeadlines where deadline <= now {
             lingerDeadlines[clientID] = nil
             if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
         }
-        if let due = gestureDeadlineMonotonicMicros, due <= now { advanceGestures(monotonicMicros: now) }
         if let due = retryAtMicros, due <= now {
             retryAtMicros = nil
             if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
@@ -399,12 +342,10 @@ public final class Daemon {
         armHousekeepingTimer()
     }
 
-    /// Arms the timer for the earliest deadline (the field stage's among them), or disarms it when
+    /// Arms the timer for the earliest deadline (the Router's among them), or disarms it when
     /// nothing waits.
     func armHousekeepingTimer() {
-        let next =
-            ([retryAtMicros, field.nextDeadlineMicros, gestureDeadlineMonotonicMicros].compactMap { $0 }
-            + lingerDeadlines.values).min()
+        let next = ([retryAtMicros, router.nextDeadlineMicros].compactMap { $0 } + lingerDeadlines.values).min()
         guard next != housekeepingArmedAt else { return }
         do {
             if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }
@@ -414,134 +355,14 @@ public final class Daemon {
         }
     }
 
-    // MARK: Config file watch
-
-    /// Cost: one drain of the inotify queue (bounded by the kernel's queue), then at most one
-    /// reload.
-    func handleConfigWatch() {
-        guard let watch = configWatch else { return }
-        let changes = watch.drain()
-        if changes.overflowed {
-            logger.warning("config watch: the inotify queue overflowed and events were lost; reading the config again")
-        }
-        if changes.watchLost {
-            logger.warning("config watch: \(Excerpt.of(watch.directory)) was moved or deleted; watching its path again")
-            reestablishConfigWatch()
-        } else if changes.needsReload {
-            requestReload(trigger: changes.overflowed ? "inotify queue overflow" : "config file changed")
-        }
-    }
-
-    /// Watches the config directory's path again; the file may have changed meanwhile, so it is
-    /// read again. While the path does not exist, retries once a second.
-    func reestablishConfigWatch() {
-        guard let watch = configWatch else { return }
-        do {
-            try watch.reestablish()
-            logger.notice("config watch: watching \(Excerpt.of(watch.directory)) again")
-            requestReload(trigger: "config watch re-established")
-        } catch {
-            logger.warning("config watch: \(Excerpt.of(watch.directory)): \(error); retrying every second")
-            scheduleRetry()
-        }
-    }
-
-    // MARK: Replay
-
-    func startReplay() {
-        guard var clock = replay, !clock.hasStarted else { return }
-        clock.start(atMonotonicMicros: monotonicMicros())
-        replay = clock
-        logger.info("replay started")
-        if clock.isFinished { playDueFrames() } else { armReplayTimer() }
-    }
-
-    func armReplayTimer() {
-        guard let due = replay?.nextDueMicros else {
-            try? timer.disarm()
-            return
-        }
-        do { try timer.arm(atMonotonicMicros: due) } catch { logger.error("replay timer: \(error)") }
-    }
-
-    /// Feeds the frames that are due, at most `ReplayClock.framesPerTurn` (one at speed 0), so
-    /// clients are served between; the timer, re-armed for a frame already due, fires at once.
-    func playDueFrames() {
-        guard var clock = replay else { return }
-        let now = monotonicMicros()
-        if loop.measuresTurns, clock.speed != 0, let due = clock.nextDueMicros, due <= now {
-            replayLongestLatenessMicros = max(replayLongestLatenessMicros, now - due)
-            replayLongestBusyLatenessMicros = max(replayLongestBusyLatenessMicros, loop.busyMicros(from: due, to: now))
-        }
-        var played = 0
-        while played < ReplayClock.framesPerTurn, var frame = clock.nextDueFrame(atMonotonicMicros: now) {
-            played += 1
-            replay = clock
-            if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
-            replayTargets.stamp(&frame)
-            process(.frame(frame))
-            if stampToWritten != nil { stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
-            if clock.speed == 0 { break }
-        }
-        replay = clock
-        if clock.isFinished {
-            logger.info("replay finished")
-            try? timer.disarm()
-            if options.exitsAfterReplay { beginStop(reason: "replay finished (--exit-after-replay)") }
-            return
-        }
-        armReplayTimer()
-    }
-
-    // MARK: Routing
-
-    /// Queues each view's touches to exactly that view's subscribers, then writes once per client.
-    func deliver(_ batches: [ViewTouches]) {
-        guard !batches.isEmpty else { return }
-        clientsToFlush.removeAll(keepingCapacity: true)
-        for viewTouches in batches {
-            let subscribers = subscriptions.subscribers(of: viewTouches.viewID)
-            if subscribers.isEmpty { continue }
-            encodedTouches.removeAll(keepingCapacity: true)
-            guard TouchesEncoder.appendLine(viewTouches, to: &encodedTouches) else {
-                stats.nonFiniteMessagesDropped += 1
-                continue
-            }
-            let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewTouches.viewID)
-            for clientID in subscribers {
-                guard let client = clients[clientID], client.closing == nil, client.receivesTouches else { continue }
-                // A subtree subscription may cover a view the client may not see.
-                if checksAccess && !access.permits(client.credentials, viewID: viewTouches.viewID) {
-                    continue
-                }
-                let wasEmpty = client.outbox.isEmpty
-                switch client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches) {
-                case .queued:
-                    if wasEmpty { clientsToFlush.append(client) }
-                case .coalesced:
-                    // Once per client: a stalled client is coalesced at every message from then on.
-                    if !client.wasBehind {
-                        client.wasBehind = true
-                        logger.debug("\(client.label) is behind: coalesced moves in its queue")
-                    }
-                case .overflow:
-                    cutOff(client)
-                }
-                stats.touchMessagesQueued += 1
-            }
-        }
-        // One write per client per frame; a client with bytes already waiting is written to
-        // when the socket becomes writable (EPOLLOUT is on for it).
-        for client in clientsToFlush where client.closing == nil { flush(client) }
-        clientsToFlush.removeAll(keepingCapacity: true)
-    }
+    // MARK: Stopping
 
     /// Cancels every active touch (reason `shutdown`), tells clients, flushes within a deadline.
     func beginStop(reason: String) {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
         systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
-        deliverTracked(tracker.cancelAll(reason: .shutdown, timestampMicros: monotonicMicros()))
+        deliver(router.cancelAll(reason: .shutdown, nowMicros: monotonicMicros()))
         isStopping = true
         if let listener {
             loop.deregister(listener.fd)
@@ -559,63 +380,4 @@ public final class Daemon {
             try? timer.arm(atMonotonicMicros: monotonicMicros() + 2_000_000)
         }
     }
-}
-
-/// Releases, pushed as resources are acquired and run in reverse.
-final class TeardownStack {
-    var steps: [() -> Void] = []
-
-    /// Adds the release of a resource just acquired.
-    func push(_ step: @escaping () -> Void) { steps.append(step) }
-
-    /// Runs every step, last pushed first, once.
-    func run() {
-        while let step = steps.popLast() { step() }
-    }
-}
-
-/// An `error` line.
-func errorLine(code: ErrorCode, message: String, seq: Int64? = nil, views: [String] = []) -> [UInt8] {
-    line(.error(ProtocolError(code: code, message: message, seq: seq, views: views)))
-}
-
-/// Ids for a message or log line: at most 10, each quoted through `excerpt`.
-func excerptList(_ ids: [String]) -> String {
-    let shown = ids.prefix(10).map { Excerpt.of($0) }.joined(separator: ", ")
-    return ids.count > 10 ? shown + " and \(ids.count - 10) more" : shown
-}
-
-/// One daemon → client message as a wire line.
-func line(_ message: DaemonMessage) -> [UInt8] { message.encodedLine() }
-
-func writeStderr(_ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-}
-
-/// Counts of µs values, 1 µs wide up to 4 ms, and one bucket above. Fixed size (16 KiB); recording is
-/// one increment. For the benchmark counters in `status`.
-struct MicrosHistogram {
-    private var counts = [UInt32](repeating: 0, count: 4097)
-    private var total = 0
-
-    mutating func record(_ micros: UInt64) {
-        counts[Int(min(micros, 4096))] += 1
-        total += 1
-    }
-
-    /// The value below which `fraction` of the recorded values lie (4096 meaning "4096 or more"),
-    /// nil when nothing was recorded.
-    func percentile(_ fraction: Double) -> Int? {
-        guard total > 0 else { return nil }
-        let rank = max(1, Int((fraction * Double(total)).rounded(.up)))
-        var seen = 0
-        for (micros, count) in counts.enumerated() {
-            seen += Int(count)
-            if seen >= rank { return micros }
-        }
-        return counts.count - 1
-    }
-
-    mutating func reset() { self = MicrosHistogram() }
 }

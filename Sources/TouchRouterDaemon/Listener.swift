@@ -67,7 +67,9 @@ public final class Listener {
     /// else binds `options.path`.
     public static func open(_ options: ListenerOptions) throws -> Listener {
         if let inherited = try socketFromSystemd() {
-            return Listener(fd: inherited, path: options.path, boundFile: nil)
+            // The socket systemd bound, not `--socket`'s path (ignored under activation).
+            return Listener(
+                fd: inherited, path: UnixSocketAddress.boundPath(of: inherited) ?? "(systemd's socket)", boundFile: nil)
         }
         let (fd, identity) = try bind(options)
         return Listener(fd: fd, path: options.path, boundFile: identity)

@@ -202,3 +202,26 @@ public struct UnixSocketAddress: Sendable {
         return fd
     }
 }
+
+extension UnixSocketAddress {
+    /// The path a Unix socket is bound to (`getsockname(2)`): what a socket inherited from systemd
+    /// really listens on. Nil for an unbound or unnamed socket, or one that is not AF_UNIX; an
+    /// abstract name is given with a leading `@`.
+    public static func boundPath(of fd: FileDescriptor) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd.rawValue, $0, &length) }
+        }
+        guard result == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let nameLength = Int(length) - MemoryLayout<sa_family_t>.size
+        guard nameLength > 0 else { return nil }
+        var bytes = withUnsafeBytes(of: &address.sun_path) { Array($0.prefix(min(nameLength, $0.count))) }
+        if bytes[0] == 0 {
+            bytes[0] = UInt8(ascii: "@")
+        } else if let end = bytes.firstIndex(of: 0) {
+            bytes.removeSubrange(end...)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

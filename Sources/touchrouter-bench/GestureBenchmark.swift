@@ -158,8 +158,7 @@ func runGestureBenchmark(frameCount: Int, tapCount: Int) {
 /// Drops a frame's tracker messages (their last reference): the end of a frame without
 /// recognition. Freeing them is part of what a frame costs; with recognition the stage holds them
 /// until its next `process` frees them there, so both sides of the comparison count it. Its own
-/// function, left unoptimised (so that the release stays in it), for callgrind to count apart
-/// (docs/performance.md, "Third pass").
+/// function, left unoptimised (so that the release stays in it), for callgrind to count apart.
 @inline(never) @_optimize(none)
 func releaseTrackerMessages(_ messages: consuming [ViewTouches]) {
     _ = consume messages

@@ -11,7 +11,7 @@ enum InjectCommand: Command {
         abstract: "Create a virtual touchscreen (uinput) and play a recording or gestures into it.",
         options: [
             deviceDesc, defaultDevice, protocolA, recording, gesture, screen, size, speed, startDelay, waitStdin,
-            linger, hold, name, keyboard,
+            linger, hold, name, keyboard, output,
         ],
         arguments: [
             ArgumentSpec(
@@ -27,7 +27,9 @@ enum InjectCommand: Command {
             unit is one layout unit. A device without ABS_MT_SLOT (--protocol-a, or a .desc without
             it) gets gestures as multitouch protocol A: every finger in every frame, each closed by
             SYN_MT_REPORT, a lone SYN_MT_REPORT when the last lifts; recordings play as recorded.
-            Needs write access to /dev/uinput (modprobe uinput). The device is
+            With --output, the gestures are written as an evemu recording (the device's description
+            and its events, from time 0) that 'touchrouterd --replay' plays. Otherwise this
+            needs write access to /dev/uinput (modprobe uinput). The device is
             removed on exit, SIGINT and SIGTERM. Prints 'device NODE' once it exists.
             """)
 
@@ -58,6 +60,9 @@ enum InjectCommand: Command {
     static let hold = Option.flag("hold", help: "Keep the device until SIGINT/SIGTERM after playing.")
     static let name = Option.text("name", valueName: "NAME", help: "The device's name.")
     static let keyboard = Option.flag("keyboard", help: "Create a uinput keyboard instead (no touch; for tests).")
+    static let output = Option.text(
+        "output", valueName: "FILE",
+        help: "Write the gestures to FILE as an evemu recording instead (no device, no uinput).")
 
     /// A `WxH` size (`1920x1080`), both positive.
     struct Size: Sendable {
@@ -141,6 +146,17 @@ enum InjectCommand: Command {
         } else if !arguments.value(hold) {
             throw UsageError(message: "nothing to play: give --recording FILE, --gesture SCRIPT or --hold")
         }
+        if let output = arguments.value(Self.output) {
+            guard !scripts.isEmpty else { throw UsageError(message: "--output writes gestures: give --gesture SCRIPT") }
+            let command = CommandLine.arguments.dropFirst().map(shellQuoted).joined(separator: " ")
+            let text = EvemuWriter.text(spec: spec, events: events, comments: ["made by: touchrouterctl \(command)"])
+            if let failure = LineOutput.write(text, toFile: output) {
+                StandardError.print("touchrouterctl inject: cannot write \(output): \(failure)")
+                return .failure
+            }
+            LineOutput.print("wrote \(events.count) events to \(output)")
+            return .success
+        }
         let speed = arguments.value(Self.speed)
         let startDelay = arguments.value(Self.startDelay)
         let lingerMillis = arguments.value(linger)
@@ -164,4 +180,19 @@ enum InjectCommand: Command {
         return .success
     }
 
+    /// `text` as a shell reads it back: in single quotes unless it is plain.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,".contains($0) }
+        return plain
+            ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
+    /// `1920x1080` → (1920, 1080).
+    static func parseSize(_ text: String) throws(UsageError) -> (Double, Double) {
+        let parts = text.split(separator: "x")
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]), width > 0,
+            height > 0
+        else { throw UsageError(message: "a size is WIDTHxHEIGHT, e.g. 1920x1080; got '\(text)'") }
+        return (width, height)
+    }
 }

@@ -125,6 +125,22 @@ struct FieldFilterTests {
         #expect(stage.deviceCounters.first?[.bounce] == 2)
     }
 
+    /// A blip is no touch: its up starts no debounce window, so a real touch right after it in the
+    /// same place is delivered (and counted as no bounce).
+    @Test func aBlipStartsNoDebounceWindow() {
+        var stage = S.stage(FieldSettings(minContactMicros: 30_000, debounceMicros: 60_000, debounceMillimetres: 3))
+        let outputs = Self.run(
+            &stage,
+            [
+                S.frame(1_000_000, S.down(0, 100, 100)), S.frame(1_010_000, S.up(0)),
+                S.frame(1_020_000, S.down(0, 100, 100)),
+            ])
+        #expect(outputs.allSatisfy { S.contacts($0).isEmpty })
+        #expect(stage.deviceCounters.first?[.blip] == 1)
+        #expect(S.contacts(stage.advance(nowMicros: 1_050_000)) == [S.down(0, 100, 100)])
+        #expect(stage.deviceCounters.first?[.bounce] == 0)
+    }
+
     @Test func aDownReusingTheSlotOfADeliveredTouchEndsItEvenWhenTheNewOneIsDropped() {
         var stage = S.stage(FieldSettings(dropsStuckPoints: true))
         _ = stage.process(S.frame(0, S.down(0, 100, 100)), nowMicros: 0)

@@ -190,6 +190,31 @@ struct FieldMatcherTests {
         #expect((counters["good panel"]?[.blip] ?? 0) == 0)
     }
 
+    /// Debounce follows the matcher's `filters` too: a bounce 20 ms after an up is dropped from the
+    /// panel whose matcher turns debounce on over a screen without it, and delivered from the one
+    /// whose matcher turns the screen's debounce off (`debounceMs: null`).
+    @Test(arguments: [
+        ("", "{name: \"flaky*\", filters: {debounceMs: 60, debounceMM: 3}}", true),
+        ("filters: {debounceMs: 60, debounceMM: 3},", "{name: \"flaky*\", filters: {debounceMs: null}}", false),
+    ])
+    func debounceFollowsTheMatchersFilters(screen keys: String, devices: String, bounce: Bool) throws {
+        let config = try Self.parse(Self.config(screen: keys, devices: devices))
+        #expect((config.fieldSettings(forScreen: "main", matcherIndex: 0).debounceMicros != nil) == bounce)
+        var stage = FieldStage(config: config, nowMicros: 0)
+        let outputs = S.run(
+            &stage,
+            [
+                Self.frame(0, S.down(0, 100, 100), Self.flaky, matcher: 0),
+                Self.frame(100_000, S.up(0), Self.flaky, matcher: 0),
+                Self.frame(120_000, S.down(0, 101, 100), Self.flaky, matcher: 0),
+                Self.frame(150_000, S.up(0), Self.flaky, matcher: 0),
+            ])
+        #expect(S.contacts(outputs[0]) == [S.down(0, 100, 100)] && S.contacts(outputs[1]) == [S.up(0)])
+        #expect(S.contacts(outputs[2]) == (bounce ? [] : [S.down(0, 101, 100)]))
+        #expect(S.contacts(outputs[3]) == (bounce ? [] : [S.up(0)]))
+        #expect((stage.deviceCounters.first?[.bounce] ?? 0) == (bounce ? 1 : 0))
+    }
+
     @Test func aFrameWithoutAMatcherGetsTheScreensFilters() throws {
         var (_, stage) = try Self.twoPanels()
         let outputs = S.run(

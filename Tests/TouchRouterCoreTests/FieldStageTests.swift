@@ -77,6 +77,17 @@ struct FieldStageTests {
         }
     }
 
+    /// A held contact (`minContactMs`) is not a touch yet: a blip (dropped whole) leaves the idle
+    /// countdown where it was.
+    @Test func aBlipDoesNotRestartTheIdleCountdown() {
+        var stage = Self.stage(FieldSettings(idleMicros: 1_000_000, minContactMicros: 30_000))
+        let blip = Self.run(&stage, [Self.frame(900_000, Self.down(0)), Self.frame(910_000, Self.up(0))])
+        #expect(blip.allSatisfy { Self.contacts($0).isEmpty })
+        #expect(stage.nextDeadlineMicros == 1_000_000)
+        #expect(stage.advance(nowMicros: 1_000_000).screenChanges.map(\.reason) == [.timeout])
+        #expect(stage.activity(ofScreen: "main") == .idle)
+    }
+
     @Test func aFingerDownHoldsIdleOffAndItsLiftRestartsTheCountdown() {
         var stage = Self.stage(FieldSettings(idleMicros: 1_000_000))
         _ = stage.process(Self.frame(500_000, Self.down(0)), nowMicros: 500_000)
@@ -125,6 +136,25 @@ struct FieldStageTests {
         #expect(Self.contacts(outputs[0]).isEmpty)
         #expect(Self.contacts(outputs[1]) == (swallowed ? [] : [Self.down(1, 400, 400)]))
         #expect(Self.contacts(outputs[2]) == (swallowed ? [] : [Self.move(1, 410, 410)]))
+    }
+
+    /// With `minContactMs` the waking touch becomes a touch only at its deadline, but the grace
+    /// window counts from its down: a second finger beginning more than graceMs after that down is
+    /// delivered, even though it began less than graceMs after the waking touch was confirmed.
+    @Test(arguments: [(250_000 as UInt64, true), (250_001, false), (300_000, false)])
+    func theGraceWindowCountsFromAHeldWakingTouchsDown(after delay: UInt64, swallowed: Bool) {
+        var stage = Self.stage(
+            FieldSettings(
+                idleMicros: 1_000_000, swallowsWakingTouch: true, wakeGraceMicros: 250_000, minContactMicros: 100_000))
+        _ = stage.advance(nowMicros: 1_000_000)
+        let wake: UInt64 = 2_000_000
+        _ = stage.process(Self.frame(wake, Self.down(0)), nowMicros: wake)
+        let woke = stage.advance(nowMicros: wake + 100_000)
+        #expect(woke.screenChanges.map(\.reason) == [.touch])
+        #expect(Self.contacts(woke).isEmpty)
+        _ = stage.process(Self.frame(wake + delay, Self.down(1, 400, 400)), nowMicros: wake + delay)
+        let second = stage.advance(nowMicros: wake + delay + 100_000)
+        #expect(Self.contacts(second) == (swallowed ? [] : [Self.down(1, 400, 400)]))
     }
 
     @Test func aTouchOnAnotherScreenNeitherWakesNorIsSwallowed() {

@@ -318,7 +318,9 @@ struct CommandLineTests {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        #expect(log.contains("(socket activation)"), "\(log)")
+        #expect(log.contains("listening on \(socketPath) (socket activation)"), "\(log)")
+        let daemonLines = log.split(separator: "\n").filter { $0.hasPrefix("touchrouterd:") }
+        #expect(!daemonLines.contains { $0.contains("unused.sock") }, "the ignored --socket path is not named")
         #expect(process.terminationStatus == 0)
         #expect(FileManager.default.fileExists(atPath: socketPath), "systemd's socket is not ours to remove")
         #expect(!FileManager.default.fileExists(atPath: directory.file("unused.sock")))

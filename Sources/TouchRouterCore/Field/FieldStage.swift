@@ -485,9 +485,17 @@ public struct FieldStage: Sendable {
         return devices.count - 1
     }
 
-    /// A stage time on the input clock.
-    private func inputTime(_ micros: UInt64) -> UInt64 {
+    /// A stage time on the input clock (the frames' timestamps: a recording's, in a replay), by the
+    /// offset of the latest frame: the one place the two clocks meet (the Router maps its gesture
+    /// deadlines with it too).
+    public func inputTime(_ micros: UInt64) -> UInt64 {
         UInt64(clamping: Int64(clamping: micros) &+ inputOffsetMicros)
+    }
+
+    /// An input-clock time on the stage's clock: the inverse of `inputTime(_:)` (0 for a time
+    /// before the stage clock's origin).
+    public func stageTime(ofInput micros: UInt64) -> UInt64 {
+        UInt64(clamping: max(0, Int64(clamping: micros) &- inputOffsetMicros))
     }
 
     static func distance(_ a: Point, _ b: Point) -> Double {

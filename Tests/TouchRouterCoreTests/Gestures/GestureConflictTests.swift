@@ -24,6 +24,24 @@ struct GestureConflictTests {
         #expect(run.stage.nextDeadlineMicros == nil)
     }
 
+    /// (whether the single tap is the non-exclusive one, else the double tap is): `exclusive: false`
+    /// neither waits nor makes wait, so the single tap is recognised at its finger's lift, and both
+    /// count the second tap.
+    @Test("a tap does not wait for a double tap when either is exclusive: false", arguments: [true, false])
+    func nonExclusiveTapDoesNotWait(_ singleOptsOut: Bool) {
+        var specs = Self.tapAndDoubleTap()
+        specs[singleOptsOut ? 0 : 1].exclusive = false
+        var run = GestureHarness(specs)
+        run.down(0, 0, 500, 500)
+        run.up(30, 0)
+        #expect(run.summary == ["tap recognized"])
+        #expect(run.events.first?.timestampMicros == GestureHarness.micros(30))
+        run.down(100, 0, 505, 500)
+        run.up(130, 0)
+        run.advance(5000)
+        #expect(run.events.map(\.taps) == [1, 1, 2])
+    }
+
     @Test("a double tap is only a double tap: the single tap never fires")
     func doubleTapAlone() {
         var run = GestureHarness(Self.tapAndDoubleTap())
@@ -230,6 +248,19 @@ struct GestureConflictTests {
         run.down(20, 1, 900, 900)
         run.up(30, 1)
         #expect(run.rawPhases(of: 2) == [])
+    }
+
+    @Test("a finger beyond a full active pan (maximumFingers down) is not the pan's: raw clients get it")
+    func fingerBeyondAFullPan() {
+        var run = GestureHarness(.pan) { $0.maximumFingers = 1 }
+        run.down(0, 0, 500, 500)
+        run.move(10, 0, 600, 500)
+        run.down(20, 1, 900, 900)
+        run.move(25, 1, 950, 900)
+        run.up(30, 1)
+        #expect(run.summary == ["pan began"])
+        #expect(run.rawPhases(of: 1) == ["began", "cancelled gesture"])
+        #expect(run.rawPhases(of: 2) == ["began", "moved", "ended"])
     }
 
     @Test("a finger joining an active pan that keeps touches (cancelsTouches false) stays raw")

@@ -19,8 +19,10 @@ struct GestureHarness {
     var trackerRaw: [ViewTouches] = []
     var positions: [Int32: Point] = [:]
 
-    init(_ specs: [GestureSpec], recordsFailures: Bool = false) {
-        let pad = View(id: "pad", frame: Rect(x: 0, y: 0, width: 2000, height: 2000), multipleTouch: true)
+    /// `transform` turns or scales the pad about its centre (its units then differ from the glass's).
+    init(_ specs: [GestureSpec], recordsFailures: Bool = false, transform: ViewTransform = ViewTransform()) {
+        let pad = View(
+            id: "pad", frame: Rect(x: 0, y: 0, width: 2000, height: 2000), transform: transform, multipleTouch: true)
         let root = View(id: "main", frame: Rect(x: 0, y: 0, width: 2000, height: 2000), children: [pad])
         tracker = TouchTracker(layout: Layout(screens: [Screen(name: "main", width: 2000, height: 2000, root: root)]))
         stage = GestureStage(viewGestures: specs.isEmpty ? [:] : ["pad": specs])

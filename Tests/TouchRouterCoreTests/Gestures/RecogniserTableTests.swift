@@ -80,6 +80,18 @@ struct RecogniserTableTests {
         #expect(run.summary == (began ? ["longPress began"] : []))
     }
 
+    @Test("a long press's duration counts from the finger down: jitter within its movement does not restart it")
+    func longPressJitter() {
+        var run = GestureHarness(.longPress)
+        run.down(0, 0, 500, 500)
+        run.move(200, 0, 520, 500)
+        run.move(400, 0, 500, 530)
+        run.move(499, 0, 510, 510)
+        run.advance(500)
+        #expect(run.summary == ["longPress began"])
+        #expect(run.events.first?.timestampMicros == GestureHarness.micros(500))
+    }
+
     @Test("after it began, a long press follows the finger and ends when it lifts")
     func longPressChanges() {
         var run = GestureHarness(.longPress)
@@ -99,6 +111,41 @@ struct RecogniserTableTests {
         run.move(10, 0, 500, 500 + moved)
         run.up(20, 0)
         #expect(run.summary == (began ? ["pan began", "pan ended"] : []))
+    }
+
+    /// (the pad's scale, moved screen units, began): 5 mm is 50 units on the glass whatever the
+    /// view's scale; `translation` is in the view's units.
+    @Test(
+        "a pan's distance is measured on the glass, not in the view's units",
+        arguments: [(2.0, 49.0, false), (2, 50, true), (0.5, 49, false), (0.5, 50, true)])
+    func panDistanceOnTheGlass(_ scale: Double, _ moved: Double, _ began: Bool) {
+        var run = GestureHarness([GestureSpec(.pan)], transform: ViewTransform(scaleX: scale, scaleY: scale))
+        run.down(0, 0, 1000, 1000)
+        run.move(10, 0, 1000, 1000 + moved)
+        #expect(run.summary == (began ? ["pan began"] : []))
+        if began, let translation = run.events.first?.translation {
+            #expect(abs(translation.x) < 1e-9 && abs(translation.y - moved / scale) < 1e-9)
+        }
+    }
+
+    @Test("a pan ends when fewer than minimumFingers are left down")
+    func panEndsBelowMinimumFingers() {
+        var run = GestureHarness(.pan) { $0.minimumFingers = 2 }
+        run.down(0, 0, 500, 500)
+        run.down(5, 1, 700, 500)
+        run.frame(
+            10,
+            [
+                ContactEvent(kind: .motion, slot: 0, screenPoint: Point(500, 600)),
+                ContactEvent(kind: .motion, slot: 1, screenPoint: Point(700, 600)),
+            ])
+        #expect(run.summary == ["pan began"])
+        run.up(20, 1)
+        #expect(run.summary == ["pan began", "pan ended"])
+        #expect(run.events.last?.timestampMicros == GestureHarness.micros(20))
+        run.move(30, 0, 500, 800)
+        run.up(40, 0)
+        #expect(run.summary == ["pan began", "pan ended"])
     }
 
     @Test("a pan reports translation in view units and velocity in units per second")
@@ -148,6 +195,19 @@ struct RecogniserTableTests {
         run.move(taken, 0, 500, 300)
         #expect(run.summary == (recognised ? ["swipe recognized"] : []))
         if recognised { #expect(run.events[0].direction == .up) }
+    }
+
+    /// (ms the three steps take, recognised): each step is well under 500 ms, but the distance
+    /// must come within 500 ms of the finger down.
+    @Test(
+        "a swipe's maximum duration counts from the finger down, not from each step",
+        arguments: [(450.0, true), (600, false)])
+    func swipeDurationFromTheDown(_ taken: Double, _ recognised: Bool) {
+        var run = GestureHarness(.swipe, recordsFailures: true)
+        run.down(0, 0, 500, 500)
+        for step in 1...3 { run.move(taken * Double(step) / 3, 0, 500 + 50 * Double(step), 500) }
+        #expect(run.summary == (recognised ? ["swipe recognized"] : ["swipe failed"]))
+        if !recognised { #expect(run.events.first?.timestampMicros == GestureHarness.micros(500)) }
     }
 
     /// (sideways units per 200 forward, recognised): up to 30 degrees off the axis.

@@ -6,15 +6,14 @@
 /// under another owner, the subscription ends (`endStale`), so stale subscriptions do not pile
 /// up and another owner's view never takes one over. A client holds at most `maxPerClient`.
 ///
-/// The table is changed only on the layout worker (`ReloadWorker`): a change re-expands coverage,
-/// which is linear in the layout; the loop swaps the finished table in.
+/// The table is changed only off the routing thread (the daemon's layout worker): a change
+/// re-expands coverage, which is linear in the layout; the `Router` takes the finished table.
 ///
 /// Memory is flat in the number of views: the layout's views are numbered in pre-order (a subtree
 /// is then one range of numbers), and coverage is one small integer per view naming a shared,
 /// deduplicated list of clients. No per-view arrays, sets or strings are built, so a 100,000-view
 /// layout costs a few megabytes here however many clients subscribe to all of it.
-import TouchRouterCore
-import TouchRouterSystem
+import TouchRouterModel
 
 /// A connected client, as the subscription table knows it.
 public typealias ClientID = Int
@@ -208,7 +207,7 @@ public struct SubscriptionTable: Sendable {
     /// none when that would give it more than `maxPerClient` subscriptions. Returns the ids
     /// `owner` does not know, and whether the limit refused the request. Coverage is not
     /// re-expanded: call `reexpand` (or `relayout`) after the batch. Cost: O(ids).
-    mutating func add(
+    public mutating func add(
         _ client: ClientID, to viewIDs: [String], subtree: Bool, owner: (String) -> RuntimeLayout.ViewOwner?
     ) -> (unknown: [String], overLimit: Bool) {
         var unknown: [String] = []
@@ -229,7 +228,7 @@ public struct SubscriptionTable: Sendable {
 
     /// Removes `viewIDs` from `client`'s subscriptions (all of them when nil) without re-expanding
     /// coverage. Returns the ids removed, sorted. Cost: O(ids), or O(the client's subscriptions).
-    mutating func remove(_ client: ClientID, from viewIDs: [String]?) -> [String] {
+    public mutating func remove(_ client: ClientID, from viewIDs: [String]?) -> [String] {
         guard var own = requested[client] else { return [] }
         var removed: [String] = []
         if let viewIDs {
@@ -244,14 +243,14 @@ public struct SubscriptionTable: Sendable {
     }
 
     /// Forgets a departed client without re-expanding coverage. Returns whether it had any.
-    mutating func forget(_ client: ClientID) -> Bool {
+    public mutating func forget(_ client: ClientID) -> Bool {
         guard requested.removeValue(forKey: client) != nil else { return false }
         version += 1
         return true
     }
 
     /// Why a subscription ended (`subscriptionEnded`'s `reason`).
-    enum EndReason: String, Sendable {
+    public enum EndReason: String, Sendable {
         /// The mounted view went: unmounted, or left out of a new mount, or dropped by a reload.
         case unmounted
         /// The client that mounted the view left.
@@ -265,7 +264,7 @@ public struct SubscriptionTable: Sendable {
     /// subscription (it resumes if a reload brings it back). `departed`: clients that left in this
     /// build (their mounts' subscribers are told `ownerLeft`). Returns, per client, the ended ids
     /// (sorted) by reason. Coverage is not re-expanded. Cost: O(subscriptions) owner lookups.
-    mutating func endStale(
+    public mutating func endStale(
         owner: (String) -> RuntimeLayout.ViewOwner?, departed: Set<ClientID>
     ) -> [ClientID: [EndReason: [String]]] {
         var ended: [ClientID: [EndReason: [String]]] = [:]
@@ -293,7 +292,7 @@ public struct SubscriptionTable: Sendable {
     }
 
     /// Re-expands coverage after batched changes. Cost: linear in the layout plus the subscriptions.
-    mutating func reexpand() { rebuild() }
+    public mutating func reexpand() { rebuild() }
 
     /// How many subscriptions all clients hold together.
     public var requestedCount: Int { requested.values.reduce(0) { $0 + $1.count } }
