@@ -5,8 +5,10 @@ import TouchRouterModel
 /// Flattens a view tree into a `HitTestIndexStorage`.
 struct HitTestIndexBuilder {
     let gridThreshold: Int
-    private var nodes = ContiguousArray<IndexedNode>()
-    private var details = ContiguousArray<IndexedDetail>()
+    // Internal, not private: the grids' construction (`makeGrid`, HitTestIndexGrid.swift) reads the
+    // nodes and children and appends to the cells.
+    var nodes = ContiguousArray<IndexedNode>()
+    var details = ContiguousArray<IndexedDetail>()
     private var indexInParent = ContiguousArray<Int32>()
     private var parents = ContiguousArray<Int32>()
     private var viewIndices = ContiguousArray<Int32>()
@@ -19,11 +21,11 @@ struct HitTestIndexBuilder {
     private var currentParent: Int32 = -1
     private var ids = ContiguousArray<String>()
     private var polygons = ContiguousArray<[Point]>()
-    private var children = ContiguousArray<Int32>()
+    var children = ContiguousArray<Int32>()
     private var childCursor = 0
     private var grids = ContiguousArray<ChildGrid>()
-    private var cellOffsets = ContiguousArray<Int32>()
-    private var entries = ContiguousArray<Int32>()
+    var cellOffsets = ContiguousArray<Int32>()
+    var entries = ContiguousArray<Int32>()
     private var depth = 0
     private var maximumDepth = 0
 
@@ -327,9 +329,7 @@ struct HitTestIndexBuilder {
     }
 
     /// The box of a node in its parent's space (for grid cells); nil when unbounded.
-    private static func box(
-        of nodeIndex: Int32, nodes: ContiguousArray<IndexedNode>, details: ContiguousArray<IndexedDetail>
-    ) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+    func box(of nodeIndex: Int32) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
         let node = nodes[Int(nodeIndex)]
         if node.detail >= 0 {
             let detail = details[Int(node.detail)]
@@ -345,15 +345,5 @@ struct HitTestIndexBuilder {
         let slack = Self.relativeTolerance * (1 + magnitude)
         guard slack.isFinite else { return nil }
         return (minX - slack, minY - slack, maxX + slack, maxY + slack)
-    }
-
-    /// A uniform grid over `children[childStart ..< childStart + count]` (`ChildGrid.make`), its
-    /// cells and large list appended to `cellOffsets` and `entries`.
-    private mutating func makeGrid(childStart: Int, count: Int) -> ChildGrid {
-        // The boxes read the nodes and details, which the grid leaves alone.
-        let (nodes, details) = (self.nodes, self.details)
-        return ChildGrid.make(
-            children: children, start: childStart, count: count,
-            box: { Self.box(of: $0, nodes: nodes, details: details) }, cellOffsets: &cellOffsets, entries: &entries)
     }
 }

@@ -2,6 +2,7 @@ import TouchRouterModel
 
 // The index's spatial grids: a container with many touchable children gets a uniform grid over
 // their conservative boxes, so a query looks only at the children whose box can hold the point.
+// The grid type, its cell lookup, and the builder's construction of one.
 
 /// A uniform grid over a container's children's boxes, in the container's own space.
 struct ChildGrid {
@@ -35,16 +36,13 @@ struct ChildGrid {
 extension ChildGrid {
     /// A child whose box covers more cells than this goes to the grid's large list.
     static let maximumCellsPerChild = 16
+}
 
-    /// A uniform grid over the boxes (`box`, nil when unbounded) of `children[childStart ..<
-    /// childStart + count]`, about one cell per child, shaped like the children's extent; its cell
-    /// offsets and entries are appended to `cellOffsets` and `entries`. The scratch space is unsafe
-    /// buffers: the checked, uniqueness-tested subscripts of Swift arrays cost as much as the work.
-    static func make(
-        children: ContiguousArray<Int32>, start childStart: Int, count: Int,
-        box: (Int32) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)?,
-        cellOffsets: inout ContiguousArray<Int32>, entries: inout ContiguousArray<Int32>
-    ) -> ChildGrid {
+extension HitTestIndexBuilder {
+    /// A uniform grid over the boxes of `children[childStart ..< childStart + count]`, about one
+    /// cell per child, shaped like the children's extent. The scratch space is unsafe buffers: the
+    /// checked, uniqueness-tested subscripts of Swift arrays cost as much as the work itself.
+    mutating func makeGrid(childStart: Int, count: Int) -> ChildGrid {
         // Boxes of the children (minX is NaN for an unbounded child), computed once; each child's
         // cell range (x0 = -1: the large list); the count, then the fill position, of each cell.
         let boxes = UnsafeMutableBufferPointer<(minX: Double, minY: Double, maxX: Double, maxY: Double)>
@@ -59,7 +57,7 @@ extension ChildGrid {
         var maxX = -Double.infinity, maxY = -Double.infinity
         var boundedCount = 0
         for k in 0..<count {
-            guard let childBox = box(children[childStart + k]) else {
+            guard let childBox = box(of: children[childStart + k]) else {
                 boxes[k] = (.nan, 0, 0, 0)
                 continue
             }
@@ -118,7 +116,7 @@ extension ChildGrid {
             let x1 = min(Int((childBox.maxX - minX) * cellsPerUnitX), columns - 1)
             let y0 = min(Int((childBox.minY - minY) * cellsPerUnitY), rows - 1)
             let y1 = min(Int((childBox.maxY - minY) * cellsPerUnitY), rows - 1)
-            if (x1 - x0 + 1) * (y1 - y0 + 1) > maximumCellsPerChild {
+            if (x1 - x0 + 1) * (y1 - y0 + 1) > ChildGrid.maximumCellsPerChild {
                 largeCount += 1
                 continue
             }
