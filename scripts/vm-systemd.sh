@@ -45,6 +45,10 @@ echo touchrouter-vm > "$root/etc/hostname"
 : > "$root/etc/fstab"
 mkdir -p "$root/opt/vmtest"
 cp "$deb" "$root/opt/vmtest/touchrouter.deb"
+# Debian's node_exporter, installed by the guest in the middle of its run (scenario 10: the metrics
+# timer idles without it). Its dependencies (adduser, init-system-helpers, libc6) are in the root.
+(cd "$work" && apt-get download prometheus-node-exporter > "$work/download-node-exporter.log" 2>&1) &&
+    cp "$work"/prometheus-node-exporter_*.deb "$root/opt/vmtest/prometheus-node-exporter.deb" || true
 # touchrouterctl for the scenarios (the package has it too, but the test runs it before dpkg -i).
 install -m 0755 scripts/vm/systemd-guest.sh "$root/opt/vmtest/guest.sh"
 cat > "$root/etc/systemd/system/touchrouter-vmtest.service" <<UNIT
@@ -77,7 +81,7 @@ timeout "${TOUCHROUTER_VM_TIMEOUT:-1500}" qemu-system-x86_64 "${accel[@]}" -m 10
     -drive "file=$work/root.img,format=raw,if=virtio" \
     -serial "file:$work/console.log" -serial "file:$work/results" > "$work/qemu.log" 2>&1 || true
 # The guest's files: its journal and transcripts, read from the image without mounting it.
-for f in results journal.txt dpkg-i.log monitor.out inject.out; do
+for f in results journal.txt dpkg-i.log monitor.out inject.out scrape.out dpkg-node-exporter.log; do
     debugfs -R "dump /opt/vmtest/$f $work/guest-$f" "$work/root.img" > /dev/null 2>&1 || true
 done
 rm -f "$work/root.img"

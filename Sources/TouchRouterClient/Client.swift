@@ -145,6 +145,13 @@ public final class TouchRouterClient: Sendable {
         return status
     }
 
+    /// Every counter the daemon keeps, as metrics text in `format` (docs/metrics.md).
+    public func metrics(format: MetricsFormat = .openMetrics) async throws(ClientError) -> String {
+        let reply = try await connection.request(.metrics(format: format))
+        guard case .metrics(_, let text, _) = reply else { throw ClientError.unexpectedReply(reply) }
+        return text
+    }
+
     /// Asks the daemon to re-read its config (admin only); returns the generation now in effect.
     public func reload() async throws(ClientError) -> UInt64 {
         let reply = try await connection.request(.reload)

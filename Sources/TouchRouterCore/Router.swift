@@ -149,7 +149,7 @@ public struct Router: Sendable {
             contactsDown: tracker.touchesDown.map {
                 FieldStage.DownContact(device: $0.device, slot: $0.slot, screen: $0.screen, screenPoint: $0.screenPoint)
             })
-        shields = Set(config.viewAccess.keys)
+        shields = Set(newConfig.viewAccess.keys)
         if let table { subscriptions = table }
         return deliveries
     }

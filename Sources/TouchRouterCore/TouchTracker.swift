@@ -8,6 +8,11 @@ import TouchRouterModel
 /// Touch-downs are hit-tested with each screen's `HitTestIndex` (built once per layout, in
 /// `TrackerScreen`); a bound touch is kept as a view index into that screen's flattened views, so
 /// the hot path copies no `View`, builds no array and allocates nothing.
+///
+/// One file over 400 lines on purpose: the tracker's rules (touch-down, the responder chain,
+/// multipleTouch and exclusiveTouch, ends, reload) all read and write its private touch table;
+/// split across files, that table would have to be open to the whole module. Taps are apart
+/// (TouchTracker+Taps.swift), as are the screens' tables (TrackerScreen.swift).
 
 /// Tracks touches from input frames and says which view gets which touch phase.
 ///

@@ -38,6 +38,7 @@ extension Daemon {
                         code: .tooManyClients, message: "the daemon serves at most \(options.maxClients) clients"))
                 _ = client.writePending()
                 fd.close()
+                metrics.clientsRefused += 1
                 logger.warning("\(client.label) refused: already \(clients.count) clients (--max-clients)")
                 continue
             }
@@ -51,6 +52,7 @@ extension Daemon {
                 continue
             }
             clients[client.id] = client
+            metrics.clientsConnected += 1
             logger.info("\(client.label) connected")
         }
     }

@@ -131,8 +131,10 @@ extension Daemon {
             }
             failure = error
         case .unchanged:
+            metrics.reloadsSucceeded += 1
             logger.info("reload (\(trigger)): config unchanged")
         case .changed:
+            metrics.reloadsSucceeded += 1
             for name in build.unknownOwnerNames { logger.warning("owner list: no such \(name); it admits nobody") }
         case .notRead:
             break

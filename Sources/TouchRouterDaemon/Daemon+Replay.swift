@@ -33,9 +33,10 @@ extension Daemon {
         while played < ReplayClock.framesPerTurn, var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             played += 1
             replay = clock
-            if options.replayRestampsFrames { frame.timestampMicros = monotonicMicros() }
+            let takenMicros = monotonicMicros()
+            if options.replayRestampsFrames { frame.timestampMicros = takenMicros }
             replayTargets.stamp(&frame)
-            process(.frame(frame))
+            process(.frame(frame), stampMicros: takenMicros)
             if stampToWritten != nil { stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
             if clock.speed == 0 { break }
         }

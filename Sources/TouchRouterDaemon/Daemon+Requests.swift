@@ -1,5 +1,5 @@
-/// The daemon's answers to client requests: hello, hitTest, status, reload on the loop (each
-/// costs O(1) unless stated); subscribe, unsubscribe, layout and explain, whose cost grows with
+/// The daemon's answers to client requests: hello, hitTest, status, metrics, reload on the loop
+/// (each costs O(1) unless stated; metrics are bounded by their label bounds); subscribe, unsubscribe, layout and explain, whose cost grows with
 /// the layout, are queued for the layout worker (`queueQuery`).
 import Glibc
 import TouchRouterCore
@@ -50,6 +50,8 @@ extension Daemon {
                         localPoint: hit?.localPoint, seq: seq)))
         case .status:
             return line(.status(StatusReply(counters: statusCounters(for: client), seq: seq)))
+        case .metrics(let format):
+            return metricsReply(format: format, seq: seq, for: client)
         case .reload:
             guard isAdmin(client) else {
                 return errorLine(

@@ -31,9 +31,20 @@ extension Daemon {
     }
 
     /// Routes one input event. Cost: the Router's (bounded by the frame's contacts, the touches down
-    /// and the touched views' recognisers), then the fan-out of what it delivers.
-    func process(_ event: InputEvent) {
-        deliver(router.route(event, nowMicros: routerMicros(for: event)))
+    /// and the touched views' recognisers), then the fan-out of what it delivers, then the metrics'
+    /// counts (O(1) per contact). A frame that delivered something has its stamp-to-written time
+    /// recorded: from `stampMicros` (when a replay took it) or its own stamp (libinput's).
+    func process(_ event: InputEvent, stampMicros: UInt64? = nil) {
+        countInput(event)
+        let routed = router.route(event, nowMicros: routerMicros(for: event))
+        let delivers = routed.contains {
+            switch $0 {
+            case .touches, .gesture: true
+            case .screenState, .filterBurst: false
+            }
+        }
+        deliver(routed)
+        if delivers, case .frame(let frame) = event { recordLatency(sinceMicros: stampMicros ?? frame.timestampMicros) }
     }
 
     /// The Router's clock for an event: CLOCK_MONOTONIC, which libinput's timestamps already are;
@@ -72,6 +83,7 @@ extension Daemon {
 
     /// A view's touches to its subscribers that take touches (and may see the view), encoded once.
     func fanOut(_ viewTouches: ViewTouches, to subscribers: [ClientID]) {
+        countRouted(viewTouches)
         encodedTouches.removeAll(keepingCapacity: true)
         guard TouchesEncoder.appendLine(viewTouches, to: &encodedTouches) else {
             stats.nonFiniteMessagesDropped += 1

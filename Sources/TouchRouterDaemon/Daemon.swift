@@ -75,6 +75,8 @@ public final class Daemon {
     var isAcceptPaused = false
     let startedMonotonicMicros = monotonicMicros()
     var stats = Stats()
+    /// The counters only the metrics keep (Daemon+Metrics.swift).
+    var metrics = MetricsCounters()
     /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
     var encodedTouches: [UInt8] = []
     /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`): per replayed frame, µs from its stamp until its

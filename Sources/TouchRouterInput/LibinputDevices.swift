@@ -41,6 +41,7 @@ extension LibinputReader {
             device: device, description: description, assignment: assignment,
             accumulator: TouchFrameAccumulator(capacity: framesCapacity))
         devices[pointer] = state
+        churn.taken(description.name)
         apply(assignment, to: pointer, device)
         log(
             .info,
@@ -54,6 +55,7 @@ extension LibinputReader {
         guard let state = devices.removeValue(forKey: pointer) else { return }
         libinput_device_unref(pointer)
         log(.info, "touch device \(describe(state)) removed")
+        churn.removed(state.device.name)
         output.append(.deviceRemoved(state.device, timestampMicros: monotonicMicros()))
     }
 

@@ -59,6 +59,8 @@ public final class LibinputReader {
     var ignoredDevices: Set<OpaquePointer> = []
     /// Touch devices no screen takes now, referenced so that a config reload can take them.
     var unassignedTouchDevices: [OpaquePointer: LiveDeviceDescription] = [:]
+    /// Touch devices removed and taken again (controller resets), for the metrics.
+    public internal(set) var churn = DeviceChurn()
 
     /// Opens libinput on `backend`. `assigner` picks each touch device's screen (nil: ignore it);
     /// `log` receives the reader's and libinput's own messages at `logLevel` and above.

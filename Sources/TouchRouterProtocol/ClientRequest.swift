@@ -21,6 +21,8 @@ public enum RequestMessage: Hashable, Sendable {
     case layout
     /// `status`: the daemon's counters.
     case status
+    /// `metrics`: every counter as metrics text in `format` (docs/metrics.md).
+    case metrics(format: MetricsFormat)
     /// `reload`: re-read the config (admin only).
     case reload
     /// `setView`: change fields of views (owners only), all or none: field objects by view id,
@@ -44,6 +46,7 @@ public enum RequestMessage: Hashable, Sendable {
         case .explain: "explain"
         case .layout: "layout"
         case .status: "status"
+        case .metrics: "metrics"
         case .reload: "reload"
         case .setView: "setView"
         case .mount: "mount"
@@ -158,6 +161,12 @@ public enum RequestDecoder {
                 screen: try fields.optionalString("screen"), screenPoint: try fields.point("point"))
         case "layout": message = .layout
         case "status": message = .status
+        case "metrics":
+            let name = try fields.optionalString("format") ?? MetricsFormat.openMetrics.rawValue
+            guard let format = MetricsFormat(rawValue: name) else {
+                throw fields.fail("field \"format\" must be \"openmetrics\" or \"prometheus\"")
+            }
+            message = .metrics(format: format)
         case "reload": message = .reload
         case "setView":
             let views = try fields.objectField("views")
@@ -229,6 +238,8 @@ extension ClientRequest {
                 object.field("point", point: screenPoint)
             case .layout, .status, .reload:
                 break
+            case .metrics(let format):
+                object.field("format", string: format.rawValue)
             case .setView(let views):
                 object.key("views")
                 JSONValue.object(views).append(to: &object.buffer)

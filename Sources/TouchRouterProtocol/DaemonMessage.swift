@@ -250,6 +250,8 @@ public enum DaemonMessage: Hashable, Sendable {
     case explanation(ExplainReply)
     case layout(LayoutReply)
     case status(StatusReply)
+    /// The reply to `metrics`: the text in the format asked for.
+    case metrics(format: MetricsFormat, text: String, seq: Int64?)
     /// The reply to `reload`: the generation now in effect.
     case reloaded(generation: UInt64, seq: Int64?)
     /// The reply to `setView`: the changes are live at this generation.
@@ -277,6 +279,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .explanation(let message): message.seq
         case .layout(let message): message.seq
         case .status(let message): message.seq
+        case .metrics(_, _, let seq): seq
         case .reloaded(_, let seq): seq
         case .viewsSet(let reply), .mounted(let reply), .unmounted(let reply): reply.seq
         case .error(let error): error.seq
@@ -297,6 +300,7 @@ public enum DaemonMessage: Hashable, Sendable {
         case .explanation: "explanation"
         case .layout: "layout"
         case .status: "status"
+        case .metrics: "metrics"
         case .reloaded: "reloaded"
         case .viewsSet: "viewsSet"
         case .mounted: "mounted"

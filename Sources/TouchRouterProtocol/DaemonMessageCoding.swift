@@ -59,6 +59,9 @@ extension DaemonMessage {
             case .status(let reply):
                 object.key("counters")
                 JSONValue.object(reply.counters).append(to: &object.buffer)
+            case .metrics(let format, let text, _):
+                object.field("format", string: format.rawValue)
+                object.field("text", string: text)
             case .reloaded(let generation, _):
                 object.field("generation", unsigned: generation)
             case .viewsSet(let reply), .mounted(let reply), .unmounted(let reply):
@@ -187,6 +190,11 @@ public enum DaemonMessageDecoder {
                     layout: try LayoutJSON.layout(from: fields), seq: seq))
         case "status":
             return .status(StatusReply(counters: try fields.objectField("counters"), seq: seq))
+        case "metrics":
+            guard let format = MetricsFormat(rawValue: try fields.string("format")) else {
+                throw fields.fail("field \"format\" is not a metrics format")
+            }
+            return .metrics(format: format, text: try fields.string("text"), seq: seq)
         case "reloaded":
             return .reloaded(generation: try unsigned(fields, "generation"), seq: seq)
         case "viewsSet", "mounted", "unmounted":

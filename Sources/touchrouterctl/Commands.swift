@@ -7,6 +7,7 @@ let allCommands: [any Command.Type] = [
     RenderCommand.self,
     MonitorCommand.self,
     StatusCommand.self,
+    MetricsCommand.self,
     ScreenCommand.self,
     LayoutCommand.self,
     SetCommand.self,

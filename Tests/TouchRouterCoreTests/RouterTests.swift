@@ -9,10 +9,11 @@ struct RouterTests {
     static let panel = InputDevice(id: 1, name: "panel")
 
     /// One screen "main": `outer` (with `inner` inside it), `locked` with an access list, and `tapper`
-    /// with a long press and a double tap. `screenKeys` go on the screen.
-    static func config(screenKeys: String = "", tapperGestures: String = #"["longPress", {type: "tap", taps: 2}]"#)
-        throws -> Config
-    {
+    /// with a long press and a double tap. `screenKeys` go on the screen, `lockedKeys` on `locked`.
+    static func config(
+        screenKeys: String = "", tapperGestures: String = #"["longPress", {type: "tap", taps: 2}]"#,
+        lockedKeys: String = "access: { users: [0] },"
+    ) throws -> Config {
         let text = """
             {
               screens: [{
@@ -23,7 +24,7 @@ struct RouterTests {
                     { id: "outer", frame: [0, 0, 400, 400], children: [
                       { id: "inner", frame: [100, 100, 100, 100] },
                     ] },
-                    { id: "locked", frame: [500, 0, 400, 400], access: { users: [0] }, children: [
+                    { id: "locked", frame: [500, 0, 400, 400], \(lockedKeys) children: [
                       { id: "lockedChild", frame: [0, 0, 100, 100] },
                     ] },
                     { id: "tapper", frame: [0, 500, 400, 400], gestures: \(tapperGestures) },

@@ -282,6 +282,7 @@ struct HelpTests {
                   render                Draw a screen's layout, touch regions and touches as SVG.
                   monitor               Show the touches the running daemon routes, live.
                   status                Show the running daemon's state and counters.
+                  metrics               Print the running daemon's counters as OpenMetrics text.
                   screen                Tell the running daemon a screen is off or on (admin).
                   layout                Show the layout the running daemon uses.
                   set                   Change a view of the running daemon's layout (hidden, alpha, frame, …).

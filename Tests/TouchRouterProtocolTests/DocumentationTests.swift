@@ -9,8 +9,8 @@ import TouchRouterCore
 @Suite("Protocol documentation")
 struct DocumentationTests {
     static let requestTypes: Set<String> = [
-        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "reload", "setView", "mount",
-        "unmount", "setScreenState",
+        "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "metrics", "reload", "setView",
+        "mount", "unmount", "setScreenState",
     ]
 
     static func documentedLines() throws -> [String] {
@@ -42,7 +42,7 @@ struct DocumentationTests {
             // A layout request and a layout reply share the type "layout": a reply has a generation.
             let isRequest =
                 Self.requestTypes.contains(Self.type(of: line)) && !line.contains("\"generation\"")
-                && !line.contains("\"counters\"")
+                && !line.contains("\"counters\"") && !line.contains("\"text\"")
             if isRequest {
                 guard case .request(let request) = RequestDecoder.decode(line: bytes) else {
                     Issue.record("documented request does not decode: \(line)")

@@ -103,6 +103,37 @@ say "FIGURE 8 memory 4 clients: VmRSS $rss kB, Pss $(awk '/^Pss:/{print $2}' /pr
     fail "8 VmRSS '$rss' kB with 4 clients: over 12 MB (12288 kB)"
 kill "${mons[@]}" 2>/dev/null
 
+# 10. Metrics for node_exporter: the timer is enabled but skipped while node_exporter's textfile
+# directory is missing; with Debian's node_exporter installed, its /metrics serves touchrouter's,
+# with the touch count, the injected device's removal and its return (a "controller reset") under a
+# name that needs escaping. The daemon was last restarted in scenario 6: no touch since.
+scrape() { printf 'GET /metrics HTTP/1.0\r\n\r\n' | socat -t 5 - TCP:127.0.0.1:9100 2>/dev/null | tr -d '\r'; }
+timer="$(systemctl is-enabled touchrouter-metrics.timer 2>&1) $(systemctl show -p ConditionResult --value touchrouter-metrics.timer)"
+[ "$timer" = "enabled no" ] && [ ! -e /var/lib/prometheus/node-exporter ] &&
+    pass "10 metrics timer enabled, skipped without node_exporter's directory" || fail "10 metrics timer before node_exporter: '$timer'"
+if [ -f "$t/prometheus-node-exporter.deb" ] && dpkg -i "$t/prometheus-node-exporter.deb" > "$t/dpkg-node-exporter.log" 2>&1; then
+    pass "10 dpkg -i prometheus-node-exporter"
+else fail "10 node_exporter not installed: $(tail -1 "$t/dpkg-node-exporter.log" 2>/dev/null || echo 'no .deb (download failed on the host)')"; fi
+systemctl start touchrouter-metrics.timer
+ctl kiosk monitor > "$t/monitor-metrics.out" 2>&1 &
+mon=$!
+sleep 3
+device='vm "panel" \ 7'
+labels='device="vm \"panel\" \\ 7"'
+touchrouterctl inject --name "$device" --size 1080x1920 --gesture 'tap 540 960' --start-delay 3000 --linger 1000 > "$t/inject-metrics.out" 2>&1
+wait_for 20 grep -q began "$t/monitor-metrics.out" || fail "10 the tap was not routed: $(head -3 "$t/monitor-metrics.out" | paste -sd'|')"
+if wait_for 60 sh -c "printf 'GET /metrics HTTP/1.0\r\n\r\n' | socat -t 5 - TCP:127.0.0.1:9100 2>/dev/null | tr -d '\r' | grep -qxF 'touchrouter_touches_total{screen=\"main\"} 1'"; then
+    pass "10 node_exporter serves touchrouter_touches_total{screen=\"main\"} 1 after one tap"
+else fail "10 node_exporter: $(scrape | grep '^touchrouter_touches_total' | paste -sd'|'); file: $(grep '^touchrouter_touches_total' /var/lib/prometheus/node-exporter/touchrouter.prom 2>&1 | paste -sd'|'); journal: $(journalctl -u touchrouter-metrics.service -n 3 --no-pager -o cat | paste -sd'|')"; fi
+mode=$(stat -c '%U %a' /var/lib/prometheus/node-exporter/touchrouter.prom 2>&1)
+[ "$mode" = "root 644" ] && pass "10 touchrouter.prom written by root, mode 644" || fail "10 touchrouter.prom: $mode"
+# The same name again: node_exporter sees one removal, then one return.
+touchrouterctl inject --name "$device" --size 1080x1920 --gesture 'tap 540 960' --start-delay 3000 --linger 1000 >> "$t/inject-metrics.out" 2>&1
+if wait_for 60 sh -c "printf 'GET /metrics HTTP/1.0\r\n\r\n' | socat -t 5 - TCP:127.0.0.1:9100 2>/dev/null | tr -d '\r' > $t/scrape.out; grep -qxF 'touchrouter_controller_resets_total{$labels} 1' $t/scrape.out && grep -qxF 'touchrouter_device_removals_total{$labels} 2' $t/scrape.out && grep -qxF 'touchrouter_touches_total{screen=\"main\"} 2' $t/scrape.out"; then
+    pass "10 a device removed and back: removals 2, controller resets 1, touches 2, its name escaped"
+else fail "10 removals/resets: $(grep -E '^touchrouter_(controller_resets|device_removals|touches)_total' "$t/scrape.out" | paste -sd'|')"; fi
+kill "$mon" 2>/dev/null
+
 # Upgrade (dpkg -i over the installed package): the running daemon is restarted, the socket stays
 # bound, an edited conffile is kept.
 echo "// edited on this kiosk" >> "$cfg"

@@ -1,5 +1,9 @@
 /// The field stage: between input and the tracker, it owns each screen's idle/active state,
 /// swallows the waking touch and filters ghost, bouncing and stuck contacts (docs/field.md).
+///
+/// One file over 400 lines on purpose: the stage is one state machine whose steps (frames,
+/// deadlines, screens) share its private state; split across files, that state would have to be
+/// open to the whole module. The state's own types are in FieldState.swift.
 import TouchRouterModel
 
 /// A pure function of (state, event, time): `process` takes an input event and the time it is
@@ -503,100 +507,4 @@ public struct FieldStage: Sendable {
         let dy = a.y - b.y
         return (dx * dx + dy * dy).squareRoot()
     }
-}
-
-/// One screen's state in the stage.
-struct ScreenState: Sendable {
-    var name: String
-    /// The screen's own settings: idle and wake always, filters for devices no matcher with
-    /// `filters` took.
-    var settings: FieldSettings
-    /// Per device matcher of the screen, the settings of the devices it takes; empty when no
-    /// matcher has `filters`.
-    var matcherSettings: [FieldSettings]
-    var activity = ScreenActivity.active
-    var lastActivityMicros: UInt64
-    /// Confirmed contacts (delivered or swallowed) down on the screen: while any is, it is not idle.
-    var presentContacts = 0
-    /// Touches beginning up to this time are swallowed (the wake's grace window).
-    var graceEndsMicros: UInt64?
-
-    init(name: String, settings: FieldSettings, matcherSettings: [FieldSettings], lastActivityMicros: UInt64) {
-        self.name = name
-        self.settings = settings
-        self.matcherSettings = matcherSettings
-        self.lastActivityMicros = lastActivityMicros
-    }
-
-    /// The filters of a device taken by the screen's `index`-th matcher (nil: by none).
-    func settings(forMatcher index: Int?) -> FieldSettings {
-        guard let index, matcherSettings.indices.contains(index) else { return settings }
-        return matcherSettings[index]
-    }
-
-    /// Nothing is on for any device of the screen.
-    var isInert: Bool { settings.isInert && matcherSettings.allSatisfy(\.isInert) }
-
-    var idleDeadline: UInt64? {
-        guard activity == .active, presentContacts == 0, let idle = settings.idleMicros else { return nil }
-        return lastActivityMicros + idle
-    }
-}
-
-/// What the stage does with a contact.
-enum ContactDisposition: Hashable, Sendable {
-    /// Delivered: its events go on to the tracker.
-    case passing
-    /// Its `began` waits (`minContactMs`): not delivered yet, maybe never.
-    case held
-    /// Never delivered (the waking touch or one in its grace window); it keeps the screen awake.
-    case swallowed
-    /// Filtered (a stuck point, a bounce, or stuck and cancelled): consumed until it lifts.
-    case ignored(FieldFilterKind)
-}
-
-/// A contact the stage follows.
-struct FieldContact: Sendable {
-    let device: InputDevice
-    let slot: Int32
-    /// Into the stage's screens; -1 once a reload removed the screen.
-    var screenIndex: Int
-    /// The screen's matcher that took the device (its latest frame's): which filters apply.
-    var matcherIndex: Int?
-    var disposition = ContactDisposition.passing
-    let downMicros: UInt64
-    let downPoint: Point
-    var lastPoint: Point
-    var lastMoveMicros: UInt64
-
-    init(
-        device: InputDevice, slot: Int32, screenIndex: Int, matcherIndex: Int?, downMicros: UInt64, downPoint: Point
-    ) {
-        self.device = device
-        self.slot = slot
-        self.screenIndex = screenIndex
-        self.matcherIndex = matcherIndex
-        self.downMicros = downMicros
-        self.downPoint = downPoint
-        lastPoint = downPoint
-        lastMoveMicros = downMicros
-    }
-
-    /// Counted as a finger on the screen (for idle).
-    var isPresent: Bool { disposition == .passing || disposition == .swallowed }
-}
-
-/// A device's previous touch-up, for debouncing.
-struct LastUp: Sendable {
-    var micros: UInt64
-    var screenPoint: Point
-    var screenIndex: Int
-}
-
-/// One device's counters, bursts and last touch-up.
-struct DeviceState: Sendable {
-    var counters: DeviceFieldCounters
-    var lastUp: LastUp?
-    var lastEffectMicros: [UInt64?] = Array(repeating: nil, count: FieldFilterKind.allCases.count)
-    var burstCounts: [UInt64] = Array(repeating: 0, count: FieldFilterKind.allCases.count)
 }

@@ -124,11 +124,12 @@ extension ViewGestures {
     }
 
     /// A touch that comes down while a `cancelsTouches` pan with room for it is active is the
-    /// pan's from the start. Cost: one look per recogniser.
+    /// pan's from the start. Cost: one look per recogniser, and for a pan the view's touches × the
+    /// fingers it follows.
     mutating func claimIfJoiningActivePan(_ position: Int) {
         for index in recognisers.indices
         where recognisers[index].spec.kind == .pan && recognisers[index].spec.cancelsTouches
-            && recognisers[index].isActive && (recognisers[index].rule as? PanRule)?.hasRoom == true
+            && recognisers[index].isActive && (recognisers[index].rule as? PanRule)?.hasRoom(among: touches) == true
         {
             claim(position)
             touches[position].cancellationSent = true

@@ -263,6 +263,22 @@ struct GestureConflictTests {
         #expect(run.rawPhases(of: 2) == ["began", "moved", "ended"])
     }
 
+    @Test("a finger coming down after one of a full active pan lifted joins it: the maximum counts fingers down")
+    func fingerReplacingOneOfAFullPan() {
+        var run = GestureHarness(.pan) { $0.maximumFingers = 2 }
+        run.down(0, 0, 500, 500)
+        run.down(5, 1, 700, 500)
+        run.drag(from: 10, 0, by: 100, 0)  // the pan begins with both fingers and takes them
+        run.up(70, 1)  // one lifts: one finger down, room for another
+        run.down(80, 1, 900, 900)  // touch 3
+        run.drag(from: 90, 1, by: 0, 100)  // only the new finger moves: the centroid moves with it
+        #expect(run.rawPhases(of: 3) == [])
+        let afterJoin = run.events.filter { $0.timestampMicros > GestureHarness.micros(80) }
+        #expect(
+            afterJoin.map { "\($0.kind.rawValue) \($0.state.rawValue)" } == Array(repeating: "pan changed", count: 5))
+        #expect(afterJoin.allSatisfy { $0.touchIDs == [1, 3] })
+    }
+
     @Test("a finger joining an active pan that keeps touches (cancelsTouches false) stays raw")
     func joiningFingerKept() {
         var run = GestureHarness(.pan) { $0.cancelsTouches = false }
