@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "TouchRouterCore", dependencies: ["TouchRouterModel"]),
         // Wire messages and line framing over the model only (a client never links the engine). No I/O.
         .target(name: "TouchRouterProtocol", dependencies: ["TouchRouterModel"]),
-        // libinput reader, recording readers and replay, uinput injector.
+        // libinput reader, recording readers and replay, uinput injector, the config file reader.
         .target(
             name: "TouchRouterInput",
             dependencies: [
@@ -76,7 +76,10 @@ let package = Package(
             linkerSettings: releaseLinking),
         .executableTarget(
             name: "touchrouter-bench",
-            dependencies: ["TouchRouterCore", "TouchRouterProtocol", "TouchRouterSystem", "TouchRouterCommandLine"]),
+            dependencies: [
+                "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterSystem",
+                "TouchRouterCommandLine",
+            ]),
 
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterModel"]),
         .testTarget(

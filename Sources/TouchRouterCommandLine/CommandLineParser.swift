@@ -64,6 +64,12 @@ public enum CommandLineParser {
         for option in spec.options where option.isRequired && parsed.values[option.key] == nil {
             throw .missingOption(option.name, synopsis: option.synopsis)
         }
+        for option in spec.options {
+            guard let check = option.check else { continue }
+            if let text = parsed.values[option.key]?.first(where: { !check.accepts($0) }) {
+                throw .invalidValue(option.name, text: text, expected: check.expected)
+            }
+        }
         var remaining = positionals[...]
         for argument in spec.arguments {
             if argument.repeats {

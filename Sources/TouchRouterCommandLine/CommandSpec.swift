@@ -43,6 +43,8 @@ public struct OptionSpec: Sendable {
     public var repeats: Bool
     /// Left out of usage and help (benchmark-only switches).
     public var isHidden: Bool
+    /// What a valid value is, checked by the parser; set by a typed `Option`, nil accepts any text.
+    public var check: ValueCheck?
 
     /// Declares an option; the defaults make an optional, visible, non-repeating flag.
     public init(
@@ -63,6 +65,20 @@ public struct OptionSpec: Sendable {
 
     /// The flag spelled out with its value, as usage and help print it (`--config FILE`).
     public var synopsis: String { valueName.map { "--\(name) \($0)" } ?? "--\(name)" }
+}
+
+/// Which values an option accepts, and what the error says one should be (`a number from 1 to 65536`).
+public struct ValueCheck: Sendable {
+    /// What a valid value is, for the error.
+    public var expected: String
+    /// Whether `text` is a valid value.
+    public var accepts: @Sendable (String) -> Bool
+
+    /// Declares the check.
+    public init(expected: String, accepts: @escaping @Sendable (String) -> Bool) {
+        self.expected = expected
+        self.accepts = accepts
+    }
 }
 
 /// A positional argument; a repeating one takes every remaining argument (at least one unless optional).
@@ -109,12 +125,12 @@ public struct CommandSpec: Sendable {
 
     /// Declares a command.
     public init(
-        name: String, abstract: String, options: [OptionSpec] = [], arguments: [ArgumentSpec] = [],
+        name: String, abstract: String, options: [any CommandOption] = [], arguments: [ArgumentSpec] = [],
         discussion: String? = nil
     ) {
         self.name = name
         self.abstract = abstract
-        self.options = options
+        self.options = options.map(\.spec)
         self.arguments = arguments
         self.discussion = discussion
     }
@@ -160,6 +176,20 @@ public struct ParsedArguments: Sendable {
     public func argument(_ name: ArgumentKey) -> String? { positionals[checked(name)]?.first }
     /// Every value of a repeating positional argument.
     public func arguments(_ name: ArgumentKey) -> [String] { positionals[checked(name)] ?? [] }
+
+    /// The value of a declared option: the one given (the last, for a repeating option), else its
+    /// default. The parser has checked it already, so reading cannot fail.
+    public func value<Value>(_ option: Option<Value>) -> Value {
+        let key = checked(option.spec.key)
+        if option.spec.valueName == nil {
+            return flags.contains(key) ? option.read("") ?? option.defaultValue : option.defaultValue
+        }
+        return values[key]?.last.flatMap(option.read) ?? option.defaultValue
+    }
+    /// Every value of a repeating text option, in command-line order.
+    public func values(_ option: Option<String?>) -> [String] { values(option.spec.key) }
+    /// Whether a declared option was given.
+    public func flag<Value>(_ option: Option<Value>) -> Bool { flag(option.spec.key) }
 }
 
 /// What is wrong with a command line; each tool words it (`message(suggesting:)` is the usual wording).
@@ -180,6 +210,9 @@ public enum CommandLineError: Error, Equatable, Sendable {
     case missingArgument(synopsis: String)
     /// More positional arguments than the command declares.
     case unexpectedArgument(String)
+    /// A value its option's declaration does not accept; `expected` says what it accepts
+    /// (`a number from 1 to 65536`).
+    case invalidValue(String, text: String, expected: String)
 
     /// The usual wording (touchrouterctl's); `suggest(name, known)` may offer a near spelling.
     public func message(suggesting suggest: (String, [String]) -> String? = { _, _ in nil }) -> String {
@@ -194,6 +227,7 @@ public enum CommandLineError: Error, Equatable, Sendable {
         case .missingOption(_, let synopsis): return "missing \(synopsis)"
         case .missingArgument(let synopsis): return "missing \(synopsis)"
         case .unexpectedArgument(let token): return "unexpected argument '\(token)'"
+        case .invalidValue(let name, let text, let expected): return "'--\(name)' needs \(expected), got '\(text)'"
         }
     }
 }

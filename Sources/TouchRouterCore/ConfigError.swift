@@ -100,6 +100,13 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
         self.systemErrno = systemErrno
     }
 
+    /// A file of `size` bytes, more than `limits` allows: refused before parsing (or reading).
+    public static func fileTooLarge(_ size: Int, file: String, limits: ConfigLimits) -> ConfigError {
+        ConfigError(
+            code: .fileTooLarge, file: file,
+            message: "the file is \(size) bytes, more than the limit of \(limits.maxFileBytes) bytes")
+    }
+
     /// `kiosk.json5:42:7: view "main/keypad/key7": width must be > 0`
     public var description: String {
         var text = file

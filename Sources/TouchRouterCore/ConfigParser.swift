@@ -35,10 +35,14 @@ struct ConfigParser {
     static let screenKeys = [
         "name", "width", "height", "root", "devices", "rotation", "calibration", "physicalSize",
     ]
-    static let viewKeys = [
-        "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
-        "multipleTouch", "exclusiveTouch", "access", "gestures", "owner", "mount", "resetOnDisconnect",
-    ]
+    /// Every key a view may have, listed once: each case's name is the config's key, its raw value
+    /// its position in `viewKeys` (the order near-miss suggestions try them in).
+    enum ViewKey: Int, CaseIterable {
+        case id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform
+        case multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect
+    }
+    /// The view keys as the config spells them (the case names of `ViewKey`, in its order).
+    static let viewKeys = ViewKey.allCases.map { String(describing: $0) }
     static let reservedViewKeys: [String] = []
     static let accessKeys = ["users", "groups"]
     static let marginKeys = ["top", "left", "bottom", "right"]
@@ -80,17 +84,9 @@ struct ConfigParser {
         self.limits = limits
     }
 
-    static func tooLargeMessage(_ size: Int, limits: ConfigLimits) -> String {
-        "the file is \(size) bytes, more than the limit of \(limits.maxFileBytes) bytes"
-    }
-
     func parse(_ data: some Collection<UInt8>) throws(ConfigErrors) -> Config {
         if data.count > limits.maxFileBytes {
-            throw ConfigErrors([
-                ConfigError(
-                    code: .fileTooLarge, file: fileName,
-                    message: Self.tooLargeMessage(data.count, limits: limits))
-            ])
+            throw ConfigErrors([.fileTooLarge(data.count, file: fileName, limits: limits)])
         }
         var parser = self
         return try parser.run(Array(data))

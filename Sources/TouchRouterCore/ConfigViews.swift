@@ -1,6 +1,7 @@
 import TouchRouterModel
 
-/// The view half of the config walk: views, their frames, shapes, margins, transforms and access lists.
+/// The view half of the config walk: each view and its subtree, its keys read in one pass (frames,
+/// shapes, margins and transforms in ConfigGeometry.swift, access lists in ConfigAccessLists.swift).
 extension ConfigParser {
     /// A view's members by key, found in one pass over the object (the first of a duplicate wins).
     /// It keeps each known key's position among the members, not a copy of its node: a view is
@@ -15,43 +16,21 @@ extension ConfigParser {
         /// Indices of the members with a key no view has.
         var unknownIndices: [Int] = []
 
-        enum Key: Int {
-            case id, frame, children, hidden, alpha, interactive, touchMargin, shape
-            case transform, multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect
-        }
-
         init(_ object: JSONObject) {
             members = object.members
             for (index, member) in members.enumerated() {
-                let key: Key
-                switch member.key {
-                case "id": key = .id
-                case "frame": key = .frame
-                case "children": key = .children
-                case "hidden": key = .hidden
-                case "alpha": key = .alpha
-                case "interactive": key = .interactive
-                case "touchMargin": key = .touchMargin
-                case "shape": key = .shape
-                case "transform": key = .transform
-                case "multipleTouch": key = .multipleTouch
-                case "exclusiveTouch": key = .exclusiveTouch
-                case "access": key = .access
-                case "gestures": key = .gestures
-                case "owner": key = .owner
-                case "mount": key = .mount
-                case "resetOnDisconnect": key = .resetOnDisconnect
-                default:
+                // `viewKeys` is in `ViewKey` order, so the position found is the key's raw value.
+                guard let slot = ConfigParser.viewKeys.firstIndex(of: member.key) else {
                     unknownIndices.append(index)
                     continue
                 }
-                if slots[key.rawValue] < 0 { slots[key.rawValue] = Int32(index) }
+                if slots[slot] < 0 { slots[slot] = Int32(index) }
             }
         }
 
         /// The first member with this key's node (inlined: a view asks for every key, most absent).
         @inline(__always)
-        subscript(_ key: Key) -> JSONNode? {
+        subscript(_ key: ViewKey) -> JSONNode? {
             let index = slots[key.rawValue]
             return index < 0 ? nil : members[Int(index)].node
         }
@@ -204,263 +183,4 @@ extension ConfigParser {
         return first
     }
 
-    /// `{users: ["kiosk", 1000], groups: ["touch"]}`: names or numeric ids, at least one entry.
-    mutating func accessList(_ node: JSONNode, _ subject: Subject, key: String = "access") -> AccessList? {
-        guard let object = object(node, subject, "\"\(key)\"") else { return nil }
-        let problemsBefore = problemCount
-        checkKeys(object, allowed: Self.accessKeys, subject)
-        let listKey = key
-        var list = AccessList()
-        var valid = problemCount == problemsBefore
-        for key in Self.accessKeys {
-            guard let entries = object[key] else { continue }
-            guard case .array(let elements) = entries.value else {
-                wrongType(entries, subject, "\"\(listKey).\(key)\"", "an array of names or ids")
-                valid = false
-                continue
-            }
-            for (index, element) in elements.enumerated() {
-                switch element.value {
-                case .string(let name) where Self.isValidPrincipalName(name):
-                    let principal = AccessList.Principal.name(name)
-                    if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
-                case .string(let name):
-                    report(
-                        .invalidValue, element.position, subject,
-                        "\"\(Excerpt.of(name))\" is not a user or group name (letters, digits, '_', '.', '-'; not"
-                            + " first a digit or '-'; at most 32)")
-                    valid = false
-                case .number(let number, _)
-                where number == number.rounded() && number >= 0 && number < 4_294_967_295:
-                    let principal = AccessList.Principal.id(UInt32(number))
-                    if key == "users" { list.users.append(principal) } else { list.groups.append(principal) }
-                case .number(let number, _):
-                    report(
-                        .invalidValue, element.position, subject,
-                        "a numeric \(key == "users" ? "uid" : "gid") must be an integer in 0…4294967294, found"
-                            + " \(Self.format(number))")
-                    valid = false
-                default:
-                    wrongType(element, subject, "\"\(listKey).\(key)[\(index)]\"", "a name or a numeric id")
-                    valid = false
-                }
-            }
-        }
-        if valid && list.users.isEmpty && list.groups.isEmpty {
-            report(
-                .invalidValue, node.position, subject,
-                "an \(listKey) list must name at least one user or group (an empty one would admit only root)")
-            return nil
-        }
-        return valid ? list : nil
-    }
-
-    /// A user or group name as `useradd` accepts them, conservatively.
-    static func isValidPrincipalName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, name.utf8.count <= 32 else { return false }
-        guard first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                || "_.-".unicodeScalars.contains($0)
-        }
-    }
-
-    private mutating func numbers(
-        _ node: JSONNode, count: Int, _ subject: Subject, _ what: String, _ expected: String
-    ) -> [Double]? {
-        guard case .array(let list) = node.value, list.count == count else {
-            if case .array(let list) = node.value {
-                report(
-                    .wrongType, node.position, subject,
-                    "\(what) must be \(expected), found \(list.count) values")
-            } else {
-                wrongType(node, subject, what, expected)
-            }
-            return nil
-        }
-        var result: [Double] = []
-        result.reserveCapacity(count)
-        for (index, element) in list.enumerated() {
-            if let number = finiteNumber(element, subject, "\(what)[\(index)]") { result.append(number) }
-        }
-        return result.count == count ? result : nil
-    }
-
-    mutating func frame(_ node: JSONNode, _ subject: Subject) -> Rect? {
-        // The common case, without building an array: four finite numbers, positive size.
-        if case .array(let list) = node.value, list.count == 4, case .number(let x, _) = list[0].value,
-            case .number(let y, _) = list[1].value, case .number(let width, _) = list[2].value,
-            case .number(let height, _) = list[3].value, GeometryBounds.isCoordinate(x),
-            GeometryBounds.isCoordinate(y), GeometryBounds.isCoordinate(width), GeometryBounds.isCoordinate(height),
-            width > 0, height > 0
-        {
-            return Rect(x: x, y: y, width: width, height: height)
-        }
-        guard let values = numbers(node, count: 4, subject, "\"frame\"", "[x, y, width, height]") else {
-            return nil
-        }
-        var valid = true
-        if case .array(let list) = node.value {
-            for (index, name) in ["x", "y", "width", "height"].enumerated()
-            where !checkCoordinate(values[index], list[index], subject, "the frame's \(name)") {
-                valid = false
-            }
-        }
-        for (index, name) in [(2, "width"), (3, "height")] where values[index] <= 0 {
-            if case .array(let list) = node.value {
-                report(
-                    .nonPositiveSize, list[index].position, subject,
-                    "\(name) must be > 0, found \(Self.format(values[index]))")
-            }
-            valid = false
-        }
-        return valid ? Rect(x: values[0], y: values[1], width: values[2], height: values[3]) : nil
-    }
-
-    mutating func shape(_ node: JSONNode, _ subject: Subject) -> Shape? {
-        let expected = "\"rect\", \"ellipse\", {\"roundedRect\": radius} or {\"polygon\": [[x, y], …]}"
-        switch node.value {
-        case .string("rect"): return .rect
-        case .string("ellipse"): return .ellipse
-        case .string(let name):
-            var message = "unknown shape \"\(Excerpt.of(name))\""
-            if let suggestion = NearMiss.suggestion(for: name, among: Self.shapeNames + Self.shapeObjectKeys) {
-                message += " (did you mean \"\(suggestion)\"?)"
-            }
-            report(.invalidValue, node.position, subject, message + "; a shape is \(expected)")
-            return nil
-        case .object(let object):
-            guard object.count == 1, let member = object.members.first else {
-                report(
-                    .invalidValue, node.position, subject,
-                    "a shape object must have exactly one key: \(expected)")
-                return nil
-            }
-            let inner = member.node
-            switch member.key {
-            case "roundedRect":
-                guard let radius = finiteNumber(inner, subject, "the corner radius") else { return nil }
-                guard radius >= 0 else {
-                    report(
-                        .invalidValue, inner.position, subject,
-                        "the corner radius must be ≥ 0, found \(Self.format(radius))")
-                    return nil
-                }
-                guard checkCoordinate(radius, inner, subject, "the corner radius") else { return nil }
-                return .roundedRect(radius: radius)
-            case "polygon":
-                guard case .array(let list) = inner.value else {
-                    wrongType(inner, subject, "\"polygon\"", "an array of [x, y] points")
-                    return nil
-                }
-                var points: [Point] = []
-                for pointNode in list {
-                    if let xy = numbers(pointNode, count: 2, subject, "a polygon point", "[x, y]"),
-                        checkCoordinate(xy[0], pointNode, subject, "a polygon point's x"),
-                        checkCoordinate(xy[1], pointNode, subject, "a polygon point's y")
-                    {
-                        points.append(Point(xy[0], xy[1]))
-                    }
-                }
-                guard list.count >= 3 else {
-                    report(
-                        .polygonTooFewPoints, inner.position, subject,
-                        "a polygon needs at least 3 points, found \(list.count)")
-                    return nil
-                }
-                return points.count == list.count ? .polygon(points) : nil
-            default:
-                checkKeys(object, allowed: Self.shapeObjectKeys, subject)
-                return nil
-            }
-        default:
-            wrongType(node, subject, "\"shape\"", expected)
-            return nil
-        }
-    }
-
-    mutating func touchMargin(_ node: JSONNode, _ subject: Subject, shape: Shape) -> EdgeMargin? {
-        switch node.value {
-        case .number:
-            guard let margin = finiteNumber(node, subject, "\"touchMargin\"") else { return nil }
-            guard margin >= 0 else {
-                report(
-                    .negativeMargin, node.position, subject,
-                    "touchMargin must be ≥ 0, found \(Self.format(margin))")
-                return nil
-            }
-            guard checkCoordinate(margin, node, subject, "touchMargin") else { return nil }
-            return EdgeMargin(all: margin)
-        case .object(let object):
-            if shape != .rect {
-                report(
-                    .perEdgeMarginOnShape, node.position, subject,
-                    "a shaped view takes a single touchMargin number; {top, left, bottom, right} is for rectangles only"
-                )
-            }
-            checkKeys(object, allowed: Self.marginKeys, subject)
-            var edges: [Double] = []
-            for key in Self.marginKeys {
-                let edge = number(object, key, subject) ?? 0
-                if edge < 0 {
-                    report(
-                        .negativeMargin, object[key]?.position, subject,
-                        "touchMargin \(key) must be ≥ 0, found \(Self.format(edge))")
-                } else if let edgeNode = object[key], !checkCoordinate(edge, edgeNode, subject, "touchMargin \(key)") {
-                    edges.append(0)
-                    continue
-                }
-                edges.append(max(0, edge))
-            }
-            return EdgeMargin(top: edges[0], left: edges[1], bottom: edges[2], right: edges[3])
-        default:
-            wrongType(node, subject, "\"touchMargin\"", "a number or {top, left, bottom, right}")
-            return nil
-        }
-    }
-
-    mutating func transform(_ node: JSONNode, _ subject: Subject) -> ViewTransform? {
-        guard let object = object(node, subject, "\"transform\"") else { return nil }
-        checkKeys(object, allowed: Self.transformKeys, subject)
-        var transform = ViewTransform()
-        if let degrees = number(object, "rotate", subject) {
-            if abs(degrees) <= GeometryBounds.maxRotationDegrees {
-                transform.rotationDegrees = degrees
-            } else {
-                report(
-                    .outOfRange, object["rotate"]?.position, subject,
-                    "rotate must be within ±\(Self.format(GeometryBounds.maxRotationDegrees)) degrees, found"
-                        + " \(Self.format(degrees))")
-            }
-        }
-        if let scaleNode = object["scale"] {
-            let scales: [Double]?
-            switch scaleNode.value {
-            case .array:
-                scales = numbers(scaleNode, count: 2, subject, "\"scale\"", "a number or [sx, sy]")
-            case .number:
-                scales = finiteNumber(scaleNode, subject, "\"scale\"").map { [$0, $0] }
-            default:
-                wrongType(scaleNode, subject, "\"scale\"", "a number or [sx, sy]")
-                scales = nil
-            }
-            if let scales {
-                let bounds = GeometryBounds.scale
-                if scales.contains(0) {
-                    report(
-                        .zeroScale, scaleNode.position, subject, "scale must not be 0 (the view would vanish)"
-                    )
-                } else if let outside = scales.first(where: { !bounds.contains(abs($0)) }) {
-                    report(
-                        .outOfRange, scaleNode.position, subject,
-                        "scale must be within \(Self.format(bounds.lowerBound))…\(Self.format(bounds.upperBound))"
-                            + " in magnitude, found \(Self.format(outside))")
-                } else {
-                    transform.scaleX = scales[0]
-                    transform.scaleY = scales[1]
-                }
-            }
-        }
-        return transform
-    }
 }

@@ -12,20 +12,22 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Everything `touchrouterd` is told on its command line.
+/// Everything `touchrouterd` is told on its command line. Each option is declared once, with its
+/// type, default and range, in `DaemonOptions.Declared`; the defaults here are those declarations'.
 public struct DaemonOptions: Equatable, Sendable {
     /// The layout config file (`--config`, required).
     public var configPath: String = ""
     /// Where and how to listen (`--socket`, `--socket-mode`, `--socket-group`).
-    public var socket = ListenerOptions(path: "/run/touchrouter/touchrouter.sock")
-    /// libinput's seat for live input (`--seat`, default "seat0").
-    public var seat: String = "seat0"
+    public var socket = ListenerOptions(
+        path: Declared.socket.defaultValue, mode: Declared.socketMode.defaultValue, group: nil)
+    /// libinput's seat for live input (`--seat`).
+    public var seat = Declared.seat.defaultValue
     /// Explicit device nodes instead of a seat (`--device`, repeatable).
     public var devices: [String] = []
     /// A recording to play instead of live input (`--replay`).
     public var replayPath: String?
     /// Playback speed factor; 0 plays as fast as possible (`--speed`).
-    public var replaySpeed: Double = 1
+    public var replaySpeed = Declared.speed.defaultValue
     /// Play the recording again from the start when it ends (`--loop`).
     public var replayLoops = false
     /// Hold the first frame until a client has subscribed (`--replay-wait`).
@@ -42,69 +44,78 @@ public struct DaemonOptions: Equatable, Sendable {
     /// Stop the daemon (gracefully) once the recording has played (`--exit-after-replay`).
     public var exitsAfterReplay = false
     /// Lines less severe than this are not logged (`--log-level`).
-    public var logLevel: LogLevel = .info
+    public var logLevel = Declared.logLevel.defaultValue
     /// Connections beyond this many are refused with an error line (`--max-clients`).
-    public var maxClients = 64
+    public var maxClients = Declared.maxClients.defaultValue
     /// Bytes a client may have queued before coalescing, then disconnection (`--client-queue-bytes`).
-    public var clientQueueBytes = 256 * 1024
+    public var clientQueueBytes = Declared.clientQueueBytes.defaultValue
     /// Run the routing loop's thread at SCHED_FIFO with this priority (`--realtime-priority`),
     /// so a busy machine cannot hold a frame back; nil keeps the normal policy.
     public var realtimePriority: Int32?
 
-    /// `--speed` range: 0, or a factor in `minimumSpeed...maximumSpeed` (a slower factor would
-    /// schedule frames centuries away; a faster one is what 0 is for).
-    public static let minimumSpeed = 0.001
-    public static let maximumSpeed = 1000.0
     /// `--max-clients` and `--replay-wait-for` at most this (one epoll loop, one fd each).
     public static let maximumClients = 65_536
-    /// `--realtime-priority` range: SCHED_FIFO's 1–99.
-    public static let realtimePriorities: ClosedRange<Int32> = 1...99
-    /// `--client-queue-bytes` at most 1 GiB.
-    public static let maximumClientQueueBytes = 1 << 30
 
     /// The defaults, before any flag.
     public init() {}
 
-    /// touchrouterd's command line, declared once: the parser, usage and `--help` derive from it.
+    /// touchrouterd's options, each declared once: name, type, default, range and help line.
+    public enum Declared {
+        static let config = Option.path(
+            "config", valueName: "FILE", help: "Layout config (JSON5); reloaded on SIGHUP and when the file changes.",
+            isRequired: true)
+        static let socket = Option.path(
+            "socket", valueName: "PATH", help: "Unix socket to serve.", default: "/run/touchrouter/touchrouter.sock")
+        static let socketMode = Option<mode_t>(
+            "socket-mode", valueName: "OCTAL", help: "Socket file permissions.", default: 0o660, defaultText: "0660",
+            expected: "octal permissions like 0660",
+            convert: { mode_t($0, radix: 8).flatMap { $0 <= 0o777 ? $0 : nil } })
+        static let socketGroup = Option.text(
+            "socket-group", valueName: "GROUP", help: "Group owning the socket file (name or number).")
+        static let seat = Option.text(
+            "seat", valueName: "NAME", help: "libinput seat for live input.", default: "seat0")
+        static let device = Option.text(
+            "device", valueName: "NODE", help: "Read this /dev/input/eventN instead of a seat (repeatable).",
+            repeats: true)
+        static let replay = Option.text(
+            "replay", valueName: "RECORDING",
+            help: "Play a libinput-record YAML or evemu .events file instead of live input.")
+        /// Slower than 0.001 would schedule frames centuries away; faster is what 0 is for.
+        static let speed = Option.number(
+            "speed", help: "Replay speed factor.", in: 0.001...1000, zeroMeans: "as fast as possible", default: 1)
+        static let loop = Option.flag("loop", help: "Replay the recording again and again.")
+        static let replayWait = Option.flag(
+            "replay-wait", help: "Hold the recording until the first client subscribes.")
+        static let replayWaitFor = Option.integer(
+            "replay-wait-for", help: "Hold the recording until N clients have subscribed.", in: 1...maximumClients)
+        static let replayDevice = Option.text(
+            "replay-device", valueName: "DESC", help: "evemu .desc for an .events recording (default: beside it).")
+        static let exitAfterReplay = Option.flag("exit-after-replay", help: "Stop once the recording has played.")
+        static let replayRestamp = Option.flag(
+            "replay-restamp", help: "Benchmarks: restamp each replayed frame with CLOCK_MONOTONIC.", isHidden: true)
+        static let maxClients = Option.integer(
+            "max-clients", help: "Refuse connections beyond N.", in: 1...maximumClients, default: 64)
+        static let clientQueueBytes = Option.integer(
+            "client-queue-bytes", help: "Per-client outbound queue bound.", in: 4096...(1 << 30), default: 256 * 1024)
+        static let logLevel = Option.choice(
+            "log-level", valueName: "LEVEL", help: "",
+            choices: LogLevel.allCases.map { ($0.name, $0) }, default: LogLevel.info, named: "info",
+            parse: LogLevel.init(name:))
+        /// SCHED_FIFO's priorities are 1–99.
+        static let realtimePriority = Option<Int32?>.integer(
+            "realtime-priority", help: "Route at SCHED_FIFO priority (needs LimitRTPRIO= or CAP_SYS_NICE).",
+            in: 1...99)
+    }
+
+    /// touchrouterd's command line: the parser, usage and `--help` derive from the declarations.
     public static let spec = CommandSpec(
         name: "touchrouterd",
         abstract: "Route touch panel input to the programs that own each screen region.",
         options: [
-            OptionSpec(
-                .config, valueName: "FILE",
-                help: "Layout config (JSON5); reloaded on SIGHUP and when the file changes.", isRequired: true),
-            OptionSpec(
-                .socket, valueName: "PATH", help: "Unix socket to serve (default /run/touchrouter/touchrouter.sock)."),
-            OptionSpec(.socketMode, valueName: "OCTAL", help: "Socket file permissions (default 0660)."),
-            OptionSpec(.socketGroup, valueName: "GROUP", help: "Group owning the socket file (name or number)."),
-            OptionSpec(.seat, valueName: "NAME", help: "libinput seat for live input (default seat0)."),
-            OptionSpec(
-                .device, valueName: "NODE", help: "Read this /dev/input/eventN instead of a seat (repeatable).",
-                repeats: true),
-            OptionSpec(
-                .replay, valueName: "RECORDING",
-                help: "Play a libinput-record YAML or evemu .events file instead of live input."),
-            OptionSpec(
-                .speed, valueName: "X",
-                help: "Replay speed factor 0.001 to 1000, 0 = as fast as possible (default 1)."),
-            OptionSpec(.loop, help: "Replay the recording again and again."),
-            OptionSpec(.replayWait, help: "Hold the recording until the first client subscribes."),
-            OptionSpec(.replayWaitFor, valueName: "N", help: "Hold the recording until N clients have subscribed."),
-            OptionSpec(
-                .replayDevice, valueName: "DESC", help: "evemu .desc for an .events recording (default: beside it)."),
-            OptionSpec(.exitAfterReplay, help: "Stop once the recording has played."),
-            OptionSpec(
-                .replayRestamp, help: "Benchmarks: restamp each replayed frame with CLOCK_MONOTONIC.",
-                isHidden: true),
-            OptionSpec(.maxClients, valueName: "N", help: "Refuse connections beyond N, 1 to 65536 (default 64)."),
-            OptionSpec(
-                .clientQueueBytes, valueName: "N",
-                help: "Per-client outbound queue bound, 4096 to 1073741824 (default 262144)."),
-            OptionSpec(
-                .logLevel, valueName: "LEVEL", help: "error, warning, notice, info (default) or debug."),
-            OptionSpec(
-                .realtimePriority, valueName: "N",
-                help: "Route at SCHED_FIFO priority 1 to 99 (needs LimitRTPRIO= or CAP_SYS_NICE)."),
+            Declared.config, Declared.socket, Declared.socketMode, Declared.socketGroup, Declared.seat,
+            Declared.device, Declared.replay, Declared.speed, Declared.loop, Declared.replayWait,
+            Declared.replayWaitFor, Declared.replayDevice, Declared.exitAfterReplay, Declared.replayRestamp,
+            Declared.maxClients, Declared.clientQueueBytes, Declared.logLevel, Declared.realtimePriority,
         ],
         discussion: """
             --seat and --device are alternatives. --speed, --loop, --replay-wait, --replay-wait-for,
@@ -127,67 +138,37 @@ public struct DaemonOptions: Equatable, Sendable {
         } catch {
             throw UsageError(message(for: error))
         }
+        typealias Declared = DaemonOptions.Declared
         var options = DaemonOptions()
-        func number<N: LosslessStringConvertible & Comparable>(_ key: OptionKey, in range: ClosedRange<N>)
-            throws -> N?
-        {
-            guard let text = parsed.value(key) else { return nil }
-            guard let parsed = N(text), range.contains(parsed) else {
-                throw UsageError(
-                    "\(key) \(Excerpt.of(text)): expected a number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return parsed
-        }
-        func path(_ key: OptionKey) throws -> String? {
-            guard let text = parsed.value(key) else { return nil }
-            guard !text.isEmpty else { throw UsageError("\(key) needs a non-empty path") }
-            return text
-        }
-        options.configPath = try path(.config) ?? ""
-        if let socket = try path(.socket) { options.socket.path = socket }
-        if let text = parsed.value(.socketMode) {
-            guard let mode = mode_t(text, radix: 8), mode <= 0o777 else {
-                throw UsageError("--socket-mode \(Excerpt.of(text)): expected octal permissions like 0660")
-            }
-            options.socket.mode = mode
-        }
-        options.socket.group = parsed.value(.socketGroup) ?? options.socket.group
-        options.seat = parsed.value(.seat) ?? options.seat
-        options.devices = parsed.values(.device)
-        options.replayPath = parsed.value(.replay)
-        if let speed = try number(.speed, in: 0.0...Self.maximumSpeed) {
-            guard speed == 0 || speed >= Self.minimumSpeed else {
-                throw UsageError(
-                    "--speed \(Excerpt.of(String(speed))): expected 0 (as fast as possible) or a factor "
-                        + "from \(Self.minimumSpeed) to \(Self.maximumSpeed)")
-            }
-            options.replaySpeed = speed
-        }
-        options.replayLoops = parsed.flag(.loop)
-        options.replayWaitsForSubscriber = parsed.flag(.replayWait)
-        if let count = try number(.replayWaitFor, in: 1...Self.maximumClients) {
+        options.configPath = parsed.value(Declared.config) ?? ""
+        options.socket.path = parsed.value(Declared.socket)
+        options.socket.mode = parsed.value(Declared.socketMode)
+        options.socket.group = parsed.value(Declared.socketGroup)
+        options.seat = parsed.value(Declared.seat)
+        options.devices = parsed.values(Declared.device)
+        options.replayPath = parsed.value(Declared.replay)
+        options.replaySpeed = parsed.value(Declared.speed)
+        options.replayLoops = parsed.value(Declared.loop)
+        options.replayWaitsForSubscriber = parsed.value(Declared.replayWait)
+        if let count = parsed.value(Declared.replayWaitFor) {
             options.replayWaitsForSubscriber = true
             options.replayWaitSubscriberCount = count
         }
-        options.replayDevicePath = parsed.value(.replayDevice)
-        options.exitsAfterReplay = parsed.flag(.exitAfterReplay)
-        options.replayRestampsFrames = parsed.flag(.replayRestamp)
-        options.maxClients = try number(.maxClients, in: 1...Self.maximumClients) ?? options.maxClients
-        options.clientQueueBytes =
-            try number(.clientQueueBytes, in: 4096...Self.maximumClientQueueBytes) ?? options.clientQueueBytes
-        options.realtimePriority = try number(.realtimePriority, in: Self.realtimePriorities)
-        if let text = parsed.value(.logLevel) {
-            guard let level = LogLevel(name: text) else {
-                throw UsageError("--log-level \(Excerpt.of(text)): expected error, warning, notice, info or debug")
-            }
-            options.logLevel = level
-        }
-        if parsed.flag(.seat) && !options.devices.isEmpty {
+        options.replayDevicePath = parsed.value(Declared.replayDevice)
+        options.exitsAfterReplay = parsed.value(Declared.exitAfterReplay)
+        options.replayRestampsFrames = parsed.value(Declared.replayRestamp)
+        options.maxClients = parsed.value(Declared.maxClients)
+        options.clientQueueBytes = parsed.value(Declared.clientQueueBytes)
+        options.realtimePriority = parsed.value(Declared.realtimePriority)
+        options.logLevel = parsed.value(Declared.logLevel)
+        if parsed.flag(Declared.seat) && !options.devices.isEmpty {
             throw UsageError("--seat and --device are alternatives: give one")
         }
         if options.replayPath == nil {
             let replayOnly: [OptionKey] = [
-                .speed, .loop, .replayWait, .replayWaitFor, .replayDevice, .exitAfterReplay, .replayRestamp,
+                Declared.speed.spec.key, Declared.loop.spec.key, Declared.replayWait.spec.key,
+                Declared.replayWaitFor.spec.key, Declared.replayDevice.spec.key, Declared.exitAfterReplay.spec.key,
+                Declared.replayRestamp.spec.key,
             ]
             if let misplaced = replayOnly.first(where: parsed.flag) {
                 throw UsageError("\(misplaced) needs --replay RECORDING")
@@ -206,27 +187,8 @@ public struct DaemonOptions: Equatable, Sendable {
         case .flagTakesNoValue(let name): return "--\(name) takes no value"
         case .repeated(let name): return "--\(name) given twice"
         case .missingArgument(let synopsis): return "missing \(synopsis)"
+        case .invalidValue(let name, let text, let expected):
+            return text.isEmpty ? "--\(name) needs \(expected)" : "--\(name) \(Excerpt.of(text)): expected \(expected)"
         }
     }
-}
-
-extension OptionKey {
-    static let config = OptionKey("config")
-    static let socket = OptionKey("socket")
-    static let socketMode = OptionKey("socket-mode")
-    static let socketGroup = OptionKey("socket-group")
-    static let seat = OptionKey("seat")
-    static let device = OptionKey("device")
-    static let replay = OptionKey("replay")
-    static let speed = OptionKey("speed")
-    static let loop = OptionKey("loop")
-    static let replayWait = OptionKey("replay-wait")
-    static let replayWaitFor = OptionKey("replay-wait-for")
-    static let replayDevice = OptionKey("replay-device")
-    static let exitAfterReplay = OptionKey("exit-after-replay")
-    static let replayRestamp = OptionKey("replay-restamp")
-    static let maxClients = OptionKey("max-clients")
-    static let clientQueueBytes = OptionKey("client-queue-bytes")
-    static let logLevel = OptionKey("log-level")
-    static let realtimePriority = OptionKey("realtime-priority")
 }

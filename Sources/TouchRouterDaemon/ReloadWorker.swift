@@ -8,6 +8,7 @@ import Dispatch
 import Glibc
 import Synchronization
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterSystem
 
 /// Everything a new config needs, built and checked on the worker.

@@ -1,5 +1,11 @@
 /// Turns a touch device's raw evdev events into the tracker's input frames, the way the kernel and
 /// libinput 1.22 (its "fallback" touchscreen dispatch) would for the same events. Pure: no I/O.
+///
+/// One file on purpose: the decoder is one state machine (slots, pending flags, seat slots, the
+/// SYN_DROPPED state) read in the order an event flows: feed, protocol A, processing, the flush at
+/// SYN_REPORT. Its state is private to it; split across files, every slot field would be open to
+/// the whole module. The pure arithmetic it applies (the kernel's defuzz, libinput's hysteresis) is
+/// in `EvdevFilters.swift`.
 import TouchRouterCore
 
 /// A stateful decoder for one touchscreen: feed it events one at a time, get a frame whenever libinput
@@ -550,75 +556,24 @@ public struct MultitouchDecoder: Sendable {
 
     // MARK: - Helpers
 
-    /// The kernel's handling of an ABS value before a client sees it: defuzzed against the current value
-    /// with the axis's fuzz, then dropped (nil) when it equals the current value. Updates `old`.
+    /// The kernel's handling of an ABS value before a client sees it (`EvdevFilters.kernelFilter`
+    /// with the axis's fuzz). Updates `old`.
     private func kernelFilter(_ event: EvdevEvent, old: inout Int32?) -> Int32? {
-        var value = event.value
-        if let current = old {
-            let fuzz = Int64(device.absinfo[event.code]?.fuzz ?? 0)
-            if fuzz != 0 {
-                let v = Int64(value)
-                let o = Int64(current)
-                if v > o - fuzz / 2 && v < o + fuzz / 2 {
-                    value = current
-                } else if v > o - fuzz && v < o + fuzz {
-                    value = Int32(truncatingIfNeeded: (o * 3 + v) / 4)
-                } else if v > o - fuzz * 2 && v < o + fuzz * 2 {
-                    value = Int32(truncatingIfNeeded: (o + v) / 2)
-                }
-            }
-            guard value != current else { return nil }
-        }
-        old = value
-        return value
+        EvdevFilters.kernelFilter(event.value, fuzz: Int64(device.absinfo[event.code]?.fuzz ?? 0), old: &old)
     }
 
-    /// libinput's touch hysteresis (evdev_hysteresis): the centre follows the finger once it leaves an
-    /// ellipse of radii margin around it. True when the motion stays inside (libinput drops it); the slot's
-    /// position becomes the dragged centre either way, as in libinput.
+    /// libinput's touch hysteresis (`EvdevFilters.hysteresis`): true when the motion stays inside the
+    /// margin (libinput drops it); the slot's position becomes the dragged centre either way.
     private func withinHysteresis(_ slot: inout Slot) -> Bool {
         guard let margin = hysteresisMargin else { return false }
-        var filteredX = slot.x
-        var filteredY = slot.y
-        if margin.x != 0 && margin.y != 0 {
-            // In Double: a jump across the whole Int32 range squares past Int64.
-            let dx = Double(Int64(slot.x) - Int64(slot.centreX))
-            let dy = Double(Int64(slot.y) - Int64(slot.centreY))
-            let a = Double(margin.x)
-            let b = Double(margin.y)
-            let normalized = (dx * dx / (a * a) + dy * dy / (b * b)).squareRoot()
-            if normalized < 1 {
-                filteredX = slot.centreX
-                filteredY = slot.centreY
-            } else {
-                let fingerDistance = (dx * dx + dy * dy).squareRoot()
-                let marginDistance = fingerDistance / normalized
-                let lagX: Double
-                let lagY: Double
-                if dx != 0 {
-                    let gradient = dy / dx
-                    lagX = marginDistance / (gradient * gradient + 1).squareRoot()
-                    lagY = ((marginDistance + lagX) * (marginDistance - lagX)).squareRoot()
-                } else {
-                    lagX = 0
-                    lagY = marginDistance
-                }
-                filteredX = Self.truncated(dx >= 0 ? Double(slot.x) - lagX : Double(slot.x) + lagX)
-                filteredY = Self.truncated(dy >= 0 ? Double(slot.y) - lagY : Double(slot.y) + lagY)
-            }
-        }
-        slot.x = filteredX
-        slot.y = filteredY
-        if filteredX == slot.centreX && filteredY == slot.centreY { return true }
-        slot.centreX = filteredX
-        slot.centreY = filteredY
+        let filtered = EvdevFilters.hysteresis(
+            x: slot.x, y: slot.y, centreX: slot.centreX, centreY: slot.centreY, margin: margin)
+        slot.x = filtered.x
+        slot.y = filtered.y
+        if filtered.x == slot.centreX && filtered.y == slot.centreY { return true }
+        slot.centreX = filtered.x
+        slot.centreY = filtered.y
         return false
-    }
-
-    /// C's double → int conversion (toward zero), clamped.
-    private static func truncated(_ value: Double) -> Int32 {
-        guard value.isFinite else { return 0 }
-        return Int32(Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), value.rounded(.towardZero))))
     }
 
     /// Both raw coordinates at an end of their axis: a corner of the sensor (`filters.dropStuckPoints`).

@@ -1,4 +1,5 @@
 import Glibc
+import TouchRouterSystem
 
 /// A recording or an injection file read as text: the one place the input readers check that a
 /// file is there and is UTF-8 (each reader words the failure in its own error type), and
@@ -20,20 +21,7 @@ public enum TextFile {
     /// The bytes of the file at `path` up to its end; nil when it cannot be opened or read (a
     /// directory, say).
     private static func contents(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            bytes += chunk[..<count]
-        }
+        try? RegularFile.readAll(path: path)
     }
 
     /// The names in `directory` (`.` and `..` left out); empty when it cannot be read.

@@ -84,11 +84,7 @@ public final class UinputInjector {
                     if let stop {
                         if !stop.sleep(micros: dueMicros - nowMicros) { return false }
                     } else {
-                        var delay = timespec(
-                            tv_sec: Int((dueMicros - nowMicros) / 1_000_000),
-                            tv_nsec: Int((dueMicros - nowMicros) % 1_000_000) * 1000)
-                        var remaining = timespec()
-                        while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
+                        sleepUntil(monotonicNanos: dueMicros * 1000)
                     }
                 }
             } else if let stop, stop.pending() {
@@ -125,12 +121,9 @@ public struct StopSignals {
     public func sleep(micros: UInt64) -> Bool {
         var set = signals
         var timeout = timespec(tv_sec: Int(micros / 1_000_000), tv_nsec: Int(micros % 1_000_000) * 1000)
-        while true {
-            let result = sigtimedwait(&set, nil, &timeout)
-            if result > 0 { return false }
-            if errno == EAGAIN { return true }
-            if errno != EINTR { return true }
-        }
+        // A signal arrived: false. The time ran out (EAGAIN, nil) or the call failed: true.
+        let signal = try? systemCall("sigtimedwait", wouldBlockIsNil: true) { sigtimedwait(&set, nil, &timeout) }
+        return (signal ?? nil) == nil
     }
 
     /// Waits until a stop signal arrives.

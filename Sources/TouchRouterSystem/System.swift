@@ -125,6 +125,21 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Sleeps until CLOCK_MONOTONIC reaches `monotonicNanos` (`clock_nanosleep` with TIMER_ABSTIME, so a
+/// signal that interrupts it costs no drift: the retry sleeps to the same instant).
+public func sleepUntil(monotonicNanos: UInt64) {
+    var time = timespec(tv_sec: Int(monotonicNanos / 1_000_000_000), tv_nsec: Int(monotonicNanos % 1_000_000_000))
+    // clock_nanosleep returns its error rather than setting errno: hand it to systemCall as errno.
+    _ = try? systemCall("clock_nanosleep") { () -> Int32 in
+        let code = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil)
+        guard code == 0 else {
+            Glibc.errno = code
+            return -1
+        }
+        return 0
+    }
+}
+
 /// CLOCK_MONOTONIC in microseconds, the clock libinput and the recordings' timeline use.
 public func monotonicMicros() -> UInt64 {
     var now = timespec()

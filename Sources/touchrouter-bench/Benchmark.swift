@@ -16,35 +16,23 @@ struct Benchmark: Sendable {
     var name: String { spec.name }
 }
 
-/// Every option and argument key of touchrouter-bench, declared once.
-extension OptionKey {
-    static let sizes = OptionKey("sizes")
-    static let runs = OptionKey("runs")
-    static let rssChild = OptionKey("rss-child")
-    static let shapes = OptionKey("shapes")
-    static let queries = OptionKey("queries")
-    static let noPlain = OptionKey("no-plain")
-    static let gridThreshold = OptionKey("grid-threshold")
-    static let clients = OptionKey("clients")
-    static let seconds = OptionKey("seconds")
-    static let throughputSeconds = OptionKey("throughput-seconds")
-    static let warmupSeconds = OptionKey("warmup-seconds")
-    static let speed = OptionKey("speed")
-    static let config = OptionKey("config")
-    static let recording = OptionKey("recording")
-    static let view = OptionKey("view")
-    static let views = OptionKey("views")
-    static let saves = OptionKey("saves")
-    static let realtimePriority = OptionKey("realtime-priority")
-    static let samples = OptionKey("samples")
-    static let stepsOnly = OptionKey("steps-only")
-    static let queues = OptionKey("queues")
-}
-
+/// A benchmark's options are declared once each (name, type, default, help) in its own file, in an
+/// enum `Declared` beside it; the positional argument keys of touchrouter-bench are these.
 extension ArgumentKey {
     static let seed = ArgumentKey("SEED")
     static let frames = ArgumentKey("FRAMES")
     static let pairs = ArgumentKey("PAIRS")
+}
+
+/// Options more than one benchmark takes, declared once.
+enum SharedOptions {
+    /// `--realtime-priority N`, passed on to the daemon (the help says what else it does).
+    static let realtimePriority = Option<Int32?>.integer(
+        "realtime-priority", help: "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO).", in: 1...99)
+    /// `--speed X` passed on to the daemon, where 0 is one frame per loop turn.
+    static let daemonSpeed = Option<String>(
+        "speed", valueName: "X", help: "Replay speed; 0 = one frame per loop turn (default), 15.9 = 1 kHz frames.",
+        default: "0", expected: "a number", convert: { Double($0) != nil ? $0 : nil })
 }
 
 /// Monotonic time in nanoseconds (CLOCK_MONOTONIC through the vDSO, 1 ns resolution on Linux).

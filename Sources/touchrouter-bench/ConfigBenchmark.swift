@@ -1,6 +1,7 @@
 import Foundation
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 
 /// `touchrouter-bench config [--sizes 10001,100001] [--runs N]`: loading a layout the way the daemon
 /// does (read the file, parse, validate, build the tracker and its hit-test indexes) against Python's
@@ -10,22 +11,25 @@ let configBenchmark = Benchmark(
     spec: CommandSpec(
         name: "config",
         abstract: "config load (parse + validate + index) vs Python json.load, 10k/100k views; RssAnon",
-        options: [
-            OptionSpec(.sizes, valueName: "N,...", help: "Layout sizes in views (default 10001,100001)."),
-            OptionSpec(.runs, valueName: "N", help: "Runs per size; the median is printed (default 7)."),
-            OptionSpec(.rssChild, valueName: "PATH", help: "Internal: the RssAnon child process.", isHidden: true),
-        ]),
+        options: [ConfigOptions.sizes, ConfigOptions.runs, ConfigOptions.rssChild]),
     run: runConfigBenchmark)
 
+/// The options of `touchrouter-bench config`, each declared once.
+enum ConfigOptions {
+    static let sizes = Option.integers(
+        "sizes", help: "Layout sizes in views.", in: 1...Int.max, default: [10_001, 100_001])
+    static let runs = Option.integer("runs", help: "Runs per size; the median is printed.", in: 1...Int.max, default: 7)
+    static let rssChild = Option.text(
+        "rss-child", valueName: "PATH", help: "Internal: the RssAnon child process.", isHidden: true)
+}
+
 func runConfigBenchmark(_ arguments: ParsedArguments) {
-    if let path = arguments.value(.rssChild) {
+    if let path = arguments.value(ConfigOptions.rssChild) {
         reportRSSAfterLoading(path: path)
         return
     }
-    var sizes = [10_001, 100_001]
-    var runs = 7
-    if let value = arguments.value(.sizes) { sizes = value.split(separator: ",").compactMap { Int($0) } }
-    if let value = arguments.value(.runs) { runs = max(1, Int(value) ?? runs) }
+    let sizes = arguments.value(ConfigOptions.sizes)
+    let runs = arguments.value(ConfigOptions.runs)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "touchrouter-bench-config-\(getpid())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -13,19 +13,11 @@ let daemonLatencyBenchmark = Benchmark(
         name: "latency",
         abstract: "the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients",
         options: [
-            OptionSpec(.clients, valueName: "N,...", help: "Client counts, one row each (default 1,10,50)."),
-            OptionSpec(.seconds, valueName: "S", help: "Seconds measured per row (default 10)."),
-            OptionSpec(
-                .throughputSeconds, valueName: "S", help: "Seconds per throughput row; 0 skips them (default 5)."),
-            OptionSpec(.warmupSeconds, valueName: "S", help: "Seconds of warm-up before each row (default 1)."),
-            OptionSpec(
-                .gestureSeconds, valueName: "S",
-                help: "Seconds per gestures on/off row (10 fingers, every kind); 0 skips them (default 10)."),
-            OptionSpec(.speed, valueName: "X", help: "Replay speed factor (default 1)."),
-            OptionSpec(.config, valueName: "FILE", help: "The layout (default config/kiosk.json5)."),
-            OptionSpec(.recording, valueName: "FILE", help: "The recording replayed (default a 4-finger drag)."),
-            OptionSpec(
-                .view, valueName: "ID", help: "The view every client subscribes to with subtree (default main)."),
+            DaemonLatencyBenchmark.Declared.clients, DaemonLatencyBenchmark.Declared.seconds,
+            DaemonLatencyBenchmark.Declared.throughputSeconds, DaemonLatencyBenchmark.Declared.warmupSeconds,
+            DaemonLatencyBenchmark.Declared.gestureSeconds, DaemonLatencyBenchmark.Declared.speed,
+            DaemonLatencyBenchmark.Declared.config, DaemonLatencyBenchmark.Declared.recording,
+            DaemonLatencyBenchmark.Declared.view,
         ]),
     run: { arguments in DaemonLatencyBenchmark.main(arguments) })
 
@@ -41,15 +33,15 @@ let daemonLatencyBenchmark = Benchmark(
 /// message (the worst fan-out). Clients are threads of this process, each blocking in `recv`.
 enum DaemonLatencyBenchmark {
     struct Settings {
-        var clientCounts = [1, 10, 50]
-        var seconds = 10.0
-        var throughputSeconds = 5.0
-        var warmupSeconds = 1.0
-        var speed = 1.0
+        var clientCounts = Declared.clients.defaultValue
+        var seconds = Declared.seconds.defaultValue
+        var throughputSeconds = Declared.throughputSeconds.defaultValue
+        var warmupSeconds = Declared.warmupSeconds.defaultValue
+        var speed = Declared.speed.defaultValue
         var config = packageRoot + "/config/kiosk.json5"
         var recording = packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
         var view = "main"
-        var gestureSeconds = 10.0
+        var gestureSeconds = Declared.gestureSeconds.defaultValue
         /// The evemu `.desc` of `recording` when it is not beside it (the gesture rows' own).
         var replayDevice: String?
         /// The clients also ask for `gesture` messages.
@@ -77,21 +69,41 @@ enum DaemonLatencyBenchmark {
         var stampToWrittenMicros: (Int?, Int?)
     }
 
+    /// The options of `touchrouter-bench latency`, each declared once.
+    enum Declared {
+        static let clients = Option.integers(
+            "clients", help: "Client counts, one row each.", in: 1...Int.max, default: [1, 10, 50])
+        static let seconds = Option.number(
+            "seconds", valueName: "S", help: "Seconds measured per row.", in: 0...Double.infinity, default: 10)
+        static let throughputSeconds = Option.number(
+            "throughput-seconds", valueName: "S", help: "Seconds per throughput row; 0 skips them.",
+            in: 0...Double.infinity, default: 5)
+        static let warmupSeconds = Option.number(
+            "warmup-seconds", valueName: "S", help: "Seconds of warm-up before each row.", in: 0...Double.infinity,
+            default: 1)
+        static let gestureSeconds = Option.number(
+            "gesture-seconds", valueName: "S",
+            help: "Seconds per gestures on/off row (10 fingers, every kind); 0 skips them.",
+            in: 0...Double.infinity, default: 10)
+        static let speed = Option.number("speed", help: "Replay speed factor.", in: 0...Double.infinity, default: 1)
+        static let config = Option.text("config", valueName: "FILE", help: "The layout (default config/kiosk.json5).")
+        static let recording = Option.text(
+            "recording", valueName: "FILE", help: "The recording replayed (default a 4-finger drag).")
+        static let view = Option.text(
+            "view", valueName: "ID", help: "The view every client subscribes to with subtree (default main).")
+    }
+
     static func main(_ arguments: ParsedArguments) {
         var settings = Settings()
-        if let value = arguments.value(.clients) {
-            settings.clientCounts = value.split(separator: ",").compactMap { Int($0) }
-        }
-        if let value = arguments.value(.seconds) { settings.seconds = Double(value) ?? settings.seconds }
-        if let value = arguments.value(.throughputSeconds) { settings.throughputSeconds = Double(value) ?? 0 }
-        if let value = arguments.value(.warmupSeconds) {
-            settings.warmupSeconds = Double(value) ?? settings.warmupSeconds
-        }
-        if let value = arguments.value(.speed) { settings.speed = Double(value) ?? settings.speed }
-        if let value = arguments.value(.gestureSeconds) { settings.gestureSeconds = Double(value) ?? 0 }
-        settings.config = arguments.value(.config) ?? settings.config
-        settings.recording = arguments.value(.recording) ?? settings.recording
-        settings.view = arguments.value(.view) ?? settings.view
+        settings.clientCounts = arguments.value(Declared.clients)
+        settings.seconds = arguments.value(Declared.seconds)
+        settings.throughputSeconds = arguments.value(Declared.throughputSeconds)
+        settings.warmupSeconds = arguments.value(Declared.warmupSeconds)
+        settings.speed = arguments.value(Declared.speed)
+        settings.gestureSeconds = arguments.value(Declared.gestureSeconds)
+        settings.config = arguments.value(Declared.config) ?? settings.config
+        settings.recording = arguments.value(Declared.recording) ?? settings.recording
+        settings.view = arguments.value(Declared.view) ?? settings.view
         let daemon = daemonExecutable()
         let recordingName = URL(fileURLWithPath: settings.recording).lastPathComponent
         print("latency: \(daemon) --replay-restamp, recording \(recordingName)")

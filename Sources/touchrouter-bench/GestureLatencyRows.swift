@@ -5,10 +5,6 @@ import TouchRouterCommandLine
     import Glibc
 #endif
 
-extension OptionKey {
-    static let gestureSeconds = OptionKey("gesture-seconds")
-}
-
 /// The cost of recognition in the real daemon: one generated recording of 10 fingers, one on each
 /// of 10 views that carry every recogniser kind (tap, double tap, long press, pan, a non-exclusive
 /// swipe, pinch, rotate), replayed with and without the views' `gestures`, at a panel's rate

@@ -12,14 +12,27 @@ let hitTestBenchmark = Benchmark(
         name: "hittest",
         abstract: "hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time",
         options: [
-            OptionSpec(
-                .sizes, valueName: "N,...", help: "Layout sizes in views (default 10,1000,10000,100000,1000000)."),
-            OptionSpec(.shapes, valueName: "S,...", help: "Layout shapes: wide, deep, realistic (default all)."),
-            OptionSpec(.queries, valueName: "N", help: "Index queries per layout (default 50000)."),
-            OptionSpec(.noPlain, help: "Skip the plain recursion."),
-            OptionSpec(.gridThreshold, valueName: "N", help: "Children above which the index builds a grid."),
+            HitTestOptions.sizes, HitTestOptions.shapes, HitTestOptions.queries, HitTestOptions.noPlain,
+            HitTestOptions.gridThreshold,
         ]),
     run: runHitTestBenchmark)
+
+/// The options of `touchrouter-bench hittest`, each declared once.
+enum HitTestOptions {
+    static let sizes = Option.integers(
+        "sizes", help: "Layout sizes in views.", in: 1...Int.max, default: [10, 1_000, 10_000, 100_000, 1_000_000])
+    static let shapes = Option<[BenchLayoutShape]>(
+        "shapes", valueName: "S,...", help: "Layout shapes: wide, deep, realistic (default all).",
+        default: BenchLayoutShape.allCases, expected: "shapes among wide, deep, realistic",
+        convert: { text in
+            let shapes = text.split(separator: ",").map { BenchLayoutShape(rawValue: String($0)) }
+            return shapes.contains(nil) ? nil : shapes.compactMap { $0 }
+        })
+    static let queries = Option.integer("queries", help: "Index queries per layout.", in: 1...Int.max, default: 50_000)
+    static let noPlain = Option.flag("no-plain", help: "Skip the plain recursion.")
+    static let gridThreshold = Option<Int?>.integer(
+        "grid-threshold", help: "Children above which the index builds a grid.", in: 1...Int.max)
+}
 
 /// The layouts measured, all on a 1080×1920 portrait screen.
 enum BenchLayoutShape: String, CaseIterable {
@@ -159,17 +172,11 @@ struct QueryFigures {
 }
 
 func runHitTestBenchmark(_ arguments: ParsedArguments) {
-    var sizes = [10, 1_000, 10_000, 100_000, 1_000_000]
-    var shapes = BenchLayoutShape.allCases
-    var indexQueries = 50_000
-    var gridThreshold = HitTestIndex.defaultGridThreshold
-    if let value = arguments.value(.sizes) { sizes = value.split(separator: ",").compactMap { Int($0) } }
-    if let value = arguments.value(.shapes) {
-        shapes = value.split(separator: ",").compactMap { BenchLayoutShape(rawValue: String($0)) }
-    }
-    if let value = arguments.value(.queries) { indexQueries = Int(value) ?? indexQueries }
-    let measurePlain = !arguments.flag(.noPlain)
-    if let value = arguments.value(.gridThreshold) { gridThreshold = Int(value) ?? gridThreshold }
+    let sizes = arguments.value(HitTestOptions.sizes)
+    let shapes = arguments.value(HitTestOptions.shapes)
+    let indexQueries = arguments.value(HitTestOptions.queries)
+    let measurePlain = !arguments.value(HitTestOptions.noPlain)
+    let gridThreshold = arguments.value(HitTestOptions.gridThreshold) ?? HitTestIndex.defaultGridThreshold
     let overhead = timerOverheadNanoseconds()
     let load =
         (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?

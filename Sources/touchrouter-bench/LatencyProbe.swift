@@ -59,15 +59,17 @@ final class Probe: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var filled = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                recv(fd, raw.baseAddress! + filled, raw.count - filled, 0)
+            let received = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in
+                    try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                }
             }
             let arrival = monotonicNanoseconds()
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 {
-                if count < 0 { lostEarly = true }
+            guard case .success(let read) = received else {
+                lostEarly = true
                 return
             }
+            guard let count = read, count > 0 else { return }
             filled += count
             var lineStart = 0
             while let newline = buffer[lineStart..<filled].firstIndex(of: 0x0A) {

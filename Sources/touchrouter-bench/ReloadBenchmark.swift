@@ -13,16 +13,8 @@ let reloadBenchmark = Benchmark(
         abstract:
             "the real touchrouterd: start-up, save → layoutChanged, and the longest routing gap while large layouts are saved",
         options: [
-            OptionSpec(.views, valueName: "N,...", help: "Layout sizes in views, one row each (default 10000,100000)."),
-            OptionSpec(.saves, valueName: "N", help: "Saves per layout size (default 5)."),
-            OptionSpec(.clients, valueName: "N", help: "Clients subscribed to everything (default 4)."),
-            OptionSpec(.seconds, valueName: "S", help: "Seconds of the no-save reference (default 2)."),
-            OptionSpec(
-                .speed, valueName: "X",
-                help: "Replay speed; 0 = one frame per loop turn (default), 15.9 = 1 kHz frames."),
-            OptionSpec(
-                .realtimePriority, valueName: "N",
-                help: "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO)."),
+            ReloadBenchmark.Declared.views, ReloadBenchmark.Declared.saves, ReloadBenchmark.Declared.clients,
+            ReloadBenchmark.Declared.seconds, SharedOptions.daemonSpeed, SharedOptions.realtimePriority,
         ]),
     run: { arguments in ReloadBenchmark.main(arguments) })
 
@@ -36,26 +28,35 @@ let reloadBenchmark = Benchmark(
 /// loop's longest turn (wall and CPU, from `status` with `TOUCHROUTERD_MEASURE_LOOP=1`).
 enum ReloadBenchmark {
     struct Settings {
-        var viewCounts = [10_000, 100_000]
-        var saves = 5
-        var clients = 4
-        var seconds = 2.0
-        var speed = "0"
+        var viewCounts = Declared.views.defaultValue
+        var saves = Declared.saves.defaultValue
+        var clients = Declared.clients.defaultValue
+        var seconds = Declared.seconds.defaultValue
+        var speed = SharedOptions.daemonSpeed.defaultValue
         var realtimePriority: String?
         var recording =
             DaemonLatencyBenchmark.packageRoot + "/Tests/Fixtures/recordings/libinput/ep0430m09-4-finger-drag-down.yml"
     }
 
+    /// The options of `touchrouter-bench reload`, each declared once.
+    enum Declared {
+        static let views = Option.integers(
+            "views", help: "Layout sizes in views, one row each.", in: 1...Int.max, default: [10_000, 100_000])
+        static let saves = Option.integer("saves", help: "Saves per layout size.", in: 1...Int.max, default: 5)
+        static let clients = Option.integer(
+            "clients", help: "Clients subscribed to everything.", in: 1...Int.max, default: 4)
+        static let seconds = Option.number(
+            "seconds", valueName: "S", help: "Seconds of the no-save reference.", in: 0...Double.infinity, default: 2)
+    }
+
     static func main(_ arguments: ParsedArguments) {
         var settings = Settings()
-        if let value = arguments.value(.views) {
-            settings.viewCounts = value.split(separator: ",").compactMap { Int($0) }
-        }
-        if let value = arguments.value(.saves) { settings.saves = Int(value) ?? settings.saves }
-        if let value = arguments.value(.clients) { settings.clients = Int(value) ?? settings.clients }
-        if let value = arguments.value(.seconds) { settings.seconds = Double(value) ?? settings.seconds }
-        if let value = arguments.value(.speed), Double(value) != nil { settings.speed = value }
-        settings.realtimePriority = arguments.value(.realtimePriority)
+        settings.viewCounts = arguments.value(Declared.views)
+        settings.saves = arguments.value(Declared.saves)
+        settings.clients = arguments.value(Declared.clients)
+        settings.seconds = arguments.value(Declared.seconds)
+        settings.speed = arguments.value(SharedOptions.daemonSpeed)
+        settings.realtimePriority = arguments.value(SharedOptions.realtimePriority).map { String($0) }
         print(
             "reload: \(DaemonLatencyBenchmark.daemonExecutable()) --replay … --speed \(settings.speed) --replay-restamp"
                 + (settings.realtimePriority.map { " --realtime-priority \($0)" } ?? ""))

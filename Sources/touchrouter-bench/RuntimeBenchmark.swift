@@ -15,19 +15,11 @@ let runtimeBenchmark = Benchmark(
         abstract:
             "the real touchrouterd: setView round trip against status, mount → live, routing gaps while mounting",
         options: [
-            OptionSpec(.samples, valueName: "N", help: "setView/status pairs and mounts timed (default 100)."),
-            OptionSpec(
-                .seconds, valueName: "S", help: "Seconds of the no-change reference and of mounting (default 3)."),
-            OptionSpec(.views, valueName: "N", help: "Views in a mounted subtree (default 1000)."),
-            OptionSpec(
-                .speed, valueName: "X",
-                help: "Replay speed; 0 = one frame per loop turn (default), 15.9 = 1 kHz frames."),
-            OptionSpec(
-                .realtimePriority, valueName: "N",
-                help: "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO; use a finite --speed)."),
-            OptionSpec(
-                .stepsOnly,
-                help: "Only time the mount's steps in this process (--samples runs each, default 201), no daemon."),
+            RuntimeBenchmark.Declared.samples, RuntimeBenchmark.Declared.seconds, RuntimeBenchmark.Declared.views,
+            SharedOptions.daemonSpeed,
+            SharedOptions.realtimePriority.described(
+                "Start the daemon with --realtime-priority N (its loop at SCHED_FIFO; use a finite --speed)."),
+            RuntimeBenchmark.Declared.stepsOnly,
         ]),
     run: { arguments in RuntimeBenchmark.main(arguments) })
 
@@ -61,15 +53,29 @@ enum RuntimeBenchmark {
         return #"{"type":"mount","view":"layer","children":[\#(views.joined(separator: ","))],"seq":\#(seq)}"#
     }
 
+    /// The options of `touchrouter-bench runtime`, each declared once.
+    enum Declared {
+        /// Its default is 100, or 201 with `--steps-only`.
+        static let samples = Option<Int?>.integer(
+            "samples", help: "setView/status pairs and mounts timed (default 100).", in: 1...Int.max)
+        static let seconds = Option.number(
+            "seconds", valueName: "S", help: "Seconds of the no-change reference and of mounting.",
+            in: 0...Double.infinity, default: 3)
+        static let views = Option.integer("views", help: "Views in a mounted subtree.", in: 1...Int.max, default: 1000)
+        static let stepsOnly = Option.flag(
+            "steps-only",
+            help: "Only time the mount's steps in this process (--samples runs each, default 201), no daemon.")
+    }
+
     static func main(_ arguments: ParsedArguments) {
-        let samples = arguments.value(.samples).flatMap { Int($0) } ?? 100
-        let seconds = arguments.value(.seconds).flatMap { Double($0) } ?? 3
-        let mountViews = arguments.value(.views).flatMap { Int($0) } ?? 1000
-        let speed = arguments.value(.speed).flatMap { Double($0) != nil ? $0 : nil } ?? "0"
-        let realtimePriority = arguments.value(.realtimePriority)
-        if arguments.flag(.stepsOnly) {
+        let samples = arguments.value(Declared.samples) ?? 100
+        let seconds = arguments.value(Declared.seconds)
+        let mountViews = arguments.value(Declared.views)
+        let speed = arguments.value(SharedOptions.daemonSpeed)
+        let realtimePriority = arguments.value(SharedOptions.realtimePriority).map { String($0) }
+        if arguments.value(Declared.stepsOnly) {
             // For a profiler (callgrind counts the same instructions whatever the machine's load).
-            decodingCosts(views: mountViews, runs: arguments.value(.samples).flatMap { Int($0) } ?? 201)
+            decodingCosts(views: mountViews, runs: arguments.value(Declared.samples) ?? 201)
             return
         }
         var template = Array("/tmp/touchrouter-bench-XXXXXX".utf8CString)

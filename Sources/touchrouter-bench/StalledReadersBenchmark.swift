@@ -12,17 +12,13 @@ let stalledReadersBenchmark = Benchmark(
         name: "stalled-readers",
         abstract: "the real touchrouterd at --speed 1: a reader's longest routing gap beside clients that never read",
         options: [
-            OptionSpec(.clients, valueName: "N", help: "Subscribers that never read (default 60)."),
-            OptionSpec(.seconds, valueName: "S", help: "Seconds measured per row (default 60)."),
-            OptionSpec(
-                .queues, valueName: "BYTES,...",
-                help: "--client-queue-bytes of each row; 0 = the daemon's default (default 0,1048576)."),
-            OptionSpec(.config, valueName: "FILE", help: "The layout (default config/kiosk.json5)."),
-            OptionSpec(.recording, valueName: "FILE", help: "The recording replayed (default a 4-finger drag)."),
-            OptionSpec(.view, valueName: "ID", help: "The view everyone subscribes to with subtree (default main)."),
-            OptionSpec(
-                .realtimePriority, valueName: "N",
-                help: "The daemon with --realtime-priority N, the monitor's thread at SCHED_FIFO N too."),
+            StalledReadersBenchmark.Declared.clients, StalledReadersBenchmark.Declared.seconds,
+            StalledReadersBenchmark.Declared.queues, DaemonLatencyBenchmark.Declared.config,
+            DaemonLatencyBenchmark.Declared.recording,
+            DaemonLatencyBenchmark.Declared.view.described(
+                "The view everyone subscribes to with subtree (default main)."),
+            SharedOptions.realtimePriority.described(
+                "The daemon with --realtime-priority N, the monitor's thread at SCHED_FIFO N too."),
         ]),
     run: { arguments in StalledReadersBenchmark.main(arguments) })
 
@@ -37,15 +33,28 @@ enum StalledReadersBenchmark {
     /// The allowed excess of a gap over the recording's own interval (issue 26).
     static let goalNanos = 4_000_000.0
 
+    /// The options of `touchrouter-bench stalled-readers` of its own, each declared once.
+    enum Declared {
+        static let clients = Option.integer(
+            "clients", help: "Subscribers that never read.", in: 0...Int.max, default: 60)
+        static let seconds = Option.number(
+            "seconds", valueName: "S", help: "Seconds measured per row.", in: 0...Double.infinity, default: 60)
+        static let queues = Option.integers(
+            "queues", valueName: "BYTES,...", help: "--client-queue-bytes of each row; 0 = the daemon's default.",
+            default: [0, 1_048_576])
+    }
+
     static func main(_ arguments: ParsedArguments) {
-        let clients = arguments.value(.clients).flatMap { Int($0) } ?? 60
-        let seconds = arguments.value(.seconds).flatMap { Double($0) } ?? 60
-        let queues = (arguments.value(.queues) ?? "0,1048576").split(separator: ",").compactMap { Int($0) }
-        let config = arguments.value(.config) ?? DaemonLatencyBenchmark.packageRoot + "/config/kiosk.json5"
+        let clients = arguments.value(Declared.clients)
+        let seconds = arguments.value(Declared.seconds)
+        let queues = arguments.value(Declared.queues)
+        let config =
+            arguments.value(DaemonLatencyBenchmark.Declared.config)
+            ?? DaemonLatencyBenchmark.packageRoot + "/config/kiosk.json5"
         let recording =
-            arguments.value(.recording) ?? DaemonLatencyBenchmark.Settings().recording
-        let view = arguments.value(.view) ?? "main"
-        let realtimePriority = arguments.value(.realtimePriority).flatMap { Int32($0) }
+            arguments.value(DaemonLatencyBenchmark.Declared.recording) ?? DaemonLatencyBenchmark.Settings().recording
+        let view = arguments.value(DaemonLatencyBenchmark.Declared.view) ?? "main"
+        let realtimePriority = arguments.value(SharedOptions.realtimePriority)
         print(
             "stalled-readers: \(DaemonLatencyBenchmark.daemonExecutable()) --speed 1 --loop, recording "
                 + URL(fileURLWithPath: recording).lastPathComponent)

@@ -34,8 +34,7 @@ final class WakeupReference: @unchecked Sendable {
             }
             var due = monotonicNanoseconds() + 1_000_000
             while !lock.withLock({ stopping }) {
-                var time = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
-                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
+                sleepUntil(monotonicNanos: due)
                 let now = monotonicNanoseconds()
                 lock.withLock { wakeups.append((due, now > due ? now - due : 0)) }
                 due += 1_000_000

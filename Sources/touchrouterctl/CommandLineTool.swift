@@ -2,7 +2,8 @@ import TouchRouterCommandLine
 import TouchRouterCore
 
 // touchrouterctl's dispatch: commands declare their options and arguments as values (`CommandSpec`,
-// from TouchRouterCommandLine, keys in OptionKeys.swift); the parser, usage and `--help` derive from them.
+// from TouchRouterCommandLine; shared options in ToolOptions.swift); the parser, usage and `--help` derive
+// from them.
 
 /// How the process ends: 0 success, 1 the work failed (a bad config, …), 2 the command line was wrong.
 enum ExitCode: Int32 {

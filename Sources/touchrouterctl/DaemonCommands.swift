@@ -4,11 +4,6 @@ import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
 
-/// The `--socket` option every command that talks to the running daemon takes.
-let socketOption = OptionSpec(
-    .socket, valueName: "PATH",
-    help: "The daemon's socket (default \(TouchRouterClient.defaultSocketPath)).")
-
 /// Runs an async body to completion from a synchronous command (the tool has no other work).
 func runBlocking(_ body: @escaping @Sendable () async -> ExitCode) -> ExitCode {
     final class Box: @unchecked Sendable { var code = ExitCode.failure }
@@ -24,7 +19,7 @@ func runBlocking(_ body: @escaping @Sendable () async -> ExitCode) -> ExitCode {
 
 /// Connects as `touchrouterctl <command>`, printing why on failure.
 func connectToDaemon(_ arguments: ParsedArguments, command: String) async -> TouchRouterClient? {
-    let path = arguments.value(.socket) ?? TouchRouterClient.defaultSocketPath
+    let path = arguments.value(ToolOption.socket)
     do {
         return try await TouchRouterClient.connect(socketPath: path, clientName: "touchrouterctl \(command)")
     } catch {
@@ -43,7 +38,7 @@ func runOneRequest<Reply: Sendable>(
     message: @escaping @Sendable (Reply) -> DaemonMessage,
     printText: @escaping @Sendable (Reply) -> Void
 ) -> ExitCode {
-    let json = arguments.flag(.json)
+    let json = arguments.value(ToolOption.json)
     return runBlocking {
         guard let client = await connectToDaemon(arguments, command: command) else { return .failure }
         do {
@@ -78,14 +73,10 @@ enum MonitorCommand: Command {
         name: "monitor",
         abstract: "Show the touches the running daemon routes, live.",
         options: [
-            OptionSpec(
-                .view, valueName: "IDS",
-                help: "Views to watch, comma-separated (or give them as arguments)."),
-            OptionSpec(.subtree, help: "Also every descendant of those views."),
-            OptionSpec(.gestures, help: "Also show the views' recognised gestures (their config's gestures)."),
-            OptionSpec(
-                .json, help: "Print each touches (and gesture) message as the daemon sent it (one JSON line)."),
-            socketOption,
+            views, subtree, gestures,
+            ToolOption.json.described(
+                "Print each touches (and gesture) message as the daemon sent it (one JSON line)."),
+            ToolOption.socket,
         ],
         arguments: [ArgumentSpec(.view, help: "A view id to watch.", repeats: true, isOptional: true)],
         discussion: """
@@ -98,13 +89,19 @@ enum MonitorCommand: Command {
             daemon stops.
             """)
 
+    static let views = Option.text(
+        "view", valueName: "IDS", help: "Views to watch, comma-separated (or give them as arguments).")
+    static let subtree = Option.flag("subtree", help: "Also every descendant of those views.")
+    static let gestures = Option.flag(
+        "gestures", help: "Also show the views' recognised gestures (their config's gestures).")
+
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let listed =
-            (arguments.value(.view) ?? "").split(separator: ",").map(String.init)
+            (arguments.value(views) ?? "").split(separator: ",").map(String.init)
             + arguments.arguments(.view)
-        let json = arguments.flag(.json)
-        let explicitSubtree = arguments.flag(.subtree)
-        let gestures = arguments.flag(.gestures)
+        let json = arguments.value(ToolOption.json)
+        let explicitSubtree = arguments.value(subtree)
+        let gestures = arguments.value(Self.gestures)
         return runBlocking {
             guard let client = await connectToDaemon(arguments, command: "monitor") else { return .failure }
             var views = listed
@@ -227,7 +224,7 @@ enum StatusCommand: Command {
     static let spec = CommandSpec(
         name: "status",
         abstract: "Show the running daemon's state and counters.",
-        options: [OptionSpec(.json, help: "Print the status reply as one JSON line."), socketOption])
+        options: [ToolOption.json.described("Print the status reply as one JSON line."), ToolOption.socket])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         runOneRequest(
@@ -247,7 +244,7 @@ enum LayoutCommand: Command {
     static let spec = CommandSpec(
         name: "layout",
         abstract: "Show the layout the running daemon uses.",
-        options: [OptionSpec(.json, help: "Print the layout reply as one JSON line."), socketOption])
+        options: [ToolOption.json.described("Print the layout reply as one JSON line."), ToolOption.socket])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         runOneRequest(

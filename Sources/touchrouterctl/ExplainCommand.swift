@@ -9,15 +9,10 @@ enum ExplainCommand: Command {
         name: "explain",
         abstract: "Explain the hit-test walk for a screen point, view by view.",
         options: [
-            OptionSpec(
-                .config, valueName: "FILE", help: "Explain against this config file (offline)."),
-            OptionSpec(.screen, valueName: "NAME", help: "The screen (default: the first)."),
-            OptionSpec(
-                .subscribed, valueName: "IDS",
-                help: "Views with subscribers, comma-separated (default: every view)."),
-            OptionSpec(
-                .json, help: "Print one JSON object: {\"view\", \"path\", \"steps\", …}."),
-            socketOption,
+            ToolOption.config.described("Explain against this config file (offline)."), ToolOption.screen,
+            ToolOption.subscribed,
+            ToolOption.json.described("Print one JSON object: {\"view\", \"path\", \"steps\", …}."),
+            ToolOption.socket,
         ],
         arguments: [
             ArgumentSpec(.x, help: "The point's x in screen (layout) units."),
@@ -40,19 +35,19 @@ enum ExplainCommand: Command {
         guard let x = coordinate(arguments.argument(.x)), let y = coordinate(arguments.argument(.y)) else {
             return usage("X and Y must be finite numbers")
         }
-        guard arguments.value(.config) != nil else {
-            if arguments.value(.subscribed) != nil {
+        guard arguments.flag(ToolOption.config) else {
+            if arguments.flag(ToolOption.subscribed) {
                 return usage("--subscribed goes with --config: the daemon knows its own subscriptions")
             }
             return askDaemon(arguments, screenPoint: Point(x, y))
         }
-        if arguments.value(.socket) != nil {
+        if arguments.flag(ToolOption.socket) {
             return usage("--config and --socket are alternatives: give one")
         }
         guard let offline = OfflineScreen.load(arguments, command: "explain") else { return .failure }
         let accessListViews = Set(offline.config.viewAccess.keys)
         let explanation: HitTestExplanation
-        if let listed = arguments.value(.subscribed) {
+        if let listed = arguments.value(ToolOption.subscribed) {
             let subscribed = Set(listed.split(separator: ",").map(String.init))
             explanation = HitTestExplanation(
                 screen: offline.screen, screenPoint: Point(x, y), subscribedViews: subscribed,
@@ -60,13 +55,13 @@ enum ExplainCommand: Command {
         } else {
             explanation = HitTestExplanation(screen: offline.screen, screenPoint: Point(x, y))
         }
-        printReply(ExplainReply(explanation: explanation), asJSON: arguments.flag(.json))
+        printReply(ExplainReply(explanation: explanation), asJSON: arguments.value(ToolOption.json))
         return .success
     }
 
     /// The daemon's `explanation` reply, printed as the offline one.
     private static func askDaemon(_ arguments: ParsedArguments, screenPoint: Point) -> ExitCode {
-        let screenName = arguments.value(.screen)
+        let screenName = arguments.value(ToolOption.screen)
         return runOneRequest(
             arguments, command: "explain",
             request: { try await $0.explain(screenPoint, screen: screenName) },

@@ -1,6 +1,7 @@
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 /// `touchrouterctl hit-test [--config FILE | --socket PATH] [--screen NAME] X Y [--json]`: the view
@@ -10,10 +11,8 @@ enum HitTestCommand: Command {
         name: "hit-test",
         abstract: "Find the view under a screen point.",
         options: [
-            OptionSpec(.config, valueName: "FILE", help: "Hit-test this config file (offline)."),
-            OptionSpec(.screen, valueName: "NAME", help: "The screen (default: the first)."),
-            OptionSpec(.json, help: "Print one JSON object: {\"view\", \"path\", \"local\"}."),
-            socketOption,
+            ToolOption.config.described("Hit-test this config file (offline)."), ToolOption.screen,
+            ToolOption.json.described("Print one JSON object: {\"view\", \"path\", \"local\"}."), ToolOption.socket,
         ],
         arguments: [
             ArgumentSpec(.x, help: "The point's x in screen (layout) units."),
@@ -29,10 +28,10 @@ enum HitTestCommand: Command {
         guard let x = coordinate(arguments.argument(.x)), let y = coordinate(arguments.argument(.y)) else {
             return usage("X and Y must be finite numbers")
         }
-        guard let configPath = arguments.value(.config) else {
+        guard let configPath = arguments.value(ToolOption.config) else {
             return askDaemon(arguments, screenPoint: Point(x, y))
         }
-        if arguments.value(.socket) != nil {
+        if arguments.flag(ToolOption.socket) {
             return usage("--config and --socket are alternatives: give one")
         }
         let config: Config
@@ -43,7 +42,7 @@ enum HitTestCommand: Command {
             return .failure
         }
         let screens = config.layout.screens
-        let screenName = arguments.value(.screen) ?? screens[0].name
+        let screenName = arguments.value(ToolOption.screen) ?? screens[0].name
         guard let screen = config.layout.screen(named: screenName) else {
             var message = "\(configPath): no screen named \"\(screenName)\""
             if let suggestion = NearMiss.suggestion(for: screenName, among: screens.map(\.name)) {
@@ -56,14 +55,14 @@ enum HitTestCommand: Command {
         let hit = screen.makeHitTestIndex().hitTest(screenPoint)  // the engine the daemon uses
         printAnswer(
             viewID: hit?.viewID, path: hit?.path ?? [], localPoint: hit?.localPoint, screenPoint: screenPoint,
-            screen: screen.name, asJSON: arguments.flag(.json))
+            screen: screen.name, asJSON: arguments.value(ToolOption.json))
         return .success
     }
 
     /// The daemon's `hitTest` reply, printed exactly as the offline answer.
     private static func askDaemon(_ arguments: ParsedArguments, screenPoint: Point) -> ExitCode {
-        let screenName = arguments.value(.screen)
-        let asJSON = arguments.flag(.json)
+        let screenName = arguments.value(ToolOption.screen)
+        let asJSON = arguments.value(ToolOption.json)
         return runBlocking {
             guard let client = await connectToDaemon(arguments, command: "hit-test") else { return .failure }
             do {

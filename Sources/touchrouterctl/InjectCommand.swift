@@ -10,41 +10,8 @@ enum InjectCommand: Command {
         name: "inject",
         abstract: "Create a virtual touchscreen (uinput) and play a recording or gestures into it.",
         options: [
-            OptionSpec(
-                .deviceDesc, valueName: "FILE",
-                help: "Copy this device (evemu .desc or libinput record YAML)."),
-            OptionSpec(.default, help: "The default 10-slot direct touchscreen (the default)."),
-            OptionSpec(
-                .protocolA,
-                help: "The default touchscreen without slots: multitouch protocol A (SYN_MT_REPORT)."),
-            OptionSpec(
-                .recording, valueName: "FILE",
-                help: "Play this recording (evemu .events or libinput record YAML)."),
-            OptionSpec(
-                .gesture, valueName: "SCRIPT",
-                help: "Play a gesture script (see below); '|' runs scripts at once."),
-            OptionSpec(
-                .screen, valueName: "WxH",
-                help: "Gesture coordinates are layout units of a WxH screen."),
-            OptionSpec(
-                .size, valueName: "WxH", help: "Axis size of the default device (default 1920x1080)."),
-            OptionSpec(
-                .speed, valueName: "X",
-                help: "Playback speed factor (default 1; 0: as fast as possible)."),
-            OptionSpec(
-                .startDelay, valueName: "MS", help: "Wait after creating the device (default 500)."),
-            OptionSpec(
-                .waitStdin,
-                help: "After creating the device, wait for a line on stdin before playing."),
-            OptionSpec(
-                .linger, valueName: "MS",
-                help: "Keep the device this long after playing (default 1000)."),
-            OptionSpec(.hold, help: "Keep the device until SIGINT/SIGTERM after playing."),
-            OptionSpec(.name, valueName: "NAME", help: "The device's name."),
-            OptionSpec(.keyboard, help: "Create a uinput keyboard instead (no touch; for tests)."),
-            OptionSpec(
-                .output, valueName: "FILE",
-                help: "Write the gestures to FILE as an evemu recording instead (no device, no uinput)."),
+            deviceDesc, defaultDevice, protocolA, recording, gesture, screen, size, speed, startDelay, waitStdin,
+            linger, hold, name, keyboard, output,
         ],
         arguments: [
             ArgumentSpec(
@@ -66,6 +33,58 @@ enum InjectCommand: Command {
             removed on exit, SIGINT and SIGTERM. Prints 'device NODE' once it exists.
             """)
 
+    static let deviceDesc = Option.text(
+        "device-desc", valueName: "FILE", help: "Copy this device (evemu .desc or libinput record YAML).")
+    static let defaultDevice = Option.flag("default", help: "The default 10-slot direct touchscreen (the default).")
+    static let protocolA = Option.flag(
+        "protocol-a", help: "The default touchscreen without slots: multitouch protocol A (SYN_MT_REPORT).")
+    static let recording = Option.text(
+        "recording", valueName: "FILE", help: "Play this recording (evemu .events or libinput record YAML).")
+    static let gesture = Option.text(
+        "gesture", valueName: "SCRIPT", help: "Play a gesture script (see below); '|' runs scripts at once.")
+    static let screen = Option.optional(
+        "screen", valueName: "WxH", help: "Gesture coordinates are layout units of a WxH screen.",
+        expected: Size.expected, convert: Size.init(text:))
+    static let size = Option<Size>(
+        "size", valueName: "WxH", help: "Axis size of the default device.", default: Size(width: 1920, height: 1080),
+        defaultText: "1920x1080", expected: Size.expected, convert: Size.init(text:))
+    static let speed = Option.number(
+        "speed", help: "Playback speed factor; 0: as fast as possible.", in: 0...Double.infinity, default: 1)
+    static let startDelay = Option<UInt64>.integer(
+        "start-delay", valueName: "MS", help: "Wait after creating the device.", in: 0...UInt64.max, default: 500)
+    static let waitStdin = Option.flag(
+        "wait-stdin", help: "After creating the device, wait for a line on stdin before playing.")
+    static let linger = Option<UInt64>.integer(
+        "linger", valueName: "MS", help: "Keep the device this long after playing.", in: 0...UInt64.max,
+        default: 1000)
+    static let hold = Option.flag("hold", help: "Keep the device until SIGINT/SIGTERM after playing.")
+    static let name = Option.text("name", valueName: "NAME", help: "The device's name.")
+    static let keyboard = Option.flag("keyboard", help: "Create a uinput keyboard instead (no touch; for tests).")
+    static let output = Option.text(
+        "output", valueName: "FILE",
+        help: "Write the gestures to FILE as an evemu recording instead (no device, no uinput).")
+
+    /// A `WxH` size (`1920x1080`), both positive.
+    struct Size: Sendable {
+        static let expected = "WIDTHxHEIGHT, e.g. 1920x1080"
+        var width: Double
+        var height: Double
+
+        init(width: Double, height: Double) {
+            self.width = width
+            self.height = height
+        }
+
+        /// `1920x1080`; nil when it is not two positive numbers joined by `x`.
+        init?(text: String) {
+            let parts = text.split(separator: "x")
+            guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]), width > 0,
+                height > 0
+            else { return nil }
+            self.init(width: width, height: height)
+        }
+    }
+
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         do {
             return try inject(arguments)
@@ -85,49 +104,49 @@ enum InjectCommand: Command {
 
     private static func inject(_ arguments: ParsedArguments) throws -> ExitCode {
         let stop = StopSignals()
-        let name = arguments.value(.name)
-        if arguments.flag(.keyboard) {
+        let name = arguments.value(Self.name)
+        if arguments.value(keyboard) {
             let injector = try UinputInjector(spec: .keyboard(name: name ?? "touchrouter virtual keyboard"))
             LineOutput.print("device \(injector.deviceNode ?? "?")")
-            if arguments.flag(.hold) { stop.wait() }
+            if arguments.value(hold) { stop.wait() }
             injector.destroy()
             return .success
         }
         var spec: VirtualDeviceSpec
         var events: [EvdevEvent] = []
-        if let descPath = arguments.value(.deviceDesc)
-            ?? arguments.value(.recording).flatMap({
+        if let descPath = arguments.value(deviceDesc)
+            ?? arguments.value(recording).flatMap({
                 $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") ? $0 : nil
             })
         {
-            guard !arguments.flag(.protocolA) else {
+            guard !arguments.value(protocolA) else {
                 throw UsageError(
                     message: "--protocol-a is for the default device; a copied device keeps its own axes")
             }
             spec = try RecordingInjection.deviceSpec(path: descPath)
             if let name { spec.name = name }
         } else {
-            let size = try arguments.value(.size).map(parseSize) ?? (1920, 1080)
+            let size = arguments.value(Self.size)
             spec = .defaultTouchscreen(
-                name: name ?? "touchrouter virtual touchscreen", width: Int32(size.0), height: Int32(size.1),
-                protocolA: arguments.flag(.protocolA))
+                name: name ?? "touchrouter virtual touchscreen", width: Int32(size.width), height: Int32(size.height),
+                protocolA: arguments.value(protocolA))
         }
-        let scripts = (arguments.value(.gesture).map { [$0] } ?? []) + arguments.arguments(.script)
-        if let recordingPath = arguments.value(.recording) {
+        let scripts = (arguments.value(gesture).map { [$0] } ?? []) + arguments.arguments(.script)
+        if let recordingPath = arguments.value(recording) {
             guard scripts.isEmpty else {
                 throw UsageError(message: "give --recording or --gesture, not both")
             }
             events = try RecordingInjection.events(
                 path: recordingPath,
-                descriptionPath: arguments.value(.deviceDesc).flatMap { $0.hasSuffix(".desc") ? $0 : nil })
+                descriptionPath: arguments.value(deviceDesc).flatMap { $0.hasSuffix(".desc") ? $0 : nil })
         } else if !scripts.isEmpty {
             let concurrent = scripts.flatMap { $0.split(separator: "|").map(String.init) }
-            let screen = try arguments.value(.screen).map(parseSize)
+            let screen = arguments.value(Self.screen).map { ($0.width, $0.height) }
             events = try GestureScript.events(scripts: concurrent, spec: spec, screenSize: screen)
-        } else if !arguments.flag(.hold) {
+        } else if !arguments.value(hold) {
             throw UsageError(message: "nothing to play: give --recording FILE, --gesture SCRIPT or --hold")
         }
-        if let output = arguments.value(.output) {
+        if let output = arguments.value(Self.output) {
             guard !scripts.isEmpty else { throw UsageError(message: "--output writes gestures: give --gesture SCRIPT") }
             let command = CommandLine.arguments.dropFirst().map(shellQuoted).joined(separator: " ")
             let text = EvemuWriter.text(spec: spec, events: events, comments: ["made by: touchrouterctl \(command)"])
@@ -138,32 +157,13 @@ enum InjectCommand: Command {
             LineOutput.print("wrote \(events.count) events to \(output)")
             return .success
         }
-        let speed =
-            try arguments.value(.speed).map { text throws(UsageError) -> Double in
-                guard let speed = Double(text), speed >= 0, speed.isFinite else {
-                    throw UsageError(message: "--speed needs a number >= 0, got '\(text)'")
-                }
-                return speed
-            } ?? 1
-        let startDelay =
-            try arguments.value(.startDelay).map { text throws(UsageError) -> UInt64 in
-                guard let millis = UInt64(text) else {
-                    throw UsageError(message: "--start-delay needs milliseconds")
-                }
-                return millis
-            } ?? 500
-
-        let lingerMillis =
-            try arguments.value(.linger).map { text throws(UsageError) -> UInt64 in
-                guard let millis = UInt64(text) else {
-                    throw UsageError(message: "--linger needs milliseconds")
-                }
-                return millis
-            } ?? 1000
+        let speed = arguments.value(Self.speed)
+        let startDelay = arguments.value(Self.startDelay)
+        let lingerMillis = arguments.value(linger)
         let injector = try UinputInjector(spec: spec)
         defer { injector.destroy() }
         LineOutput.print("device \(injector.deviceNode ?? "?")")
-        if arguments.flag(.waitStdin) { _ = readLine() }
+        if arguments.value(waitStdin) { _ = readLine() }
         guard stop.sleep(micros: startDelay * 1000) else { return .failure }
         guard try injector.play(events, speed: speed, stop: stop) else {
             StandardError.print("touchrouterctl inject: stopped by a signal; device removed")
@@ -172,7 +172,7 @@ enum InjectCommand: Command {
         LineOutput.print("played \(events.count) events")
         // Removing the device at once would discard events a slow reader has not read yet (the
         // kernel drops a removed device's queue): give it time first.
-        if arguments.flag(.hold) {
+        if arguments.value(hold) {
             stop.wait()
         } else if !stop.sleep(micros: lingerMillis * 1000) {
             return .failure

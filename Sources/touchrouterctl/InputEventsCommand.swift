@@ -12,22 +12,8 @@ enum InputEventsCommand: Command {
         name: "input-events",
         abstract: "(diagnostic) Print live touch frames from libinput, one line each.",
         options: [
-            OptionSpec(.seat, valueName: "SEAT", help: "The udev seat to read (default seat0)."),
-            OptionSpec(
-                .path, valueName: "NODE", help: "Read only this device node (libinput's path backend)."
-            ),
-            OptionSpec(
-                .config, valueName: "FILE", help: "Map devices to screens as this config says."),
-            OptionSpec(
-                .screen, valueName: "NAME:WxH",
-                help: "Without --config: the one screen (default main:1920x1080)."),
-            OptionSpec(.verbose, help: "Also print libinput's debug messages."),
-            OptionSpec(
-                .replay, valueName: "FILE",
-                help: "Print the replay decoder's frames of this recording instead."),
-            OptionSpec(
-                .deviceDesc, valueName: "FILE",
-                help: "With --replay of evemu .events: the device's .desc."),
+            seat, path, ToolOption.config.described("Map devices to screens as this config says."), screen,
+            verbose, replayFile, deviceDesc,
         ],
         discussion: """
             Lines on stdout: 'ready' once the devices present at start were read;
@@ -38,9 +24,20 @@ enum InputEventsCommand: Command {
             /dev/input/event* (root or the input group).
             """)
 
+    static let seat = Option.text("seat", valueName: "SEAT", help: "The udev seat to read.", default: "seat0")
+    static let path = Option.text(
+        "path", valueName: "NODE", help: "Read only this device node (libinput's path backend).")
+    static let screen = Option.text(
+        "screen", valueName: "NAME:WxH", help: "Without --config: the one screen.", default: "main:1920x1080")
+    static let verbose = Option.flag("verbose", help: "Also print libinput's debug messages.")
+    static let replayFile = Option.text(
+        "replay", valueName: "FILE", help: "Print the replay decoder's frames of this recording instead.")
+    static let deviceDesc = Option.text(
+        "device-desc", valueName: "FILE", help: "With --replay of evemu .events: the device's .desc.")
+
     static func run(_ arguments: ParsedArguments) -> ExitCode {
         let assigner: DeviceAssigner
-        if let configPath = arguments.value(.config) {
+        if let configPath = arguments.value(ToolOption.config) {
             do {
                 assigner = try loadConfig(path: configPath).deviceAssigner
             } catch {
@@ -48,26 +45,25 @@ enum InputEventsCommand: Command {
                 return .failure
             }
         } else {
-            let text = arguments.value(.screen) ?? "main:1920x1080"
+            let text = arguments.value(screen)
             let parts = text.split(separator: ":")
-            guard parts.count == 2, let size = try? InjectCommand.parseSize(String(parts[1])) else {
+            guard parts.count == 2, let size = InjectCommand.Size(text: String(parts[1])) else {
                 StandardError.print(
                     "touchrouterctl input-events: --screen is NAME:WIDTHxHEIGHT, got '\(text)'")
                 return .usage
             }
-            let assignment = ScreenAssignment(screen: String(parts[0]), width: size.0, height: size.1)
+            let assignment = ScreenAssignment(screen: String(parts[0]), width: size.width, height: size.height)
             assigner = { _, _ in assignment }
         }
-        if let recordingPath = arguments.value(.replay) {
-            return replay(recordingPath, description: arguments.value(.deviceDesc), assigner: assigner)
+        if let recordingPath = arguments.value(replayFile) {
+            return replay(recordingPath, description: arguments.value(deviceDesc), assigner: assigner)
         }
         let backend: LibinputBackend =
-            arguments.value(.path).map { .paths([$0]) }
-            ?? .udev(seat: arguments.value(.seat) ?? "seat0")
+            arguments.value(path).map { .paths([$0]) } ?? .udev(seat: arguments.value(seat))
         let reader: LibinputReader
         do {
             reader = try LibinputReader(
-                backend: backend, logLevel: arguments.flag(.verbose) ? .debug : .info, assigner: assigner,
+                backend: backend, logLevel: arguments.value(verbose) ? .debug : .info, assigner: assigner,
                 log: { level, message in StandardError.print("<\(level.rawValue)>\(message)") })
         } catch {
             StandardError.print("touchrouterctl input-events: \(error)")

@@ -11,28 +11,24 @@ enum MetricsCommand: Command {
     static let spec = CommandSpec(
         name: "metrics",
         abstract: "Print the running daemon's counters as OpenMetrics text.",
-        options: [
-            OptionSpec(
-                .format, valueName: "FORMAT",
-                help: "openmetrics (the default) or prometheus (text 0.0.4, for node_exporter's textfile collector)."),
-            OptionSpec(
-                .output, valueName: "FILE",
-                help: "Write to FILE instead: a new file in its directory (mode 0644), renamed over FILE."),
-            socketOption,
-        ],
+        options: [format, output, ToolOption.socket],
         discussion: """
             For root, the daemon's user, or anyone while no view has an access list. With --output,
             a reader of FILE sees the old text or the new one, never half of it (node_exporter reads
             *.prom files; the temporary file's name does not end in .prom).
             """)
 
+    static let format = Option<MetricsFormat>(
+        "format", valueName: "FORMAT",
+        help: "openmetrics (the default) or prometheus (text 0.0.4, for node_exporter's textfile collector).",
+        default: .openMetrics, expected: "openmetrics or prometheus", convert: MetricsFormat.init(rawValue:))
+    static let output = Option.text(
+        "output", valueName: "FILE",
+        help: "Write to FILE instead: a new file in its directory (mode 0644), renamed over FILE.")
+
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        let formatName = arguments.value(.format) ?? MetricsFormat.openMetrics.rawValue
-        guard let format = MetricsFormat(rawValue: formatName) else {
-            StandardError.print("touchrouterctl metrics: --format must be openmetrics or prometheus")
-            return .usage
-        }
-        let output = arguments.value(.output)
+        let format = arguments.value(Self.format)
+        let output = arguments.value(Self.output)
         return runBlocking {
             guard let client = await connectToDaemon(arguments, command: "metrics") else { return .failure }
             let text: String

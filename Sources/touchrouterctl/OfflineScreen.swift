@@ -1,5 +1,6 @@
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 
 /// `--config FILE [--screen NAME]`, loaded: what the offline commands (`explain`, `render`) work on.
 struct OfflineScreen {
@@ -8,7 +9,7 @@ struct OfflineScreen {
 
     /// Loads the config and picks the screen (default: the first), printing why on failure.
     static func load(_ arguments: ParsedArguments, command: String) -> OfflineScreen? {
-        guard let configPath = arguments.value(.config) else { return nil }
+        guard let configPath = arguments.value(ToolOption.config) else { return nil }
         let config: Config
         do {
             config = try loadConfig(path: configPath)
@@ -17,7 +18,7 @@ struct OfflineScreen {
             return nil
         }
         let screens = config.layout.screens
-        let screenName = arguments.value(.screen) ?? screens[0].name
+        let screenName = arguments.value(ToolOption.screen) ?? screens[0].name
         guard let screen = config.layout.screen(named: screenName) else {
             var message = "touchrouterctl \(command): \(configPath): no screen named \"\(screenName)\""
             if let suggestion = NearMiss.suggestion(for: screenName, among: screens.map(\.name)) {

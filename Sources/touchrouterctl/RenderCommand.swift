@@ -12,22 +12,11 @@ enum RenderCommand: Command {
         name: "render",
         abstract: "Draw a screen's layout, touch regions and touches as SVG.",
         options: [
-            OptionSpec(.config, valueName: "FILE", help: "The config file to draw.", isRequired: true),
-            OptionSpec(.screen, valueName: "NAME", help: "The screen (default: the first)."),
-            OptionSpec(
-                .recording, valueName: "FILE",
-                help: "Draw a recording's touches (libinput record YAML or evemu .events)."),
-            OptionSpec(
-                .live, valueName: "SOCKET", help: "Draw the touches a running daemon delivers."),
-            OptionSpec(
-                .seconds, valueName: "N", help: "How long --live watches (default 10)."),
-            OptionSpec(
-                .subscribed, valueName: "IDS",
-                help: "With --recording: views with subscribers, comma-separated (default: every view)."),
-            OptionSpec(.hidden, help: "Also draw hidden views (dotted, grey)."),
-            OptionSpec(
-                .output, valueName: "FILE", help: "Write the SVG here (default: standard output).",
-                shortName: "o"),
+            ToolOption.config.described("The config file to draw.", isRequired: true), ToolOption.screen,
+            recording, live, seconds,
+            ToolOption.subscribed.described(
+                "With --recording: views with subscribers, comma-separated (default: every view)."),
+            hidden, output,
         ],
         discussion: """
             Draws the screen at its layout size (one unit, one SVG pixel) with a legend on the right.
@@ -49,38 +38,42 @@ enum RenderCommand: Command {
             Rasterise with 'rsvg-convert out.svg -o out.png'. See docs/render-explain.md.
             """)
 
+    static let recording = Option.text(
+        "recording", valueName: "FILE", help: "Draw a recording's touches (libinput record YAML or evemu .events).")
+    static let live = Option.text("live", valueName: "SOCKET", help: "Draw the touches a running daemon delivers.")
+    static let seconds = Option.number(
+        "seconds", valueName: "N", help: "How long --live watches.", in: Double.leastNonzeroMagnitude...Double.infinity,
+        default: 10)
+    static let hidden = Option.flag("hidden", help: "Also draw hidden views (dotted, grey).")
+    static let output = Option.text(
+        "output", valueName: "FILE", help: "Write the SVG here (default: standard output).", shortName: "o")
+
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        if arguments.value(.recording) != nil && arguments.value(.live) != nil {
+        if arguments.flag(recording) && arguments.flag(live) {
             return usage("--recording and --live are alternatives: give one")
         }
-        var seconds = 10.0
-        if let text = arguments.value(.seconds) {
-            guard let value = Double(text), value > 0, value.isFinite else {
-                return usage("--seconds must be a positive number")
-            }
-            seconds = value
-        }
+        let seconds = arguments.value(Self.seconds)
         guard let offline = OfflineScreen.load(arguments, command: "render") else { return .failure }
         let screen = offline.screen
         var picture = LayoutPicture(
             index: screen.makeHitTestIndex(),
             options: RenderOptions(
-                showHidden: arguments.flag(.hidden), accessListViews: Set(offline.config.viewAccess.keys)))
-        if let path = arguments.value(.recording) {
+                showHidden: arguments.value(hidden), accessListViews: Set(offline.config.viewAccess.keys)))
+        if let path = arguments.value(recording) {
             do {
                 picture.traces = try recordedTraces(path: path, offline: offline, arguments: arguments)
             } catch {
                 StandardError.print("touchrouterctl render: \(error)")
                 return .failure
             }
-        } else if let socket = arguments.value(.live) {
+        } else if let socket = arguments.value(live) {
             guard let traces = liveTraces(socketPath: socket, screen: screen, seconds: seconds) else {
                 return .failure
             }
             picture.traces = traces
         }
         let svg = picture.svg()
-        if let output = arguments.value(.output) {
+        if let output = arguments.value(Self.output) {
             if let failure = LineOutput.write(svg, toFile: output) {
                 StandardError.print("touchrouterctl render: cannot write \(output): \(failure)")
                 return .failure
@@ -107,7 +100,7 @@ enum RenderCommand: Command {
             recording, inputDevice: InputDevice(id: 1, name: recording.device.name), screen: screen.name,
             mapping: mapping)
         let layout = Layout(screens: [screen])
-        if let listed = arguments.value(.subscribed) {
+        if let listed = arguments.value(ToolOption.subscribed) {
             let subscribed = Set(listed.split(separator: ",").map(String.init))
                 .union(offline.config.viewAccess.keys)
             return TraceRecorder.traces(

@@ -1,6 +1,7 @@
 import TouchRouterClient
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 /// `touchrouterctl set VIEW KEY=VALUE...`: changes a view of the running daemon (its owners only).
@@ -8,7 +9,7 @@ enum SetCommand: Command {
     static let spec = CommandSpec(
         name: "set",
         abstract: "Change a view of the running daemon's layout (hidden, alpha, frame, …).",
-        options: [OptionSpec(.json, help: "Print the reply as one JSON line."), socketOption],
+        options: [ToolOption.json, ToolOption.socket],
         arguments: [
             ArgumentSpec(.view, help: "The view to change."),
             ArgumentSpec(.assignment, help: "A field and its value in the config's JSON5 syntax.", repeats: true),
@@ -46,7 +47,7 @@ enum MountCommand: Command {
     static let spec = CommandSpec(
         name: "mount",
         abstract: "Mount a subtree (a JSON5 file of views) at a mount point of the running daemon.",
-        options: [OptionSpec(.json, help: "Print the reply as one JSON line."), socketOption],
+        options: [ToolOption.json, ToolOption.socket],
         arguments: [
             ArgumentSpec(.view, help: "The mount point (a view with mount: true)."),
             ArgumentSpec(.file, help: "A JSON5 file: an array of views, or one view."),
@@ -82,7 +83,7 @@ enum UnmountCommand: Command {
     static let spec = CommandSpec(
         name: "unmount",
         abstract: "Remove what is mounted at a mount point of the running daemon.",
-        options: [OptionSpec(.json, help: "Print the reply as one JSON line."), socketOption],
+        options: [ToolOption.json, ToolOption.socket],
         arguments: [ArgumentSpec(.view, help: "The mount point.")])
 
     static func run(_ arguments: ParsedArguments) -> ExitCode {

@@ -8,7 +8,7 @@ enum ScreenCommand: Command {
     static let spec = CommandSpec(
         name: "screen",
         abstract: "Tell the running daemon a screen is off or on (admin).",
-        options: [OptionSpec(.json, help: "Print the reply as one JSON line."), socketOption],
+        options: [ToolOption.json, ToolOption.socket],
         arguments: [
             ArgumentSpec(.screenName, help: "The screen's name in the config."),
             ArgumentSpec(.screenState, help: "off or on."),

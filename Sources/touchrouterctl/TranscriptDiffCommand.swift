@@ -7,10 +7,7 @@ enum TranscriptDiffCommand: Command {
     static let spec = CommandSpec(
         name: "transcript-diff",
         abstract: "(diagnostic) Compare two input-events transcripts contact by contact.",
-        options: [
-            OptionSpec(
-                .tolerance, valueName: "UNITS", help: "Allowed position difference (default 0.01).")
-        ],
+        options: [tolerance],
         arguments: [
             ArgumentSpec(.expected, help: "The reference transcript (e.g. from --replay)."),
             ArgumentSpec(.actual, help: "The transcript to check (e.g. live libinput)."),
@@ -21,8 +18,11 @@ enum TranscriptDiffCommand: Command {
             own. Prints 'N frames agree' or the first differences; exits 1 when they differ.
             """)
 
+    static let tolerance = Option.number(
+        "tolerance", valueName: "UNITS", help: "Allowed position difference.", in: 0...Double.infinity, default: 0.01)
+
     static func run(_ arguments: ParsedArguments) -> ExitCode {
-        let tolerance = arguments.value(.tolerance).flatMap(Double.init) ?? 0.01
+        let tolerance = arguments.value(Self.tolerance)
         guard let expectedPath = arguments.argument(.expected),
             let actualPath = arguments.argument(.actual),
             case .success(let expected) = TextFile.read(expectedPath),

@@ -1,5 +1,6 @@
 import TouchRouterCommandLine
 import TouchRouterCore
+import TouchRouterInput
 
 /// `touchrouterctl validate FILE...`: checks config files, one summary line each, every error listed.
 enum ValidateCommand: Command {

@@ -154,3 +154,99 @@ struct CommandLineParserTests {
         }
     }
 }
+
+/// Typed declarations: each fact (name, type, default, range, help) written once.
+private enum Declared {
+    static let count = Option.integer("count", help: "How many.", in: 1...64, default: 8)
+    static let priority = Option<Int32?>.integer("priority", help: "The priority.", in: 1...99)
+    static let speed = Option.number(
+        "speed", help: "Speed factor.", in: 0.001...1000, zeroMeans: "flat out", default: 1)
+    static let ratio = Option.number("ratio", help: "A ratio.", in: 0.5...2, default: 1)
+    static let file = Option.path("file", valueName: "FILE", help: "A file.")
+    static let level = Option.choice(
+        "level", valueName: "LEVEL", help: "", choices: [("low", 0), ("high", 1)], default: 0, named: "low",
+        parse: { ["low": 0, "high": 1][$0] })
+    static let quiet = Option.flag("quiet", help: "Say less.")
+}
+
+private let typed = CommandSpec(
+    name: "typed", abstract: "Typed options.",
+    options: [
+        Declared.count, Declared.priority, Declared.speed, Declared.ratio, Declared.file, Declared.level,
+        Declared.quiet,
+    ])
+
+@Suite("TouchRouterCommandLine: options declared once with type, default and range")
+struct DeclaredOptionTests {
+    @Test("not given: the declared default; given: the typed value")
+    func defaultsAndValues() throws {
+        let none = try CommandLineParser.parse([], typed)
+        #expect(none.value(Declared.count) == 8)
+        #expect(none.value(Declared.priority) == nil)
+        #expect(none.value(Declared.speed) == 1)
+        #expect(none.value(Declared.level) == 0)
+        #expect(!none.value(Declared.quiet))
+        let given = try CommandLineParser.parse(
+            ["--count", "64", "--priority=99", "--speed", "0", "--file", "f", "--level", "high", "--quiet"], typed)
+        #expect(given.value(Declared.count) == 64)
+        #expect(given.value(Declared.priority) == 99)
+        #expect(given.value(Declared.speed) == 0)
+        #expect(given.value(Declared.file) == "f")
+        #expect(given.value(Declared.level) == 1)
+        #expect(given.value(Declared.quiet))
+    }
+
+    @Test(
+        "a value outside the declaration is a parse error saying what the declaration accepts",
+        arguments: [
+            (["--count", "0"], CommandLineError.invalidValue("count", text: "0", expected: "a number from 1 to 64")),
+            (["--count", "x"], .invalidValue("count", text: "x", expected: "a number from 1 to 64")),
+            (["--priority", "100"], .invalidValue("priority", text: "100", expected: "a number from 1 to 99")),
+            (
+                ["--speed", "1e-9"],
+                .invalidValue("speed", text: "1e-9", expected: "0 (flat out) or a number from 0.001 to 1000")
+            ),
+            (
+                ["--speed", "nan"],
+                .invalidValue("speed", text: "nan", expected: "0 (flat out) or a number from 0.001 to 1000")
+            ),
+            (["--ratio", "0"], .invalidValue("ratio", text: "0", expected: "a number from 0.5 to 2")),
+            (["--ratio", "2.5"], .invalidValue("ratio", text: "2.5", expected: "a number from 0.5 to 2")),
+            (["--file", ""], .invalidValue("file", text: "", expected: "a non-empty path")),
+            (["--level", "mid"], .invalidValue("level", text: "mid", expected: "low or high")),
+        ] as [([String], CommandLineError)])
+    func rangeErrors(arguments: [String], error: CommandLineError) {
+        #expect(throws: error) { try CommandLineParser.parse(arguments, typed) }
+    }
+
+    @Test("the help line names the declared range and default")
+    func help() {
+        #expect(
+            HelpText.help(typed, invokedAs: "typed") == """
+                OVERVIEW: Typed options.
+
+                USAGE: typed [--count N] [--priority N] [--speed X] [--ratio X] [--file FILE] [--level LEVEL] [--quiet]
+
+                OPTIONS:
+                  --count N             How many, 1 to 64 (default 8).
+                  --priority N          The priority, 1 to 99.
+                  --speed X             Speed factor, 0.001 to 1000, 0 = flat out (default 1).
+                  --ratio X             A ratio, 0.5 to 2 (default 1).
+                  --file FILE           A file.
+                  --level LEVEL         low (default) or high.
+                  --quiet               Say less.
+                  -h, --help            Show this help.
+                """)
+        #expect(
+            CommandLineError.invalidValue("count", text: "0", expected: "a number from 1 to 64").message()
+                == "'--count' needs a number from 1 to 64, got '0'")
+    }
+
+    @Test("described: one command's own help sentence keeps the declared range and default")
+    func described() {
+        let worded = Declared.count.described("How many times.", isRequired: true)
+        #expect(worded.spec.help == "How many times, 1 to 64 (default 8).")
+        #expect(worded.spec.isRequired)
+        #expect(worded.spec.check?.accepts("65") == false)
+    }
+}

@@ -12,6 +12,12 @@ enum RepositoryPaths {
         "Tests/Fixtures/fuzz/json5-invalid-utf8-trap.bin")
 }
 
+/// A config file parsed by Core: the engine does no I/O, so the test reads the file (the daemon's
+/// reader, `TouchRouterInput`'s `loadConfig`, is tested in TouchRouterInputTests).
+func loadConfig(path: String) throws -> Config {
+    try Config.parse(Data(contentsOf: URL(fileURLWithPath: path)), fileName: path)
+}
+
 /// Parses config text, returning the errors (empty when the file is valid).
 func configErrors(_ text: String, limits: ConfigLimits = .standard) -> [ConfigError] {
     configErrors(Data(text.utf8), limits: limits)

@@ -19,3 +19,32 @@ enum Fixtures {
     static let evemuDescriptions = files(in: "evemu", extension: "desc")
     static let libinputRecords = files(in: "libinput", extension: "yml")
 }
+
+/// The one place InputTests write files (recordings, descriptions, configs): a fresh directory
+/// under the temporary directory, removed by `remove()`.
+struct ScratchDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("touchrouter-input-tests-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// The path of `name` in the directory.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `text` as `name`; returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try write(name, Data(text.utf8))
+    }
+
+    /// Writes `bytes` as `name`; returns its path.
+    @discardableResult
+    func write(_ name: String, _ bytes: Data) throws -> String {
+        try bytes.write(to: url.appendingPathComponent(name))
+        return path(name)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}

@@ -69,11 +69,9 @@ struct LiveInputTests {
 
     @Test("a broken description names the file and line")
     func brokenDescription() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "touchrouter-bad-\(getpid()).desc"
-        ).path
-        try "N: x\nA: 35 0 zz 0 0 0\n".write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("bad.desc", "N: x\nA: 35 0 zz 0 0 0\n")
         #expect(
             throws: InjectionFileError(path: path, line: 2, reason: "A: needs CODE MIN MAX FUZZ FLAT RES")
         ) {
@@ -83,11 +81,9 @@ struct LiveInputTests {
 
     @Test("a description or recording that is not UTF-8, or not there, says so for the whole file")
     func notTextOrMissing() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "touchrouter-latin1-\(getpid()).desc"
-        ).path
-        try Data([0x4E, 0x3A, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))  // "N: é" in Latin-1
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("latin1.desc", Data([0x4E, 0x3A, 0x20, 0xE9, 0x0A]))  // "N: é" in Latin-1
         #expect(throws: InjectionFileError(path: path, line: 0, reason: "not UTF-8 text")) {
             try RecordingInjection.deviceSpec(path: path)
         }

@@ -153,30 +153,26 @@ struct RecordingReaderTests {
 struct RecordingFileTests {
     /// An events file without its own header finds the `.desc` beside it named by its prefix.
     @Test func headerlessEventsFindTheirDescription() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("touchrouter-recordings-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
         let desc = try String(contentsOfFile: Fixtures.path("evemu/EP0430M09.desc"), encoding: .utf8)
         let events = try String(
             contentsOfFile: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"), encoding: .utf8)
         let onlyEvents = events.split(separator: "\n").filter { $0.hasPrefix("E:") }.joined(separator: "\n")
-        try desc.write(
-            to: directory.appendingPathComponent("EP0430M09.desc"), atomically: true, encoding: .utf8)
-        try desc.write(to: directory.appendingPathComponent("EP04.desc"), atomically: true, encoding: .utf8)
-        let eventsPath = directory.appendingPathComponent("EP0430M09.tap.events").path
-        try onlyEvents.write(toFile: eventsPath, atomically: true, encoding: .utf8)
+        try directory.write("EP0430M09.desc", desc)
+        try directory.write("EP04.desc", desc)
+        let eventsPath = try directory.write("EP0430M09.tap.events", onlyEvents)
 
         let loaded = try Recording.load(path: eventsPath)
         let reference = try Recording.load(
             path: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"))
         #expect(loaded == reference)
         let pair = try Recording.loadEvemu(
-            descriptionPath: directory.appendingPathComponent("EP0430M09.desc").path, eventsPath: eventsPath)
+            descriptionPath: directory.path("EP0430M09.desc"), eventsPath: eventsPath)
         #expect(pair == reference)
 
-        try FileManager.default.removeItem(at: directory.appendingPathComponent("EP0430M09.desc"))
-        try FileManager.default.removeItem(at: directory.appendingPathComponent("EP04.desc"))
+        try FileManager.default.removeItem(atPath: directory.path("EP0430M09.desc"))
+        try FileManager.default.removeItem(atPath: directory.path("EP04.desc"))
         #expect(throws: RecordingError.self) { try Recording.load(path: eventsPath) }
     }
 }

@@ -9,19 +9,7 @@ import TouchRouterProtocol
 struct AccessListTests {
     /// The split layout with `left` (and so `left-edge`) for root only and `right-edge` for the
     /// group nogroup.
-    static let config = """
-        {
-          screens: [{
-            name: "main", width: 1280, height: 768,
-            root: { id: "panel", children: [
-              { id: "left", frame: [0, 0, 640, 768], access: { users: [0] },
-                children: [{ id: "left-edge", frame: [0, 0, 400, 768] }] },
-              { id: "right", frame: [640, 0, 640, 768],
-                children: [{ id: "right-edge", frame: [300, 0, 340, 768], access: { groups: ["nogroup"] } }] },
-            ] },
-          }],
-        }
-        """
+    static let config = TestLayout.split(access: ["left": "{ users: [0] }", "right-edge": #"{ groups: ["nogroup"] }"#])
 
     /// Sends its requests at once, then prints every line from the daemon until it closes.
     static let nobodyClient = """

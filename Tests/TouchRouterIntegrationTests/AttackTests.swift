@@ -9,16 +9,6 @@ import TouchRouterProtocol
 
 @Suite("Attacks: the daemon holds", .serialized)
 struct AttackTests {
-    /// The split layout's text, with `marker` as the right half's child id (to tell reloads apart).
-    static func layout(rightEdgeID: String = "right-edge", screen: String = "main") -> String {
-        """
-        { screens: [ { name: "\(screen)", width: 1280, height: 768, root: { id: "panel", children: [
-          { id: "left", frame: [0, 0, 640, 768], children: [ { id: "left-edge", frame: [0, 0, 400, 768] } ] },
-          { id: "right", frame: [640, 0, 640, 768], children: [ { id: "\(rightEdgeID)", frame: [300, 0, 340, 768] } ] },
-        ] } } ] }
-        """
-    }
-
     /// Asks `status` and returns the reply (skipping touches and layoutChanged on the way).
     static func status(_ client: LineClient, seq: Int64 = 90) throws -> StatusReply {
         try client.send(ClientRequest(.status, seq: seq))
@@ -41,7 +31,7 @@ struct AttackTests {
     {
         let directory = try TemporaryDirectory()
         let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", layout())
+        try directory.write("kiosk.json5", TestLayout.split())
         let daemon = try DaemonProcess(
             directory: directory, arguments: Scenario.arguments(config: config) + extra)
         let client = try LineClient(socketPath: daemon.socketPath)
@@ -64,7 +54,7 @@ struct AttackTests {
         #expect(try Self.status(client).counters["generation"] == .integer(1))
 
         // Replacing the FIFO with a real file is picked up as usual.
-        try directory.write("kiosk.json5", Self.layout(rightEdgeID: "right-edge-2"))
+        try directory.write("kiosk.json5", TestLayout.split(rightEdgeID: "right-edge-2"))
         #expect(try Self.nextLayoutChange(client) == 2)
         // SIGTERM still works: the daemon was never stuck in open().
         daemon.signal(SIGTERM)
@@ -76,7 +66,7 @@ struct AttackTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", Self.layout())
+        try directory.write("kiosk.json5", TestLayout.split())
         let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
         defer { daemon.stop() }
         // A link to its own name, renamed onto the config path: kiosk.json5 → kiosk.json5.
@@ -115,7 +105,7 @@ struct AttackTests {
             let fd = open(directory.file("noise-\(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
             close(fd)
         }
-        try directory.write("kiosk.json5", Self.layout(rightEdgeID: "right-edge-2"))
+        try directory.write("kiosk.json5", TestLayout.split(rightEdgeID: "right-edge-2"))
         daemon.signal(SIGCONT)
         #expect(try Self.nextLayoutChange(client) == 2)
         #expect(daemon.log.contains("inotify queue overflowed"))
@@ -127,7 +117,7 @@ struct AttackTests {
         defer { directory.remove() }
         mkdir(directory.file("etc"), 0o755)
         let config = directory.file("etc/kiosk.json5")
-        try Self.layout().write(toFile: config, atomically: true, encoding: .utf8)
+        try TestLayout.split().write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(directory: directory, arguments: Scenario.arguments(config: config))
         defer { daemon.stop() }
         let client = try LineClient(socketPath: daemon.socketPath)
@@ -136,11 +126,11 @@ struct AttackTests {
         #expect(rename(directory.file("etc"), directory.file("etc.old")) == 0)
         try daemon.waitForLog("was moved or deleted")
         mkdir(directory.file("etc"), 0o755)
-        try Self.layout(rightEdgeID: "right-edge-2").write(toFile: config, atomically: true, encoding: .utf8)
+        try TestLayout.split(rightEdgeID: "right-edge-2").write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try Self.nextLayoutChange(client) == 2)
         try daemon.waitForLog("watching \(directory.file("etc")) again")
         // And the new directory really is watched: another save reloads.
-        try Self.layout(rightEdgeID: "right-edge-3").write(toFile: config, atomically: true, encoding: .utf8)
+        try TestLayout.split(rightEdgeID: "right-edge-3").write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try Self.nextLayoutChange(client) == 3)
     }
 
@@ -151,7 +141,7 @@ struct AttackTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", Self.layout())
+        try directory.write("kiosk.json5", TestLayout.split())
         let daemon = try DaemonProcess(
             directory: directory, arguments: Scenario.arguments(config: config),
             launcher: ["/usr/bin/prlimit", "--nofile=16"])
@@ -165,7 +155,7 @@ struct AttackTests {
             fillers.append(filler)
         }
         try daemon.waitForLog("not accepting until a client disconnects")
-        try directory.write("kiosk.json5", Self.layout(rightEdgeID: "right-edge-2"))
+        try directory.write("kiosk.json5", TestLayout.split(rightEdgeID: "right-edge-2"))
         try daemon.waitForLog("retrying in a second")
         #expect(daemon.log.contains("cannot be read: open: Too many open files"))
         #expect(!daemon.log.contains("NSCocoaErrorDomain"))
@@ -179,7 +169,7 @@ struct AttackTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let config = directory.file("kiosk.json5")
-        try directory.write("kiosk.json5", Self.layout())
+        try directory.write("kiosk.json5", TestLayout.split())
         let daemon = try DaemonProcess(
             directory: directory,
             arguments: [
@@ -191,7 +181,7 @@ struct AttackTests {
         try client.send(ClientRequest(.subscribe(views: ["panel"], subtree: true), seq: 1))
         _ = try client.readReply()
         #expect(try Self.readTouches(client, count: 5).received == 5)
-        try directory.write("kiosk.json5", Self.layout(screen: "front"))
+        try directory.write("kiosk.json5", TestLayout.split(screen: "front"))
         var cancelled: [CancelReason] = []
         var screensAfter = Set<String>()
         var touchesAfter = 0
@@ -540,7 +530,7 @@ struct AttackTests {
         arguments: [
             (["--speed", "1e-16"], "--speed"),
             (["--speed", "5e-324"], "--speed"),
-            (["--speed", "1e300"], "--speed 1e300: expected a number from 0.0 to 1000.0"),
+            (["--speed", "1e300"], "--speed 1e300: expected 0 (as fast as possible) or a number from 0.001 to 1000"),
             (["--speed", "nan"], "--speed"),
             (["--max-clients", "0"], "--max-clients 0: expected a number from 1 to 65536"),
             (["--client-queue-bytes", "99999999999999999999"], "--client-queue-bytes"),

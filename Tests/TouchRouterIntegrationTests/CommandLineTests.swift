@@ -87,16 +87,16 @@ struct CommandLineTests {
                   --seat NAME           libinput seat for live input (default seat0).
                   --device NODE         Read this /dev/input/eventN instead of a seat (repeatable).
                   --replay RECORDING    Play a libinput-record YAML or evemu .events file instead of live input.
-                  --speed X             Replay speed factor 0.001 to 1000, 0 = as fast as possible (default 1).
+                  --speed X             Replay speed factor, 0.001 to 1000, 0 = as fast as possible (default 1).
                   --loop                Replay the recording again and again.
                   --replay-wait         Hold the recording until the first client subscribes.
-                  --replay-wait-for N   Hold the recording until N clients have subscribed.
+                  --replay-wait-for N   Hold the recording until N clients have subscribed, 1 to 65536.
                   --replay-device DESC  evemu .desc for an .events recording (default: beside it).
                   --exit-after-replay   Stop once the recording has played.
                   --max-clients N       Refuse connections beyond N, 1 to 65536 (default 64).
                   --client-queue-bytes N  Per-client outbound queue bound, 4096 to 1073741824 (default 262144).
                   --log-level LEVEL     error, warning, notice, info (default) or debug.
-                  --realtime-priority N  Route at SCHED_FIFO priority 1 to 99 (needs LimitRTPRIO= or CAP_SYS_NICE).
+                  --realtime-priority N  Route at SCHED_FIFO priority (needs LimitRTPRIO= or CAP_SYS_NICE), 1 to 99.
                   -h, --help            Show this help.
                   --version             Show the version.
 

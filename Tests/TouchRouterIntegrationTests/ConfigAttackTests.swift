@@ -88,7 +88,7 @@ struct ConfigAttackTests {
         let (directory, config, daemon, client) = try AttackTests.watchedDaemon()
         defer { directory.remove() }
         defer { daemon.stop() }
-        let text = AttackTests.layout().replacingOccurrences(
+        let text = TestLayout.split().replacingOccurrences(
             of: "width: 1280,", with: "width: 1280, calibration: [1e308, 0, 1e308, 0, 1e308, 1e308],")
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         try daemon.waitForLog("failed; keeping layout generation 1")

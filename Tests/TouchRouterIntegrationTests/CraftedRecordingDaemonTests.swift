@@ -28,67 +28,61 @@ struct CraftedRecordingDaemonTests {
             status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, errors: text)
     }
 
-    /// An EP0430M09 (the test layout's device) with ABS_MT_SLOT's maximum `slotMaximum`, position
-    /// axes of `range` with `fuzz`, and one finger going down at `from`, jumping to `to`, lifting.
+    /// One finger going down at `from` (at 1 s), jumping to `to`, lifting.
+    static func jump(from: Int64, to: Int64) -> [TestRecording.Event] {
+        [
+            TestRecording.abs(0x39, 1, at: 1_000_000), TestRecording.abs(0x35, from, at: 1_000_000),
+            TestRecording.abs(0x36, from, at: 1_000_000), TestRecording.report(at: 1_000_000),
+            TestRecording.abs(0x35, to, at: 1_010_000), TestRecording.abs(0x36, to, at: 1_010_000),
+            TestRecording.report(at: 1_010_000),
+            TestRecording.abs(0x39, -1, at: 1_020_000), TestRecording.report(at: 1_020_000),
+        ]
+    }
+
+    /// An EP0430M09 (the test layout's device) with ABS_MT_SLOT's maximum `slotMaximum` (line 4),
+    /// position axes of `range` with `fuzz`, and one finger going down at `from`, jumping to `to`,
+    /// lifting.
     static func evemu(
         slotMaximum: Int64 = 4, range: ClosedRange<Int64> = 0...1279, fuzz: Int = 0, from: Int64 = 100,
         to: Int64 = 200
     ) -> String {
-        """
-        N: EP0430M09
-        I: 0018 0000 0000 0000
-        P: 02 00 00 00 00 00 00 00
-        A: 2f 0 \(slotMaximum) 0 0 0
-        A: 35 \(range.lowerBound) \(range.upperBound) \(fuzz) 0 0
-        A: 36 \(range.lowerBound) \(range.upperBound) \(fuzz) 0 0
-        A: 39 0 65535 0 0 0
-        E: 1.000000 0003 0039 1
-        E: 1.000000 0003 0035 \(from)
-        E: 1.000000 0003 0036 \(from)
-        E: 1.000000 0000 0000 0000
-        E: 1.010000 0003 0035 \(to)
-        E: 1.010000 0003 0036 \(to)
-        E: 1.010000 0000 0000 0000
-        E: 1.020000 0003 0039 -1
-        E: 1.020000 0000 0000 0000
-
-        """
+        TestRecording.evemu(
+            header: """
+                N: EP0430M09
+                I: 0018 0000 0000 0000
+                P: 02 00 00 00 00 00 00 00
+                A: 2f 0 \(slotMaximum) 0 0 0
+                A: 35 \(range.lowerBound) \(range.upperBound) \(fuzz) 0 0
+                A: 36 \(range.lowerBound) \(range.upperBound) \(fuzz) 0 0
+                A: 39 0 65535 0 0 0
+                """,
+            jump(from: from, to: to))
     }
 
-    /// The same as a `libinput record` file.
+    /// The same as a `libinput record` file (ABS_MT_SLOT on line 8).
     static func libinputRecord(
         slotMaximum: Int64 = 4, range: ClosedRange<Int64> = 0...1279, fuzz: Int = 0, from: Int64 = 100,
         to: Int64 = 200
     ) -> String {
-        """
-        version: 1
-        ndevices: 1
-        devices:
-        - node: /dev/input/event4
-          evdev:
-            name: "EP0430M09"
-            absinfo:
-              47: [0, \(slotMaximum), 0, 0, 0]
-              53: [\(range.lowerBound), \(range.upperBound), \(fuzz), 0, 0]
-              54: [\(range.lowerBound), \(range.upperBound), \(fuzz), 0, 0]
-              57: [0, 65535, 0, 0, 0]
-            properties: [1]
-          events:
-          - evdev:
-            - [1, 0, 3, 57, 1]
-            - [1, 0, 3, 53, \(from)]
-            - [1, 0, 3, 54, \(from)]
-            - [1, 0, 0, 0, 0]
-          - evdev:
-            - [1, 10000, 3, 53, \(to)]
-            - [1, 10000, 3, 54, \(to)]
-            - [1, 10000, 0, 0, 0]
-          - evdev:
-            - [1, 20000, 3, 57, -1]
-            - [1, 20000, 0, 0, 0]
-
-        """
+        TestRecording.libinputRecord([
+            (
+                node: "/dev/input/event4",
+                description: """
+                name: "EP0430M09"
+                absinfo:
+                  47: [0, \(slotMaximum), 0, 0, 0]
+                  53: [\(range.lowerBound), \(range.upperBound), \(fuzz), 0, 0]
+                  54: [\(range.lowerBound), \(range.upperBound), \(fuzz), 0, 0]
+                  57: [0, 65535, 0, 0, 0]
+                properties: [1]
+                """,
+                events: jump(from: from, to: to)
+            )
+        ])
     }
+
+    /// The EP0430M09's description with five slots, as the replay suites' recordings use.
+    static let ep0430m09 = "N: EP0430M09\nA: 2f 0 4 0 0 0\nA: 35 0 1279 0 0 0\nA: 36 0 767 0 0 0\nA: 39 0 65535 0 0 0\n"
 
     /// The file name, its text and the line of its ABS_MT_SLOT, for each format.
     static func files(slotMaximum: Int64) -> [(name: String, text: String, slotLine: Int)] {
@@ -144,9 +138,13 @@ struct CraftedRecordingDaemonTests {
             ),
             (
                 "protocol-a.events",
-                "N: EP0430M09\nA: 35 -2147483648 2147483647 0 0 0\nA: 36 -2147483648 2147483647 0 0 0\n"
-                    + "E: 1.000000 0003 0035 100\nE: 1.000000 0003 0036 100\nE: 1.000000 0000 0002 0000\n"
-                    + "E: 1.000000 0000 0000 0000\nE: 1.010000 0000 0002 0000\nE: 1.010000 0000 0000 0000\n"
+                TestRecording.evemu(
+                    header: "N: EP0430M09\nA: 35 -2147483648 2147483647 0 0 0\nA: 36 -2147483648 2147483647 0 0 0",
+                    [
+                        TestRecording.abs(0x35, 100, at: 1_000_000), TestRecording.abs(0x36, 100, at: 1_000_000),
+                        TestRecording.contactReport(at: 1_000_000), TestRecording.report(at: 1_000_000),
+                        TestRecording.contactReport(at: 1_010_000), TestRecording.report(at: 1_010_000),
+                    ])
             ),
         ]
         for (name, text) in files {
@@ -175,17 +173,19 @@ struct ReplayBurstTests {
     /// An EP0430M09 recording of `frames` frames all stamped 1.000000: a finger down and up on
     /// slot 0, over and over, in the left half of the split layout.
     static func burst(frames: Int) -> String {
-        var text = "N: EP0430M09\nA: 2f 0 4 0 0 0\nA: 35 0 1279 0 0 0\nA: 36 0 767 0 0 0\nA: 39 0 65535 0 0 0\n"
-        text.reserveCapacity(frames * 60)
+        let second: Int64 = 1_000_000
+        var events: [TestRecording.Event] = []
         for index in 0..<frames {
             if index % 2 == 0 {
-                text += "E: 1.000000 0003 0039 \(index % 60000)\nE: 1.000000 0003 0035 \(100 + index % 3)\n"
-                text += "E: 1.000000 0003 0036 100\nE: 1.000000 0000 0000 0000\n"
+                events.append(TestRecording.abs(0x39, Int64(index % 60000), at: second))
+                events.append(TestRecording.abs(0x35, Int64(100 + index % 3), at: second))
+                events.append(TestRecording.abs(0x36, 100, at: second))
             } else {
-                text += "E: 1.000000 0003 0039 -1\nE: 1.000000 0000 0000 0000\n"
+                events.append(TestRecording.abs(0x39, -1, at: second))
             }
+            events.append(TestRecording.report(at: second))
         }
-        return text
+        return TestRecording.evemu(header: CraftedRecordingDaemonTests.ep0430m09, events)
     }
 
     @Test("while 20,000 frames with one timestamp play at --speed 1, another client's status is answered")
@@ -233,14 +233,17 @@ struct ReplayLongSpanTests {
         defer { directory.remove() }
         // One tap at 0 s and one 2^31 - 1 s later: each pass adds 68 years to the frames' times,
         // past 2^64 µs after about 8,600 passes.
-        let tap = { (time: String) in
-            "E: \(time) 0003 0039 1\nE: \(time) 0003 0035 100\nE: \(time) 0003 0036 100\nE: \(time) 0000 0000 0000\n"
-                + "E: \(time) 0003 0039 -1\nE: \(time) 0000 0000 0000\n"
+        let tap = { (micros: Int64) in
+            [
+                TestRecording.abs(0x39, 1, at: micros), TestRecording.abs(0x35, 100, at: micros),
+                TestRecording.abs(0x36, 100, at: micros), TestRecording.report(at: micros),
+                TestRecording.abs(0x39, -1, at: micros), TestRecording.report(at: micros),
+            ]
         }
         try directory.write(
             "ages.events",
-            "N: EP0430M09\nA: 2f 0 4 0 0 0\nA: 35 0 1279 0 0 0\nA: 36 0 767 0 0 0\nA: 39 0 65535 0 0 0\n"
-                + tap("0.000000") + tap("2147483647.000000"))
+            TestRecording.evemu(
+                header: CraftedRecordingDaemonTests.ep0430m09, tap(0) + tap(2_147_483_647 * 1_000_000)))
         let daemon = try DaemonProcess(
             directory: directory,
             arguments: [

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 @Suite("examples/ against the real daemon", .serialized)

@@ -8,49 +8,11 @@ import TouchRouterProtocol
 /// kit's streams, written by the test, replayed by the real daemon at speed 0 (the field stage
 /// sees the recorded spacing, so every outcome is fixed by the recording, not by the machine).
 enum FieldRecording {
-    /// One contact change: slot, and for a down or motion the raw position.
-    enum Change {
-        case down(Int32, Int32, Int32)
-        case move(Int32, Int32, Int32)
-        case up(Int32)
-    }
-
     static let description = Paths.recordings.appendingPathComponent("evemu/EP0430M09.desc").path
 
-    /// Writes frames `(seconds, changes)` as an evemu `.events` file.
-    static func write(_ frames: [(Double, [Change])], to path: String) throws {
-        var lines = ["# EVEMU 1.3"]
-        var trackingID: Int32 = 1
-        var down = Set<Int32>()
-        for (seconds, changes) in frames {
-            let stamp = String(format: "%.6f", seconds)
-            func event(_ type: Int, _ code: Int, _ value: Int32) {
-                lines.append("E: \(stamp) \(String(format: "%04x %04x", type, code)) \(value)")
-            }
-            let wasEmpty = down.isEmpty
-            for change in changes {
-                switch change {
-                case .down(let slot, let x, let y):
-                    event(3, 0x2f, slot)
-                    event(3, 0x39, trackingID)
-                    trackingID += 1
-                    event(3, 0x35, x)
-                    event(3, 0x36, y)
-                    down.insert(slot)
-                case .move(let slot, let x, let y):
-                    event(3, 0x2f, slot)
-                    event(3, 0x35, x)
-                    event(3, 0x36, y)
-                case .up(let slot):
-                    event(3, 0x2f, slot)
-                    event(3, 0x39, -1)
-                    down.remove(slot)
-                }
-            }
-            if wasEmpty != down.isEmpty { event(1, 0x14a, down.isEmpty ? 0 : 1) }
-            event(0, 0, 0)
-        }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    /// Frames `(seconds, changes)` as an evemu `.events` file (its device is `description`).
+    static func events(_ frames: [(Double, [TestRecording.Change])]) -> String {
+        TestRecording.evemu(header: "# EVEMU 1.3", TestRecording.events(frames))
     }
 
     /// A 1280 × 768 screen (raw units are layout units) with `button` on the left half and
@@ -70,11 +32,11 @@ enum FieldRecording {
 @Suite("Field kit: the real daemon", .serialized)
 struct FieldDaemonTests {
     func daemon(
-        _ directory: TemporaryDirectory, keys: String, frames: [(Double, [FieldRecording.Change])],
+        _ directory: TemporaryDirectory, keys: String, frames: [(Double, [TestRecording.Change])],
         waitFor: Int = 1, extraArguments: [String] = []
     ) throws -> DaemonProcess {
         try directory.write("field.json5", FieldRecording.config(keys))
-        try FieldRecording.write(frames, to: directory.file("field.events"))
+        try directory.write("field.events", FieldRecording.events(frames))
         return try DaemonProcess(
             directory: directory,
             arguments: [

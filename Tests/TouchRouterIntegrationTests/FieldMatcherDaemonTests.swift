@@ -4,65 +4,33 @@ import TouchRouterCore
 import TouchRouterProtocol
 
 /// A made-up `libinput record` file of several touch panels (each 0…1279 × 0…767, raw units are
-/// layout units on the 1280 × 768 screen of `FieldRecording.config`), all on one clock, as
-/// `libinput record` writes two device nodes recorded together.
+/// layout units on the 1280 × 768 screen of `FieldRecording.config`), all on one clock.
 enum MultiDeviceRecording {
-    /// Writes `devices` (name, frames `(seconds, changes)`) as one libinput record YAML file.
-    static func write(_ devices: [(String, [(Double, [FieldRecording.Change])])], to path: String) throws {
-        var lines = ["version: 1", "ndevices: \(devices.count)", "devices:"]
-        for (index, (name, frames)) in devices.enumerated() {
-            lines += [
-                "- node: /dev/input/event\(10 + index)",
-                "  evdev:",
-                "    name: \"\(name)\"",
-                "    id: [3, 1, \(index + 1), 1]",
-                "    codes:",
-                "      0: [0]",
-                "      1: [330]",
-                "      3: [0, 1, 47, 53, 54, 57]",
-                "    absinfo:",
-                "      0: [0, 1279, 0, 0, 0]",
-                "      1: [0, 767, 0, 0, 0]",
-                "      47: [0, 9, 0, 0, 0]",
-                "      53: [0, 1279, 0, 0, 0]",
-                "      54: [0, 767, 0, 0, 0]",
-                "      57: [0, 65535, 0, 0, 0]",
-                "    properties: [1]",
-                "  events:",
-            ]
-            var trackingID: Int32 = 1
-            var down = Set<Int32>()
-            for (seconds, changes) in frames {
-                let micros = Int((seconds * 1_000_000).rounded())
-                lines.append("  - evdev:")
-                func event(_ type: Int, _ code: Int, _ value: Int32) {
-                    lines.append("    - [\(micros / 1_000_000), \(micros % 1_000_000), \(type), \(code), \(value)]")
-                }
-                let wasEmpty = down.isEmpty
-                for change in changes {
-                    switch change {
-                    case .down(let slot, let x, let y):
-                        event(3, 47, slot)
-                        event(3, 57, trackingID)
-                        trackingID += 1
-                        event(3, 53, x)
-                        event(3, 54, y)
-                        down.insert(slot)
-                    case .move(let slot, let x, let y):
-                        event(3, 47, slot)
-                        event(3, 53, x)
-                        event(3, 54, y)
-                    case .up(let slot):
-                        event(3, 47, slot)
-                        event(3, 57, -1)
-                        down.remove(slot)
-                    }
-                }
-                if wasEmpty != down.isEmpty { event(1, 330, down.isEmpty ? 0 : 1) }
-                event(0, 0, 0)
-            }
-        }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    /// `devices` (name, frames `(seconds, changes)`) as one libinput record YAML file.
+    static func text(_ devices: [(String, [(Double, [TestRecording.Change])])]) -> String {
+        TestRecording.libinputRecord(
+            devices.enumerated().map { index, device in
+                (
+                    node: "/dev/input/event\(10 + index)",
+                    description: """
+                    name: "\(device.0)"
+                    id: [3, 1, \(index + 1), 1]
+                    codes:
+                      0: [0]
+                      1: [330]
+                      3: [0, 1, 47, 53, 54, 57]
+                    absinfo:
+                      0: [0, 1279, 0, 0, 0]
+                      1: [0, 767, 0, 0, 0]
+                      47: [0, 9, 0, 0, 0]
+                      53: [0, 1279, 0, 0, 0]
+                      54: [0, 767, 0, 0, 0]
+                      57: [0, 65535, 0, 0, 0]
+                    properties: [1]
+                    """,
+                    events: TestRecording.events(device.1)
+                )
+            })
     }
 }
 
@@ -73,7 +41,7 @@ struct FieldMatcherDaemonTests {
     /// The flaky panel taps at (100, 100) for 10 ms (a blip) and at (200, 200) for 100 ms; the good
     /// panel, the same two taps at x + 600 a little later. Only the flaky panel's matcher has
     /// `minContactMs: 30`.
-    static let panels: [(String, [(Double, [FieldRecording.Change])])] = [
+    static let panels: [(String, [(Double, [TestRecording.Change])])] = [
         (
             "flaky panel",
             [(0.0, [.down(0, 100, 100)]), (0.010, [.up(0)]), (0.5, [.down(0, 200, 200)]), (0.6, [.up(0)])]
@@ -88,7 +56,7 @@ struct FieldMatcherDaemonTests {
     /// The daemon under `field.json5` (the caller writes it), replaying the two panels at full speed
     /// once a client subscribes.
     static func replayPanels(in directory: TemporaryDirectory) throws -> DaemonProcess {
-        try MultiDeviceRecording.write(Self.panels, to: directory.file("panels.yml"))
+        try directory.write("panels.yml", MultiDeviceRecording.text(Self.panels))
         return try DaemonProcess(
             directory: directory,
             arguments: [

@@ -12,11 +12,11 @@ struct FieldReloadDaemonTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // One finger down at 0 s, moving every 50 ms, up at 3 s; replayed in real time.
-        var frames: [(Double, [FieldRecording.Change])] = [(0, [.down(0, 100, 100)])]
+        var frames: [(Double, [TestRecording.Change])] = [(0, [.down(0, 100, 100)])]
         for step in 1..<60 { frames.append((Double(step) * 0.05, [.move(0, Int32(100 + step * 5), 100)])) }
         frames.append((3.0, [.up(0)]))
         try directory.write("field.json5", FieldRecording.config("rotation: 0"))
-        try FieldRecording.write(frames, to: directory.file("field.events"))
+        try directory.write("field.events", FieldRecording.events(frames))
         let daemon = try DaemonProcess(
             directory: directory,
             arguments: [

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 import TouchRouterSystem
 

@@ -98,11 +98,11 @@ enum ReferenceParser {
     .enabled(if: ReferenceParser.isAvailable, "needs python3 with prometheus_client"))
 struct MetricsDaemonTests {
     func daemon(
-        _ directory: TemporaryDirectory, config: String, frames: [(Double, [FieldRecording.Change])],
+        _ directory: TemporaryDirectory, config: String, frames: [(Double, [TestRecording.Change])],
         description: String = FieldRecording.description, extraArguments: [String] = []
     ) throws -> DaemonProcess {
         try directory.write("metrics.json5", config)
-        try FieldRecording.write(frames, to: directory.file("metrics.events"))
+        try directory.write("metrics.events", FieldRecording.events(frames))
         return try DaemonProcess(
             directory: directory,
             arguments: [
@@ -145,10 +145,10 @@ struct MetricsDaemonTests {
         throw HarnessError("connection closed before the metrics reply")
     }
 
-    static func taps(_ points: [(Int32, Int32)], from start: Double = 0) -> [(Double, [FieldRecording.Change])] {
+    static func taps(_ points: [(Int32, Int32)], from start: Double = 0) -> [(Double, [TestRecording.Change])] {
         points.enumerated().flatMap { index, point in
             let at = start + Double(index) * 0.2
-            return [(at, [FieldRecording.Change.down(0, point.0, point.1)]), (at + 0.05, [.up(0)])]
+            return [(at, [TestRecording.Change.down(0, point.0, point.1)]), (at + 0.05, [.up(0)])]
         }
     }
 
@@ -290,9 +290,11 @@ struct MetricsDaemonTests {
         defer { directory.remove() }
         try directory.write("metrics.json5", FieldRecording.config("idle: {seconds: 600}, wake: {swallow: true}"))
         // The second tap after the grace window (250 ms by default).
-        try FieldRecording.write(
-            [(0.0, [.down(0, 100, 100)]), (0.05, [.up(0)]), (1.0, [.down(0, 200, 100)]), (1.05, [.up(0)])],
-            to: directory.file("metrics.events"))
+        try directory.write(
+            "metrics.events",
+            FieldRecording.events([
+                (0.0, [.down(0, 100, 100)]), (0.05, [.up(0)]), (1.0, [.down(0, 200, 100)]), (1.05, [.up(0)]),
+            ]))
         let daemon = try DaemonProcess(
             directory: directory,
             arguments: [

@@ -18,13 +18,7 @@ struct ReloadUnderLoadTests {
         for index in 0..<fillerCount {
             fillers.append("{ id: \"f\(index)\", frame: [\(index % 1200), \(index / 1200), 2, 2] }")
         }
-        return """
-            { screens: [ { name: "main", width: 1280, height: 768, root: { id: "panel", children: [
-            \(fillers.joined(separator: ",\n")),
-              { id: "left", frame: [0, 0, 640, 768], children: [ { id: "left-edge", frame: [0, 0, 400, 768] } ] },
-              { id: "right", frame: [640, 0, 640, 768], children: [ { id: "\(marker)", frame: [300, 0, 340, 768] } ] },
-            ] } } ] }
-            """
+        return TestLayout.split(rightEdgeID: marker, fillers: fillers)
     }
 
     /// Everything one subscriber received, in order, read on its own thread.

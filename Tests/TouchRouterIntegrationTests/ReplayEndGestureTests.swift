@@ -19,7 +19,7 @@ struct ReplayEndGestureTests {
                 {id: "button", frame: [0, 0, 640, 768], gestures: ["tap", {type: "tap", taps: 2}]}]}}]}
             """)
         // One tap, 50 ms long, then the recording ends (the double tap's interval is 300 ms).
-        try FieldRecording.write([(1.0, [.down(0, 100, 100)]), (1.05, [.up(0)])], to: directory.file("tap.events"))
+        try directory.write("tap.events", FieldRecording.events([(1.0, [.down(0, 100, 100)]), (1.05, [.up(0)])]))
         let daemon = try DaemonProcess(
             directory: directory,
             arguments: [

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import TouchRouterCore
+import TouchRouterInput
 import TouchRouterProtocol
 
 /// Clients that subscribe and never read, beside one that reads: the readers' stream is whole

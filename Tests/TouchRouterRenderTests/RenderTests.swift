@@ -10,7 +10,8 @@ import TouchRouterRender
         .deletingLastPathComponent()
 
     static func screen(_ relativePath: String, _ name: String? = nil) throws -> Screen {
-        let layout = try loadConfig(path: root.appendingPathComponent(relativePath).path).layout
+        let path = root.appendingPathComponent(relativePath)
+        let layout = try Config.parse(Data(contentsOf: path), fileName: path.path).layout
         return name.flatMap(layout.screen(named:)) ?? layout.screens[0]
     }
 
