@@ -11,7 +11,7 @@ import TouchRouterProtocol
 @Suite("Panel power: the real daemon", .serialized)
 struct PanelPowerDaemonTests {
     /// A tap that wakes the screen (swallowed), then one past the grace window on `button`.
-    static let taps: [(Double, [FieldRecording.Change])] = [
+    static let taps: [(Double, [TestRecording.Change])] = [
         (0.0, [.down(0, 100, 100)]), (0.05, [.up(0)]), (0.3, [.down(0, 200, 200)]), (0.35, [.up(0)]),
     ]
 
@@ -39,7 +39,7 @@ struct PanelPowerDaemonTests {
 
     func daemon(_ directory: TemporaryDirectory, keys: String) throws -> DaemonProcess {
         try directory.write("power.json5", FieldRecording.config(keys))
-        try FieldRecording.write(Self.taps, to: directory.file("taps.events"))
+        try directory.write("taps.events", FieldRecording.events(Self.taps))
         return try DaemonProcess(
             directory: directory,
             arguments: [
