@@ -210,7 +210,7 @@ final class PowerLane: Sendable {
                 pollfd(fd: output.fd, events: Int16(POLLIN), revents: 0),
             ]
             let waitMillis = Int32(min((deadline - now + 999) / 1000, 60_000))
-            guard poll(&fds, output.fd >= 0 ? 3 : 2, waitMillis) >= 0 || errno == EINTR else {
+            guard (try? systemCall("poll") { poll(&fds, nfds_t(output.fd >= 0 ? 3 : 2), waitMillis) }) != nil else {
                 stop(pid)
                 return (.failed, "poll: \(errnoText())")
             }
@@ -225,7 +225,7 @@ final class PowerLane: Sendable {
             }
             if fds[0].revents != 0 {
                 var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                _ = try? systemCall("waitpid") { waitpid(pid, &status, 0) }
                 output.drain()
                 // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
                 if status & 0x7f == 0 {
@@ -242,7 +242,7 @@ final class PowerLane: Sendable {
         kill(-pid, SIGKILL)
         kill(pid, SIGKILL)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? systemCall("waitpid") { waitpid(pid, &status, 0) }
     }
 
     // MARK: - A sysfs backlight
