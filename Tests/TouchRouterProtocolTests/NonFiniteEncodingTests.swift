@@ -33,6 +33,17 @@ struct NonFiniteEncodingTests {
         #expect(String(decoding: buffer, as: UTF8.self).contains(#""location":[3.0,4.0]"#))
     }
 
+    @Test("a touch whose previous location is not finite is not written either")
+    func previousLocationChecked() {
+        var touch = Self.touch(Point(3, 4))
+        touch.previousLocalPoint = Point(.nan, 0)
+        var buffer: [UInt8] = []
+        #expect(
+            TouchesEncoder.appendLine(
+                ViewTouches(viewID: "v", screen: "main", timestampMicros: 5, touches: [touch]), to: &buffer) == false)
+        #expect(buffer.isEmpty)
+    }
+
     @Test("JSONWriter never makes a number of a non-finite value", arguments: [Double.nan, .infinity, -.infinity])
     func writerNull(value: Double) {
         var buffer: [UInt8] = []

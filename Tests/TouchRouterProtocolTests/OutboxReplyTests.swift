@@ -31,6 +31,20 @@ struct OutboxReplyTests {
         #expect(outbox.takeLargeBuffer() != nil, "the written reply's buffer is handed out to be freed elsewhere")
     }
 
+    @Test("moves coalesced behind a large reply: the reply's bytes do not turn the coalescing into an overflow")
+    func coalescingBehindAReply() {
+        var outbox = ClientOutbox(byteBudget: 4096)
+        #expect(outbox.enqueue(reply: Self.largeReply(20_000, seq: 1)) == .queued)
+        #expect(outbox.enqueue(Self.began(1)) == .queued)
+        var results: Set<ClientOutbox.EnqueueResult> = []
+        for step in 2...200 {
+            let move = ClientOutboxTests.touch(1, .moved, at: Double(step), from: Double(step - 1))
+            results.insert(outbox.enqueue(ClientOutboxTests.message("v", UInt64(step), [move])))
+        }
+        #expect(results.contains(.coalesced) && !results.contains(.overflow))
+        #expect(!outbox.hasOverflowed)
+    }
+
     @Test("touches behind a large reply still overflow past the budget; after it, the budget is as before")
     func budgetStillHolds() throws {
         var outbox = ClientOutbox(byteBudget: 4096)

@@ -21,6 +21,14 @@ struct RequestBudgetTests {
         #expect(taken == [true, true, false, true, false, true, true, false])
     }
 
+    @Test("a refill that earns a token keeps the part of the next one already earned")
+    func remainderKeptAcrossARefill() {
+        var budget = RequestBudget(capacity: 3, refillPerSecond: 10)  // one token per 100 ms
+        // Empty at 0; at 150 ms one token is earned and 50 ms of the next; at 200 ms the next.
+        let taken = [0, 0, 0, 150_000, 200_000].map { budget.take(atMicros: UInt64($0)) }
+        #expect(taken == [true, true, true, true, true])
+    }
+
     @Test("a token earned halfway stays half earned")
     func remainderKept() {
         var budget = RequestBudget(capacity: 1, refillPerSecond: 10)

@@ -74,6 +74,7 @@ struct RequestDecoderTests {
         (#"{"type":"hello","version":123456789012345678901234567890}"#, .invalidMessage, nil),
         (#"{"type":"hello","version":1,"client":5}"#, .invalidMessage, nil),
         (#"{"type":"subscribe","seq":5}"#, .invalidMessage, 5),
+        (#"{"type":"setView","views":{"ok":3},"seq":9}"#, .invalidMessage, 9),
         (#"{"type":"subscribe","views":"a"}"#, .invalidMessage, nil),
         (#"{"type":"subscribe","views":["a",1]}"#, .invalidMessage, nil),
         (#"{"type":"subscribe","views":["a"],"subtree":1}"#, .invalidMessage, nil),
