@@ -29,6 +29,9 @@ struct GeometryBoundsTests {
             "frame x 1e300", #"{ id: "k", frame: [1e300, 0, 5, 5] }"#, .outOfRange, path: "main/k", at: "1e300",
             says: "the frame's x must be within ±10000000"),
         .view(
+            "frame x -1e300", #"{ id: "k", frame: [-1e300, 0, 5, 5] }"#, .outOfRange, path: "main/k",
+            at: "-1e300", says: "the frame's x must be within ±10000000"),
+        .view(
             "frame height 1e8", #"{ id: "k", frame: [0, 0, 5, 1e8] }"#, .outOfRange, path: "main/k", at: "1e8",
             says: "the frame's height"),
         .view(

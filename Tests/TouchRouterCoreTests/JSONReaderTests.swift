@@ -105,6 +105,7 @@ struct JSON5ConformanceTests {
 
     static let refused: [(String, String, String)] = [
         ("octal escape", #"'\1'"#, "not an escape"),
+        ("NUL escape followed by a digit (octal)", #"'\01'"#, "not an escape"),
         ("short hex escape", #"'\x4'"#, "2 hexadecimal digits"),
         ("lone surrogate", #"'\uD800'"#, "lone UTF-16 surrogate"),
         ("empty hex", "0x", "not a number"),
