@@ -162,6 +162,42 @@ enum DaemonLatencyBenchmark {
         print(row)
     }
 
+    /// Starts the real touchrouterd (built next to this tool) with `arguments` and
+    /// `TOUCHROUTERD_MEASURE_LOOP`, its stderr to `logPath`, and waits until its socket takes a
+    /// control connection, which says hello: the process and that connection. The caller stops the
+    /// one (`stopDaemon`) and closes the other.
+    static func startDaemon(_ arguments: [String], socketPath: String, logPath: String) -> (Process, Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: daemonExecutable())
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        do { try process.run() } catch { fail("cannot start touchrouterd: \(error)") }
+        var control: Int32 = -1
+        for _ in 0..<2000 where control < 0 {
+            control = connectUnix(socketPath)
+            if control < 0 {
+                if !process.isRunning { fail("touchrouterd exited:\n\(log(logPath))") }
+                usleep(10_000)
+            }
+        }
+        guard control >= 0 else {
+            stopDaemon(process)
+            fail("touchrouterd never listened:\n\(log(logPath))")
+        }
+        _ = status(control, hello: true)
+        return (process, control)
+    }
+
+    /// Kills a daemon `startDaemon` started, if it still runs, and reaps it.
+    static func stopDaemon(_ process: Process) {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     /// One daemon, `clients` subscribers, `seconds` measured after the warm-up.
     static func measure(clients: Int, speed: Double, seconds: Double, _ settings: Settings) -> Result {
         var template = Array("/tmp/touchrouter-bench-XXXXXX".utf8CString)
@@ -171,35 +207,14 @@ enum DaemonLatencyBenchmark {
         let socketPath = directory + "/bench.sock"
         let logPath = directory + "/daemon.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: daemonExecutable())
-        process.arguments =
+        let (process, control) = startDaemon(
             [
                 "--config", settings.config, "--replay", settings.recording, "--speed", "\(speed)", "--loop",
                 "--replay-wait-for", "\(clients)", "--replay-restamp", "--socket", socketPath,
                 "--max-clients", "\(clients + 4)", "--log-level", "warning",
-            ] + (settings.replayDevice.map { ["--replay-device", $0] } ?? [])
-        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        do { try process.run() } catch { fail("cannot start touchrouterd: \(error)") }
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-        var control: Int32 = -1
-        for _ in 0..<2000 where control < 0 {
-            control = connectUnix(socketPath)
-            if control < 0 {
-                if !process.isRunning { fail("touchrouterd exited:\n\(log(logPath))") }
-                usleep(10_000)
-            }
-        }
-        guard control >= 0 else { fail("touchrouterd never listened:\n\(log(logPath))") }
+            ] + (settings.replayDevice.map { ["--replay-device", $0] } ?? []), socketPath: socketPath, logPath: logPath)
+        defer { stopDaemon(process) }
         defer { close(control) }
-        _ = status(control, hello: true)
 
         let probes = (0..<clients).map { _ in
             Probe(socketPath: socketPath, view: settings.view, gestures: settings.receivesGestures)

@@ -94,38 +94,16 @@ enum StalledReadersBenchmark {
         let socketPath = directory + "/bench.sock"
         let logPath = directory + "/daemon.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonLatencyBenchmark.daemonExecutable())
-        process.arguments =
+        let (process, control) = DaemonLatencyBenchmark.startDaemon(
             [
                 "--config", config, "--replay", recording, "--speed", "1", "--loop",
                 "--replay-wait-for", "\(stalled + 1)", "--socket", socketPath,
                 "--max-clients", "\(stalled + 4)", "--log-level", "warning",
             ] + (queueBytes > 0 ? ["--client-queue-bytes", "\(queueBytes)"] : [])
-            + (realtimePriority.map { ["--realtime-priority", "\($0)"] } ?? [])
-        process.environment = ProcessInfo.processInfo.environment.merging(["TOUCHROUTERD_MEASURE_LOOP": "1"]) { $1 }
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        do { try process.run() } catch { DaemonLatencyBenchmark.fail("cannot start touchrouterd: \(error)") }
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-        var control: Int32 = -1
-        for _ in 0..<2000 where control < 0 {
-            control = connectUnix(socketPath)
-            if control < 0 {
-                if !process.isRunning {
-                    DaemonLatencyBenchmark.fail("touchrouterd exited:\n\(DaemonLatencyBenchmark.log(logPath))")
-                }
-                usleep(10_000)
-            }
-        }
-        guard control >= 0 else { DaemonLatencyBenchmark.fail("touchrouterd never listened") }
+                + (realtimePriority.map { ["--realtime-priority", "\($0)"] } ?? []), socketPath: socketPath,
+            logPath: logPath)
+        defer { DaemonLatencyBenchmark.stopDaemon(process) }
         defer { close(control) }
-        _ = DaemonLatencyBenchmark.status(control, hello: true)
 
         // Never read: connect, subscribe, keep the descriptor.
         var stalledFDs: [Int32] = []
