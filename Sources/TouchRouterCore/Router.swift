@@ -15,6 +15,8 @@ public enum Routed: Sendable {
     case screenState(ScreenStateChange)
     /// A field filter began acting on a device: for the log (once per burst).
     case filterBurst(FilterBurst)
+    /// What a screen's virtual touchscreen or pointer must play (passthrough, docs/passthrough.md).
+    case passthrough(PassthroughFrame)
 }
 
 /// The routing state and its few operations. The pipeline, in the order `route` runs it:

@@ -40,7 +40,7 @@ extension Daemon {
         let delivers = routed.contains {
             switch $0 {
             case .touches, .gesture: true
-            case .screenState, .filterBurst: false
+            case .screenState, .filterBurst, .passthrough: false
             }
         }
         deliver(routed)
@@ -76,6 +76,7 @@ extension Daemon {
                     announce(change)
                     panelPowerScreenChanged(change)
                 case .filterBurst(let burst): logBurst(burst)
+                case .passthrough: break  // the virtual devices: not written yet (issue 28)
                 }
             }
             for client in clientsToFlush where client.closing == nil { flush(client) }

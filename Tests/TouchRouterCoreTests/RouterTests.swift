@@ -67,6 +67,7 @@ struct RouterTests {
                 "gesture \(event.viewID) \(event.kind.rawValue) \(event.state.rawValue) → \(clients)"
             case .screenState(let change): "screen \(change.screen) \(change.isActive ? "active" : "idle")"
             case .filterBurst(let burst): "burst \(burst.kind.rawValue)"
+            case .passthrough(let frame): "passthrough \(frame.screen) \(frame.contacts.map(\.phase.rawValue))"
             }
         }
     }
