@@ -133,14 +133,16 @@ public struct Router: Sendable {
     /// When `advance` must be called next, on the caller's clock; nil when nothing waits (an idle
     /// daemon with no `idle` screen and no pending recognition never wakes).
     public var nextDeadlineMicros: UInt64? {
-        var due = field.nextDeadlineMicros
-        if let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) {
-            due = min(due ?? .max, gestureDue)
-        }
-        if let pointerDue = passthrough.nextDeadlineMicros.map(field.stageTime(ofInput:)) {
-            due = min(due ?? .max, pointerDue)
-        }
-        return due
+        let due = fieldOrGestureDeadline
+        guard let pointerDue = passthrough.nextDeadlineMicros.map(field.stageTime(ofInput:)) else { return due }
+        return min(due ?? .max, pointerDue)
+    }
+
+    /// The earlier of the field stage's and recognition's deadlines, on the caller's clock.
+    private var fieldOrGestureDeadline: UInt64? {
+        let fieldDue = field.nextDeadlineMicros
+        guard let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) else { return fieldDue }
+        return min(fieldDue ?? .max, gestureDue)
     }
 
     /// Fires every pending recognition deadline now, each at its own time, without waiting: what a
