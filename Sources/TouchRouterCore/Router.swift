@@ -109,8 +109,8 @@ public struct Router: Sendable {
     /// daemon with no `idle` screen and no pending recognition never wakes).
     public var nextDeadlineMicros: UInt64? {
         let fieldDue = field.nextDeadlineMicros
-        guard let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) else { return fieldDue }
-        return min(fieldDue ?? .max, gestureDue)
+        guard let gestureDue = gestures.nextDeadlineMicros else { return fieldDue }
+        return min(fieldDue ?? .max, field.stageTime(ofInput: gestureDue))
     }
 
     /// Fires every pending recognition deadline now, each at its own time, without waiting: what a
