@@ -61,6 +61,9 @@ public struct CalibrationSession: Sendable {
     public private(set) var device: InputDevice?
     /// Samples sent so far.
     public private(set) var sampleCount = 0
+    /// The session device's millimetres per layout unit, when its frames know them (not the
+    /// fallback): what a verification error in millimetres is measured with.
+    public private(set) var deviceScale: PhysicalScale?
     /// When the session times out, on the caller's clock.
     public private(set) var deadlineMicros: UInt64
 
@@ -118,6 +121,7 @@ public struct CalibrationSession: Sendable {
             takeOther(frame, into: &events)
             return
         }
+        if frame.physicalScale.source != .fallback { deviceScale = frame.physicalScale }
         for contact in frame.contacts {
             switch contact.kind {
             case .down:

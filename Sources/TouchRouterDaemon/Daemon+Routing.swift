@@ -14,7 +14,7 @@ extension Daemon {
         let reader = try LibinputReader(
             backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
             assigner: { [unowned self] device, defaultCalibration in
-                config.screenAssignment(for: device, defaultCalibration: defaultCalibration)
+                calibrationAware(config.screenAssignment(for: device, defaultCalibration: defaultCalibration))
             },
             log: { level, message in logger.log(level, message) })
         liveInput = reader
