@@ -160,6 +160,18 @@ struct RuntimeLayoutTests {
             (try? layout.apply(Self.setView([("ok", #"{"touchMargin":5}"#)]), by: Self.client(1000)).get()) == ["ok"])
     }
 
+    /// A view's change must name a field: `{}` is refused with its own message, and nothing applies.
+    @Test func anEmptyChangeIsRefused() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let result = layout.apply(Self.setView([("ok", "{}")]), by: Self.client(1000))
+        guard case .failure(let failures) = result else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failures.failures.map(\.code) == [.config(.invalidValue)])
+        #expect(failures.failures.first?.message.contains("no field to change") == true)
+    }
+
     @Test func aMountReplacesTheChildrenAndUnmountBringsThemBack() throws {
         var layout = RuntimeLayout(base: try Self.config())
         let children = #"[{"id":"popup","frame":[0,0,200,100],"children":[{"id":"yes","frame":[0,0,50,50]}]}]"#
