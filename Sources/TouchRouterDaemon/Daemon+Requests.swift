@@ -64,6 +64,8 @@ extension Daemon {
             return handleRuntimeRequest(request, seq: seq, from: client)
         case .setScreenState(let screen, let off):
             return setScreenState(screen, off: off, seq: seq, from: client)
+        case .calibrationStart, .calibrationFinish, .calibrationCancel:
+            return handleCalibrationRequest(request, seq: seq, from: client)
         }
     }
 
@@ -136,6 +138,14 @@ extension Daemon {
                 Int64(
                     clients.values.map(\.outbox.mostCoalescedInOneStep).reduce(
                         stats.coalescedMostInOneStepByGoneClients, max)))
+        }
+        if admin, let session = router.calibration {
+            counters["calibration"] = .object([
+                "screen": .string(session.screen),
+                "clientPid": calibrationClient.flatMap { clients[$0]?.credentials }.map { .integer(Int64($0.pid)) }
+                    ?? .null,
+                "samples": .integer(Int64(session.sampleCount)),
+            ])
         }
         if admin || access.isEmpty {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
