@@ -193,4 +193,17 @@ struct PassthroughDeviceTests {
         encoder.releaseAll(timestampMicros: 0, into: &events)
         #expect(events.map { "\($0.type)/\($0.code)=\($0.value)" } == ["1/272=0", "0/0=0"])
     }
+
+    @Test("the live reader never reads passthrough's own devices, touch-capable as they are")
+    func readerIgnoresOwnDevices() {
+        func description(_ name: String, touch: Bool) -> LiveDeviceDescription {
+            LiveDeviceDescription(
+                name: name, sysname: "event9", node: "/dev/input/event9",
+                udevProperties: ["ID_INPUT_TOUCHSCREEN": "1"], hasTouch: touch)
+        }
+        let own = description(PassthroughDevice.touchscreenName(screen: "main"), touch: true)
+        #expect(LibinputReader.ignoreReason(own) == "touchrouter's own passthrough device")
+        #expect(LibinputReader.ignoreReason(description("Atmel maXTouch Touchscreen", touch: true)) == nil)
+        #expect(LibinputReader.ignoreReason(description("AT keyboard", touch: false)) == "not a touch device")
+    }
 }
