@@ -176,6 +176,7 @@ extension Daemon {
         }
         // Devices may now drive another screen, or none.
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
+        applyPassthrough(prepared.passthroughNeeds)
         for name in replayTargets.reassign(config) {
             logger.warning("replay: no screen in the new config takes \(Excerpt.of(name))")
         }

@@ -18,6 +18,8 @@ struct PreparedReload: Sendable {
     var access: AccessPolicy
     /// The new layout's view count, for the log line (counting walks the whole tree).
     var viewCount: Int
+    /// The screens that pass touches through, and with which devices (the walk is the worker's).
+    var passthroughNeeds: [PassthroughNeed] = []
 }
 
 /// What reading the file gave.
@@ -140,7 +142,7 @@ final class ReloadWorker: Sendable {
             let config = runtime.effective
             ready = PreparedReload(
                 config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                viewCount: runtime.viewCount)
+                viewCount: runtime.viewCount, passthroughNeeds: PassthroughNeed.of(config))
             queries.access = ready!.access
             queries.generation += 1
         }
