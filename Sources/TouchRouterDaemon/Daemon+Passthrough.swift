@@ -44,6 +44,9 @@ final class PassthroughOutput {
     /// Creating the devices took this long, µs (status; a few ioctls and a write).
     var creationMicros: UInt64 = 0
 
+    /// A virtual device exists to write to (its creation may have failed).
+    var hasDevice: Bool { touchscreen != nil || pointer != nil }
+
     init(need: PassthroughNeed) {
         self.need = need
         touchEncoder = PassthroughEncoder(width: need.width, height: need.height)
@@ -69,7 +72,8 @@ extension Daemon {
         for need in needs where passthrough[need.screen] == nil {
             passthrough[need.screen] = makePassthroughOutput(need)
         }
-        liveInput?.setGrabbedScreens(Set(passthrough.keys))
+        // A screen whose device could not be made keeps its panel: the compositor reads it as before.
+        liveInput?.setGrabbedScreens(Set(passthrough.values.filter(\.hasDevice).map(\.need.screen)))
         if liveInput?.grabsPending == true { liveInput?.updateGrabs() }
         updatePassthroughGates()
     }
