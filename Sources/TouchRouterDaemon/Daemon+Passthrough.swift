@@ -30,25 +30,65 @@ struct PassthroughNeed: Hashable, Sendable {
     }
 }
 
+/// A screen's virtual devices as made for a need: created where they may wait on the kernel (the
+/// reload worker; start-up), then owned by the loop; handed back to the worker to be removed.
+/// One thread at a time holds it, hence `@unchecked Sendable`.
+final class PassthroughDevices: @unchecked Sendable {
+    var touchscreen: UinputInjector?
+    var pointer: UinputInjector?
+    /// How long creating them took, µs (UI_DEV_CREATE waits for the kernel to make the node).
+    var creationMicros: UInt64 = 0
+    /// Why a device could not be made.
+    var failure: SystemError?
+
+    /// Creates the devices `need` asks for (needs write access to /dev/uinput).
+    init(_ need: PassthroughNeed) {
+        let started = monotonicMicros()
+        do throws(SystemError) {
+            if need.touch {
+                touchscreen = try UinputInjector(
+                    spec: PassthroughDevice.touchscreenSpec(
+                        screen: need.screen, width: need.width, height: need.height, physicalSize: need.physicalSize))
+            }
+            if need.pointer {
+                pointer = try UinputInjector(
+                    spec: PassthroughDevice.pointerSpec(
+                        screen: need.screen, width: need.width, height: need.height, physicalSize: need.physicalSize))
+            }
+        } catch {
+            failure = error
+        }
+        creationMicros = monotonicMicros() - started
+    }
+
+    /// Takes over `other`'s devices (which then holds none): what the worker is handed to remove.
+    init(takingFrom other: PassthroughDevices) {
+        touchscreen = other.touchscreen
+        pointer = other.pointer
+        other.touchscreen = nil
+        other.pointer = nil
+    }
+}
+
 /// One screen's virtual devices (none in replay mode), their encoders and counts.
 final class PassthroughOutput {
     let need: PassthroughNeed
-    var touchscreen: UinputInjector?
-    var pointer: UinputInjector?
+    let devices: PassthroughDevices?
+    var touchscreen: UinputInjector? { devices?.touchscreen }
+    var pointer: UinputInjector? { devices?.pointer }
     var touchEncoder: PassthroughEncoder
     var pointerEncoder: PointerEncoder
     /// One frame's events (storage reused).
     var events: [EvdevEvent] = []
     var framesWritten: UInt64 = 0
     var writeFailures: UInt64 = 0
-    /// Creating the devices took this long, µs (status; a few ioctls and a write).
-    var creationMicros: UInt64 = 0
 
     /// A virtual device exists to write to (its creation may have failed).
     var hasDevice: Bool { touchscreen != nil || pointer != nil }
 
-    init(need: PassthroughNeed) {
+    init(need: PassthroughNeed, devices: PassthroughDevices?) {
         self.need = need
+        self.devices = devices
         touchEncoder = PassthroughEncoder(width: need.width, height: need.height)
         pointerEncoder = PointerEncoder(width: need.width, height: need.height)
     }
@@ -56,21 +96,22 @@ final class PassthroughOutput {
 
 extension Daemon {
     /// Makes the virtual devices match `needs` (start-up, each reload after the swap): a screen no
-    /// longer passing through has its contacts ended (cancels) and its devices removed, a new one
-    /// gets devices (in replay mode, none: its frames go to the log), a changed one both; then the
-    /// screens' physical devices are grabbed (or released) and the gates follow.
-    /// Cost: per screen whose need changed, the devices' creation on the loop: open(/dev/uinput),
-    /// about twenty ioctls and UI_DEV_CREATE, and libevdev's look-up of the new node in sysfs
-    /// (bounded by the input devices present; its time is logged and in `status`).
-    func applyPassthrough(_ needs: [PassthroughNeed]) {
+    /// longer passing through (or whose need changed) has its contacts ended (cancels) and its
+    /// devices handed to the reload worker to be removed; a new one gets the devices the worker
+    /// made for it (`made`; at start-up, made here; in replay mode, none: its frames go to the log);
+    /// then the screens' physical devices are grabbed (or released) and the gates follow.
+    /// Cost on the loop: the cancels' writes and a few look-ups per passing screen; creating and
+    /// removing devices waits on the kernel (UI_DEV_CREATE and UI_DEV_DESTROY make and remove the
+    /// node), so the worker does it, except at start-up and as a fallback.
+    func applyPassthrough(_ needs: [PassthroughNeed], made: [String: PassthroughDevices] = [:]) {
         let wanted = Dictionary(needs.map { ($0.screen, $0) }, uniquingKeysWith: { first, _ in first })
         for (screen, output) in passthrough where wanted[screen] != output.need {
-            endPassthrough(output)
+            endPassthrough(output, removeOnWorker: true)
             passthrough[screen] = nil
             logger.notice("passthrough: screen \(Excerpt.of(screen)) stopped; its virtual devices removed")
         }
         for need in needs where passthrough[need.screen] == nil {
-            passthrough[need.screen] = makePassthroughOutput(need)
+            passthrough[need.screen] = makePassthroughOutput(need, made: made[need.screen])
         }
         // A screen whose device could not be made keeps its panel: the compositor reads it as before.
         liveInput?.setGrabbedScreens(Set(passthrough.values.filter(\.hasDevice).map(\.need.screen)))
@@ -78,40 +119,30 @@ extension Daemon {
         updatePassthroughGates()
     }
 
-    private func makePassthroughOutput(_ need: PassthroughNeed) -> PassthroughOutput {
-        let output = PassthroughOutput(need: need)
+    private func makePassthroughOutput(_ need: PassthroughNeed, made: PassthroughDevices?) -> PassthroughOutput {
         guard replay == nil else {
             logger.notice("passthrough: screen \(Excerpt.of(need.screen)): replay, its frames go to the log")
-            return output
+            return PassthroughOutput(need: need, devices: nil)
         }
-        let started = monotonicMicros()
-        do {
-            if need.touch {
-                output.touchscreen = try UinputInjector(
-                    spec: PassthroughDevice.touchscreenSpec(
-                        screen: need.screen, width: need.width, height: need.height, physicalSize: need.physicalSize))
-            }
-            if need.pointer {
-                output.pointer = try UinputInjector(
-                    spec: PassthroughDevice.pointerSpec(
-                        screen: need.screen, width: need.width, height: need.height, physicalSize: need.physicalSize))
-            }
-        } catch {
+        let devices = made ?? PassthroughDevices(need)
+        if let failure = devices.failure {
             logger.error(
-                "passthrough: screen \(Excerpt.of(need.screen)): cannot create its virtual device: \(error)"
-                    + (UinputInjector.uinputHint(for: error).map { "; \($0)" } ?? ""))
+                "passthrough: screen \(Excerpt.of(need.screen)): cannot create its virtual device: \(failure)"
+                    + (UinputInjector.uinputHint(for: failure).map { "; \($0)" } ?? ""))
         }
-        output.creationMicros = monotonicMicros() - started
-        for device in [output.touchscreen, output.pointer].compactMap({ $0 }) {
+        for (kind, device) in [("touchscreen", devices.touchscreen), ("pointer", devices.pointer)] {
+            guard let device else { continue }
             logger.notice(
-                "passthrough: screen \(Excerpt.of(need.screen)): virtual device \(device.sysname ?? "?") "
-                    + "(\(device.deviceNode ?? "no node")) created in \(output.creationMicros) µs")
+                "passthrough: screen \(Excerpt.of(need.screen)): virtual \(kind) \(device.sysname ?? "?") "
+                    + "(\(device.deviceNode ?? "no node")) created in \(devices.creationMicros) µs"
+                    + (made == nil ? "" : " (on the reload worker)"))
         }
-        return output
+        return PassthroughOutput(need: need, devices: devices)
     }
 
-    /// Ends what a screen's virtual devices hold (touches cancelled, buttons released) and removes them.
-    func endPassthrough(_ output: PassthroughOutput) {
+    /// Ends what a screen's virtual devices hold (touches cancelled, buttons released) and removes
+    /// them: on the reload worker (`removeOnWorker`), or here (shutdown).
+    func endPassthrough(_ output: PassthroughOutput, removeOnWorker: Bool) {
         let now = monotonicMicros()
         output.events.removeAll(keepingCapacity: true)
         output.touchEncoder.cancelAll(timestampMicros: now, into: &output.events)
@@ -119,13 +150,19 @@ extension Daemon {
         output.events.removeAll(keepingCapacity: true)
         output.pointerEncoder.releaseAll(timestampMicros: now, into: &output.events)
         write(output.events, to: output.pointer, of: output)
-        output.touchscreen?.destroy()
-        output.pointer?.destroy()
+        guard let devices = output.devices else { return }
+        if removeOnWorker {
+            // The worker holds the only reference: the devices are destroyed there.
+            reloadWorker.retire(PassthroughDevices(takingFrom: devices), trim: false)
+        } else {
+            devices.touchscreen?.destroy()
+            devices.pointer?.destroy()
+        }
     }
 
     /// Shutdown: every screen's contacts ended and devices removed, the grabs released.
     func endAllPassthrough() {
-        for output in passthrough.values { endPassthrough(output) }
+        for output in passthrough.values { endPassthrough(output, removeOnWorker: false) }
         passthrough.removeAll()
         liveInput?.setGrabbedScreens([])
     }
@@ -197,9 +234,11 @@ extension Daemon {
     }
 
     /// `status`'s `passthrough`: per screen, whether its gate is open, its virtual devices, the
-    /// physical devices grabbed, and the counts.
+    /// physical devices grabbed, and the counts: the Router's (touches passed, dropped over
+    /// `maxTouches`, …) and the devices' own.
     func passthroughStatus() -> JSONValue {
         let grabs = liveInput?.grabs ?? []
+        let routed = router.passthroughStatistics
         return .array(
             passthrough.values.sorted { $0.need.screen < $1.need.screen }.map { output in
                 var object: [String: JSONValue] = [
@@ -213,8 +252,13 @@ extension Daemon {
                     "writeFailures": .integer(Int64(output.writeFailures)),
                     "heldBack": .integer(Int64(output.touchEncoder.heldBackCount)),
                     "liveContacts": .integer(Int64(output.touchEncoder.liveContactCount)),
-                    "creationMicros": .integer(Int64(output.creationMicros)),
+                    "creationMicros": .integer(Int64(output.devices?.creationMicros ?? 0)),
                 ]
+                for (name, value) in routed.first(where: { $0.screen == output.need.screen })?.statistics.namedCounters
+                    ?? PassthroughStatistics().namedCounters
+                {
+                    object[name] = .integer(Int64(value))
+                }
                 for (key, device) in [("touchscreen", output.touchscreen), ("pointer", output.pointer)] {
                     guard let device else { continue }
                     object[key] = .object([
