@@ -50,7 +50,8 @@ struct PassthroughDaemonTests {
         #expect(frames.first?.hasSuffix("down slot 0 id 0 (100.0, 100.0)") == true)
         #expect(frames.dropFirst().first?.hasSuffix("move slot 0 id 0 (110.0, 100.0)") == true)
         try client.send(ClientRequest(.status, seq: 2))
-        guard case .status(let status) = try client.readReply(), case .array(let screens) = status.counters["passthrough"],
+        guard case .status(let status) = try client.readReply(),
+            case .array(let screens) = status.counters["passthrough"],
             case .object(let screen) = screens.first
         else {
             Issue.record("no passthrough in status")
@@ -59,5 +60,6 @@ struct PassthroughDaemonTests {
         #expect(screen["screen"] == .string("main"))
         #expect(screen["active"] == .bool(true))
         #expect(screen["touchscreen"] == nil)  // replay: no device
+        #expect(screen["touches-passed"] == .integer(1))
     }
 }

@@ -455,38 +455,50 @@ scenario "field kit: a ghost burst and a stuck finger on the live path" ghosts
 passthrough() {
     local config="$WORK/passthrough.json5" socket=/run/touchrouter-pass.sock log="$WORK/pass-daemon.log"
     local monitor="$WORK/pass-monitor.out" virt="$WORK/pass-virt.out" phys="$WORK/pass-phys.out"
-    local virt2="$WORK/pass-virt2.out" node node2 panel props downs line x y pids=()
+    local virt2="$WORK/pass-virt2.out" virtpointer="$WORK/pass-pointer.out" phys2="$WORK/pass-phys2.out"
+    local node node2 pointer panel props downs line x y pids=()
     cp "$REPO/scripts/vm/passthrough.json5" "$config"
     "$BIN/touchrouterd" --config "$config" --socket "$socket" > /dev/null 2> "$log" &
     local daemon=$!
     pids+=("$daemon")
-    wait_for "$log" 'passthrough: screen pass: virtual device event[0-9]+ .* created' 1 60 \
-        || { echo "no virtual device: $(grep -i passthrough "$log" | tail -1)"; kill "${pids[@]}"; return 1; }
-    node=$(grep -Eo 'virtual device event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    wait_for "$log" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 1 60 \
+        || { echo "no virtual devices: $(grep -i passthrough "$log" | tail -1)"; kill "${pids[@]}"; return 1; }
+    node=$(grep -Eo 'virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    pointer=$(grep -Eo 'virtual pointer event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | head -1 | grep -Eo '/dev/input/event[0-9]+')
     udevadm settle
     props=$(udevadm info --query=property --name="$node")
     echo "$props" | grep -qx 'ID_INPUT_TOUCHSCREEN=1' && ! echo "$props" | grep -Eq '^ID_INPUT_(MOUSE|TABLET|TOUCHPAD)=' \
         || { echo "udev tags of $node: $(echo "$props" | grep ^ID_INPUT | tr '\n' ' ')"; kill "${pids[@]}"; return 1; }
+    props=$(udevadm info --query=property --name="$pointer")
+    echo "$props" | grep -qx 'ID_INPUT_MOUSE=1' && ! echo "$props" | grep -Eq '^ID_INPUT_(TOUCHSCREEN|TABLET|TOUCHPAD)=' \
+        || { echo "udev tags of the pointer $pointer: $(echo "$props" | grep ^ID_INPUT | tr '\n' ' ')"; kill "${pids[@]}"; return 1; }
     stdbuf -oL libinput debug-events --device "$node" > "$virt" 2>&1 &
+    pids+=($!)
+    stdbuf -oL libinput debug-events --device "$pointer" > "$virtpointer" 2>&1 &
     pids+=($!)
     "$CTL" monitor --socket "$socket" native > "$monitor" 2> "$WORK/pass-monitor.log" &
     pids+=($!)
     wait_for "$monitor" '^watching ' 1 60 || { echo "the monitor never subscribed"; kill "${pids[@]}"; return 1; }
     launch pass "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 1500 \
-        --gesture "tap 100 100; wait 300; tap 800 250; wait 300; hold 300 100 6000; wait 6000; tap 500 300"
+        --gesture "tap 100 100; wait 300; tap 800 250; wait 300; tap 25 25; wait 300; hold 300 100 6000; wait 6000; tap 500 300"
     wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 1 60 || { echo "the panel was never grabbed"; kill "${pids[@]}"; return 1; }
     panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass.device" | head -1)
     stdbuf -oL libinput debug-events --device "$panel" > "$phys" 2>&1 &
     pids+=($!)
-    wait_for "$virt" 'DEVICE_ADDED' 1 60 && wait_for "$phys" 'DEVICE_ADDED' 1 60 \
+    wait_for "$virt" 'DEVICE_ADDED' 1 60 && wait_for "$phys" 'DEVICE_ADDED' 1 60 && wait_for "$virtpointer" 'DEVICE_ADDED' 1 60 \
         || { echo "libinput debug-events never started"; kill "${pids[@]}"; return 1; }
     go pass
-    # The tap, then the native tap, then the held finger: two downs on the virtual device.
+    # The tap, the native tap, the pointer pad's tap, then the held finger: two downs on the virtual
+    # touchscreen, and on the virtual pointer an absolute move to (25, 25) with a left click.
     wait_for "$virt" 'TOUCH_DOWN' 2 60 || { echo "virtual: $(grep -c TOUCH_ "$virt") touch events"; kill "${pids[@]}"; return 1; }
     line=$(grep -m1 'TOUCH_DOWN' "$virt")
     read -r x y < <(echo "$line" | grep -Eo '[0-9.]+/[0-9.]+ \(' | head -1 | tr '/(' '  ')
     awk -v x="$x" -v y="$y" 'BEGIN { exit !(x >= 9.9 && x <= 10.1 && y >= 19.8 && y <= 20.2) }' \
         || { echo "the tap arrived at $x/$y %, not 10/20 %: $line"; kill "${pids[@]}"; return 1; }
+    wait_for "$virtpointer" 'BTN_LEFT .* released' 1 30 \
+        || { echo "pointer: $(grep -E 'POINTER' "$virtpointer" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    grep -m1 'POINTER_MOTION_ABSOLUTE' "$virtpointer" | grep -Eq ' 2\.50/ *5\.00' && grep -q 'BTN_LEFT .* pressed' "$virtpointer" \
+        || { echo "pointer: $(grep -E 'POINTER' "$virtpointer" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
     wait_for "$monitor" '^native  touch [0-9]+ ended ' 1 30 || { echo "the native tap never ended at the client"; kill "${pids[@]}"; return 1; }
     grep -Eq '^native  touch [0-9]+ began .*local \(200, 250\)' "$monitor" \
         || { echo "native: $(grep touch "$monitor" | head -1)"; kill "${pids[@]}"; return 1; }
@@ -499,15 +511,16 @@ passthrough() {
         || { echo "virtual after the reload: $downs downs, $(count "$virt" TOUCH_UP) ups, device removed $(count "$virt" DEVICE_REMOVED)"; kill "${pids[@]}"; return 1; }
     [ "$(count "$phys" 'TOUCH_')" -eq 0 ] || { echo "the grabbed panel's node saw $(count "$phys" 'TOUCH_DOWN') downs"; kill "${pids[@]}"; return 1; }
     # Reload without passthrough: the device goes, the panel is released and its node sees a tap.
-    sed -e 's/passthrough: true/passthrough: false/' "$config" > "$config.new" && mv "$config.new" "$config"
+    sed -e 's/passthrough: true/passthrough: false/' -e 's/passthrough: { mode: "pointer" }/passthrough: false/' \
+        "$config" > "$config.new" && mv "$config.new" "$config"
     wait_for "$virt" 'DEVICE_REMOVED' 1 30 || { echo "the virtual device stayed after passthrough was dropped"; kill "${pids[@]}"; return 1; }
     wait_for "$log" '"pass panel" .* released \(passthrough\)' 1 30 || { echo "the panel was not released"; kill "${pids[@]}"; return 1; }
     wait_for "$phys" 'TOUCH_DOWN' 1 30 || { echo "the released panel's node saw no tap"; kill "${pids[@]}"; return 1; }
     wait "$PID_pass"
     # The same panel (the injector has gone: a new one) with passthrough back; SIGKILL mid-touch.
     cp "$REPO/scripts/vm/passthrough.json5" "$config.new" && mv "$config.new" "$config"
-    wait_for "$log" 'passthrough: screen pass: virtual device event[0-9]+ .* created' 2 30 || { echo "no second virtual device"; kill "${pids[@]}"; return 1; }
-    node2=$(grep -Eo 'virtual device event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | tail -1 | grep -Eo '/dev/input/event[0-9]+')
+    wait_for "$log" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 2 30 || { echo "no second virtual device"; kill "${pids[@]}"; return 1; }
+    node2=$(grep -Eo 'virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | tail -1 | grep -Eo '/dev/input/event[0-9]+')
     stdbuf -oL libinput debug-events --device "$node2" > "$virt2" 2>&1 &
     pids+=($!)
     launch pass2 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 1500 \
@@ -515,9 +528,9 @@ passthrough() {
     wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 2 60 && wait_for "$virt2" 'DEVICE_ADDED' 1 60 \
         || { echo "the second panel was not grabbed"; kill "${pids[@]}"; return 1; }
     panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass2.device" | head -1)
-    stdbuf -oL libinput debug-events --device "$panel" > "$phys" 2>&1 &
+    stdbuf -oL libinput debug-events --device "$panel" > "$phys2" 2>&1 &
     pids+=($!)
-    wait_for "$phys" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on the panel never started"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys2" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on the panel never started"; kill "${pids[@]}"; return 1; }
     go pass2
     wait_for "$virt2" 'TOUCH_DOWN' 1 30 || { echo "the held finger never reached the second virtual device"; kill "${pids[@]}"; return 1; }
     kill -KILL "$daemon"
@@ -526,10 +539,11 @@ passthrough() {
         || { echo "after SIGKILL: $(count "$virt2" TOUCH_UP) ups, $(count "$virt2" TOUCH_CANCEL) cancels"; kill "${pids[@]}"; return 1; }
     [ ! -e "/sys/class/input/${node2##*/}" ] || { echo "${node2##*/} still in sysfs"; kill "${pids[@]}"; return 1; }
     # The kernel released the grab with the daemon: the panel's node sees the tap that follows.
-    wait_for "$phys" 'TOUCH_DOWN' 1 30 || { echo "the panel's node saw nothing after the daemon died"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys2" 'TOUCH_DOWN' 1 30 || { echo "the panel's node saw nothing after the daemon died"; kill "${pids[@]}"; return 1; }
     wait "$PID_pass2"
     kill "${pids[@]}" 2>/dev/null
-    echo "udev: ID_INPUT_TOUCHSCREEN=1 only; tap at $x/$y % of the virtual device, native tap on the socket," \
+    echo "udev: ID_INPUT_TOUCHSCREEN=1 only (pointer: ID_INPUT_MOUSE=1 only, absolute motion and a left click);" \
+        "tap at $x/$y % of the virtual device, native tap on the socket," \
         "none on the grabbed panel; a reload cancelled the held finger (TOUCH_CANCEL, no TOUCH_UP);" \
         "dropping passthrough removed the device and released the panel; SIGKILL: device gone, contact cancelled, panel free"
 }
