@@ -141,8 +141,8 @@ public struct Router: Sendable {
     /// The earlier of the field stage's and recognition's deadlines, on the caller's clock.
     private var fieldOrGestureDeadline: UInt64? {
         let fieldDue = field.nextDeadlineMicros
-        guard let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) else { return fieldDue }
-        return min(fieldDue ?? .max, gestureDue)
+        guard let gestureDue = gestures.nextDeadlineMicros else { return fieldDue }
+        return min(fieldDue ?? .max, field.stageTime(ofInput: gestureDue))
     }
 
     /// Fires every pending recognition deadline now, each at its own time, without waiting: what a
