@@ -480,7 +480,7 @@ passthrough() {
     pids+=($!)
     wait_for "$monitor" '^watching ' 1 60 || { echo "the monitor never subscribed"; kill "${pids[@]}"; return 1; }
     launch pass "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 1500 \
-        --gesture "tap 100 100; wait 300; tap 800 250; wait 300; tap 25 25; wait 300; hold 300 100 6000; wait 6000; tap 500 300"
+        --gesture "tap 100 100; wait 300; tap 800 250; wait 300; tap 25 25; wait 300; hold 300 100 20000; wait 6000; tap 500 300"
     wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 1 60 || { echo "the panel was never grabbed"; kill "${pids[@]}"; return 1; }
     panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass.device" | head -1)
     stdbuf -oL libinput debug-events --device "$panel" > "$phys" 2>&1 &
@@ -515,37 +515,45 @@ passthrough() {
         "$config" > "$config.new" && mv "$config.new" "$config"
     wait_for "$virt" 'DEVICE_REMOVED' 1 30 || { echo "the virtual device stayed after passthrough was dropped"; kill "${pids[@]}"; return 1; }
     wait_for "$log" '"pass panel" .* released \(passthrough\)' 1 30 || { echo "the panel was not released"; kill "${pids[@]}"; return 1; }
-    wait_for "$phys" 'TOUCH_DOWN' 1 30 || { echo "the released panel's node saw no tap"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys" 'TOUCH_DOWN' 1 60 || { echo "the released panel's node saw no tap"; kill "${pids[@]}"; return 1; }
     wait "$PID_pass"
-    # The same panel (the injector has gone: a new one) with passthrough back; SIGKILL mid-touch.
-    cp "$REPO/scripts/vm/passthrough.json5" "$config.new" && mv "$config.new" "$config"
-    wait_for "$log" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 2 30 || { echo "no second virtual device"; kill "${pids[@]}"; return 1; }
-    node2=$(grep -Eo 'virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | tail -1 | grep -Eo '/dev/input/event[0-9]+')
-    stdbuf -oL libinput debug-events --device "$node2" > "$virt2" 2>&1 &
-    pids+=($!)
+    # A new panel whose finger A is down before passthrough comes back: A is never passed on and
+    # the grab waits for it to lift (the panel's node sees A whole); finger B after it is passed
+    # through; then SIGKILL mid-touch.
     launch pass2 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 1500 \
-        --gesture "hold 100 100 5000; wait 500; tap 120 120"
-    wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 2 60 && wait_for "$virt2" 'DEVICE_ADDED' 1 60 \
-        || { echo "the second panel was not grabbed"; kill "${pids[@]}"; return 1; }
+        --gesture "hold 100 100 8000; wait 6000; hold 150 150 6000; wait 500; tap 120 120"
+    wait_for "$log" 'touch device [0-9]+ "pass panel" .* added' 2 60 || { echo "the second panel was not added"; kill "${pids[@]}"; return 1; }
     panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass2.device" | head -1)
     stdbuf -oL libinput debug-events --device "$panel" > "$phys2" 2>&1 &
     pids+=($!)
     wait_for "$phys2" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on the panel never started"; kill "${pids[@]}"; return 1; }
     go pass2
-    wait_for "$virt2" 'TOUCH_DOWN' 1 30 || { echo "the held finger never reached the second virtual device"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys2" 'TOUCH_DOWN' 1 30 || { echo "finger A never reached the panel's node"; kill "${pids[@]}"; return 1; }
+    cp "$REPO/scripts/vm/passthrough.json5" "$config.new" && mv "$config.new" "$config"
+    wait_for "$log" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 2 30 || { echo "no second virtual device"; kill "${pids[@]}"; return 1; }
+    node2=$(grep -Eo 'virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | tail -1 | grep -Eo '/dev/input/event[0-9]+')
+    stdbuf -oL libinput debug-events --device "$node2" > "$virt2" 2>&1 &
+    pids+=($!)
+    wait_for "$virt2" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on the second virtual device never started"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys2" 'TOUCH_UP' 1 30 || { echo "finger A's lift never reached the panel's node (grabbed mid-touch?)"; kill "${pids[@]}"; return 1; }
+    wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 2 30 || { echo "the second panel was not grabbed after A lifted"; kill "${pids[@]}"; return 1; }
+    wait_for "$virt2" 'TOUCH_DOWN' 1 60 || { echo "finger B never reached the second virtual device"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$virt2" 'TOUCH_DOWN')" -eq 1 ] && grep -m1 'TOUCH_DOWN' "$virt2" | grep -q ' 15\.00/30\.00 ' \
+        || { echo "second virtual device: $(grep TOUCH_DOWN "$virt2" | tr '\n' ';') (finger A must not be there)"; kill "${pids[@]}"; return 1; }
     kill -KILL "$daemon"
     wait_for "$virt2" 'DEVICE_REMOVED' 1 30 || { echo "the virtual device outlived the daemon"; kill "${pids[@]}"; return 1; }
     [ "$(count "$virt2" 'TOUCH_UP')" -eq 0 ] && [ "$(count "$virt2" 'TOUCH_CANCEL')" -eq 1 ] \
         || { echo "after SIGKILL: $(count "$virt2" TOUCH_UP) ups, $(count "$virt2" TOUCH_CANCEL) cancels"; kill "${pids[@]}"; return 1; }
     [ ! -e "/sys/class/input/${node2##*/}" ] || { echo "${node2##*/} still in sysfs"; kill "${pids[@]}"; return 1; }
     # The kernel released the grab with the daemon: the panel's node sees the tap that follows.
-    wait_for "$phys2" 'TOUCH_DOWN' 1 30 || { echo "the panel's node saw nothing after the daemon died"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys2" 'TOUCH_DOWN' 2 30 || { echo "the panel's node saw nothing after the daemon died"; kill "${pids[@]}"; return 1; }
     wait "$PID_pass2"
     kill "${pids[@]}" 2>/dev/null
     echo "udev: ID_INPUT_TOUCHSCREEN=1 only (pointer: ID_INPUT_MOUSE=1 only, absolute motion and a left click);" \
         "tap at $x/$y % of the virtual device, native tap on the socket," \
         "none on the grabbed panel; a reload cancelled the held finger (TOUCH_CANCEL, no TOUCH_UP);" \
-        "dropping passthrough removed the device and released the panel; SIGKILL: device gone, contact cancelled, panel free"
+        "dropping passthrough removed the device and released the panel; a finger down as passthrough came back" \
+        "stayed the panel's and the grab waited for it; SIGKILL: device gone, contact cancelled, panel free"
 }
 scenario "passthrough: virtual touchscreen, grab, cancel, SIGKILL" passthrough
 
