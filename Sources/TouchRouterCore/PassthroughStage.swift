@@ -370,6 +370,7 @@ private struct PassedContact {
     let trackingID: Int32
     let downPoint: Point
     var lastPoint: Point
+    /// Pointer mode: what the finger has done (touch mode: never read; `rightClicked` has no deadline).
     var pointer = PointerState.rightClicked
 }
 

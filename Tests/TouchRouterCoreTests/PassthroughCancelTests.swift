@@ -69,6 +69,13 @@ struct PassthroughCancelTests {
         #expect(F.statistics(router)?.cancelled == 0)
     }
 
+    @Test func aReloadThatRenamesTheScreenCancelsItsContacts() throws {
+        var router = F.router(try F.config())
+        _ = router.route(F.frame(1000, F.down(0, 100, 100), screen: "side"), nowMicros: 1000)
+        let renamed = try F.config(F.text().replacingOccurrences(of: #"name: "side""#, with: #"name: "left""#))
+        #expect(F.passed(Self.swap(&router, to: renamed, at: 2000)) == ["side: cancel 0#0 (100,100)"])
+    }
+
     @Test func aReloadThatAddsPassthroughNeverPassesATouchAlreadyDownHalfWay() throws {
         var router = F.router(try F.config(F.text(rootKeys: "")), subscribing: ["root": 9])
         _ = router.route(F.frame(1000, F.down(0, 900, 500)), nowMicros: 1000)
