@@ -14,6 +14,9 @@ public struct Config: Hashable, Sendable {
     /// The gestures views declare (`gestures`), by view id; empty when no view has any, and then
     /// nothing about routing changes (docs/gestures.md).
     public var viewGestures: [String: [GestureSpec]] = [:]
+    /// The views' `passthrough` keys, by view id (docs/passthrough.md); empty when no view has one,
+    /// and then nothing about routing changes.
+    public var viewPassthrough: [String: PassthroughSettings] = [:]
     /// Who may change which views at run time (`owner`), the mount points (`mount`) and the views
     /// whose run-time changes are undone when their client leaves (`resetOnDisconnect`).
     public var runtime = RuntimeSettings()

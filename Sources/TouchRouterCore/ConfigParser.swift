@@ -39,7 +39,7 @@ struct ConfigParser {
     /// its position in `viewKeys` (the order near-miss suggestions try them in).
     enum ViewKey: Int, CaseIterable {
         case id, frame, children, hidden, alpha, interactive, touchMargin, shape, transform
-        case multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect
+        case multipleTouch, exclusiveTouch, access, gestures, owner, mount, resetOnDisconnect, passthrough
     }
     /// The view keys as the config spells them (the case names of `ViewKey`, in its order).
     static let viewKeys = ViewKey.allCases.map { String(describing: $0) }
@@ -70,6 +70,8 @@ struct ConfigParser {
     var accessByViewID: [String: AccessList] = [:]
     /// View id → its declared gestures (`gestures`, docs/gestures.md).
     var gesturesByViewID: [String: [GestureSpec]] = [:]
+    /// View id → its `passthrough` (ConfigPassthrough.swift, docs/passthrough.md).
+    var passthroughByViewID: [String: PassthroughSettings] = [:]
     /// The run-time keys (`owner`, `mount`, `resetOnDisconnect`), by view id (ConfigRuntime.swift).
     var runtimeKeys = RuntimeKeys()
     /// Per path entry: the view or an ancestor has an `owner` (a `mount` needs one).
@@ -235,6 +237,7 @@ struct ConfigParser {
         var config = Config(layout: Layout(screens: screens), screenInputs: inputs, unmatchedDevices: policy)
         config.viewAccess = accessByViewID
         config.viewGestures = gesturesByViewID
+        config.viewPassthrough = passthroughByViewID
         config.runtime = runtimeKeys.settings
         config.fieldSettings = fieldByScreen
         return config

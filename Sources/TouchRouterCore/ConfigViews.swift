@@ -11,8 +11,8 @@ extension ConfigParser {
         /// The members, in file order.
         let members: [JSONMember]
         /// Per known key (`Key.rawValue`), the index of its first member, or -1 (a vector: no
-        /// allocation).
-        private var slots = SIMD16<Int32>(repeating: -1)
+        /// allocation; room for 32 keys).
+        private var slots = SIMD32<Int32>(repeating: -1)
         /// Indices of the members with a key no view has.
         var unknownIndices: [Int] = []
 
@@ -145,6 +145,11 @@ extension ConfigParser {
         }
         if let gesturesNode = members[.gestures], let specs = gestureSpecs(gesturesNode, subject), let id = validID {
             if !specs.isEmpty { gesturesByViewID[id] = specs }
+        }
+        if let passthroughNode = members[.passthrough], let settings = passthrough(passthroughNode, subject),
+            let id = validID
+        {
+            passthroughByViewID[id] = settings
         }
         runtimeKeys(
             owner: members[.owner], mount: members[.mount], resetOnDisconnect: members[.resetOnDisconnect],

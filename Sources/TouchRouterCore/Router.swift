@@ -30,9 +30,11 @@ public enum Routed: Sendable {
 ///                     stuck filters)  responder       raw touches
 ///                                     chain, phases)  minus taken)
 ///
-/// The Router owns the field filters, the tracker, the gesture recognisers, the subscriptions and
-/// the views that declare access lists (as routing targets: a touch stops at a subscribed view or
-/// at one with a list), and the config they were made from. It offers what the daemon needs: take
+/// The Router owns the field filters, the tracker, the gesture recognisers, the subscriptions,
+/// the views that declare access lists or `passthrough` (as routing targets: a touch stops at a
+/// subscribed view, at one with a list, or at one with `passthrough`), the passthrough stage (the
+/// tracker's touches bound to a passthrough view, as contacts of the screen's virtual devices:
+/// `Routed.passthrough`), and the config they were made from. It offers what the daemon needs: take
 /// an input event (`route`), advance to a time (`advance`), swap in a prepared layout
 /// (`swapLayout`), say when to advance next (`nextDeadlineMicros`); each hands back the deliveries,
 /// and the daemon maps view ids to clients (their outboxes, their credentials) in one fan-out.
@@ -46,7 +48,9 @@ public enum Routed: Sendable {
 /// Cost: `route` is the stages' own cost for one event (bounded by the frame's contacts, the
 /// touches down and the touched views' recognisers, never by the layout's size); `advance` and
 /// `nextDeadlineMicros` are bounded by the contacts followed and the views holding recognition
-/// state; `swapLayout` by the touches down. Nothing here allocates in the steady state: the
+/// state; `swapLayout` by the touches down. Passthrough adds, per call, a scan of the contacts
+/// passed through (at most 10 per screen) for each touch of the tracker's output, and nothing
+/// while no view has `passthrough`. Nothing here allocates in the steady state: the
 /// returned deliveries reuse the Router's storage (let go of them before the next call).
 public struct Router: Sendable {
     /// The config routing follows (with its run-time changes).
@@ -60,9 +64,12 @@ public struct Router: Sendable {
     /// Who subscribed to which view: a touch climbs its responder chain to the first view with a
     /// subscriber (or a list, below).
     public private(set) var subscriptions: SubscriptionTable
-    /// Views that declare an access list: a touch inside one stops there, reaching only its
-    /// permitted subscribers or nobody, never an ancestor's subscriber.
+    /// Views that declare an access list or `passthrough`: a touch inside one stops there (unless
+    /// a subscribed view nearer took it): a list's view reaches only its permitted subscribers or
+    /// nobody, never an ancestor's subscriber; a passthrough view passes the touch through.
     private var shields: Set<String>
+    /// The touches bound to passthrough views, as contacts of each screen's virtual devices.
+    private var passthrough: PassthroughStage
     /// The deliveries of the call in progress (storage reused from call to call).
     private var deliveries: [Routed] = []
     /// The calibration session, when one runs: its screen's frames go to it instead of the field
@@ -79,18 +86,31 @@ public struct Router: Sendable {
         tracker = TouchTracker(layout: config.layout, configuration: tracking)
         gestures = GestureStage(viewGestures: config.viewGestures)
         subscriptions = SubscriptionTable(layout: config.layout)
-        shields = Set(config.viewAccess.keys)
+        shields = Self.routingStops(config)
+        passthrough = PassthroughStage(settings: config.viewPassthrough)
         deliveries.reserveCapacity(16)
     }
 
     /// The layout routing follows.
     public var layout: Layout { config.layout }
 
+    /// Each screen's passthrough counters (touches passed, dropped over `maxTouches`, …), for
+    /// `status`: the screens that passed something through since the Router was made.
+    public var passthroughStatistics: [(screen: String, statistics: PassthroughStatistics)] {
+        passthrough.statistics
+    }
+
+    /// The views a touch-down's climb stops at besides subscribed ones: those with an access list
+    /// or a `passthrough` key (`true` or `false`).
+    private static func routingStops(_ config: Config) -> Set<String> {
+        Set(config.viewAccess.keys).union(config.viewPassthrough.keys)
+    }
+
     // MARK: - Operations
 
     /// One input event, at `nowMicros`, through the field stage, the tracker and recognition.
     public mutating func route(_ event: InputEvent, nowMicros: UInt64) -> [Routed] {
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         if calibration != nil {
             switch event {
             case .frame(let frame) where frame.screen == calibration!.screen:
@@ -122,9 +142,14 @@ public struct Router: Sendable {
     /// Everything due by `nowMicros`: idle countdowns, held and stuck contacts, recognition
     /// deadlines (a long press beginning, a single tap decided).
     public mutating func advance(to nowMicros: UInt64) -> [Routed] {
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         if !field.isInert { take(field.advance(nowMicros: nowMicros)) }
         if !gestures.isEmpty { append(gestures.advance(to: field.inputTime(nowMicros))) }
+        if !passthrough.isIdle {
+            let first = passthrough.frameCount
+            passthrough.advance(to: field.inputTime(nowMicros))
+            appendPassthrough(from: first)
+        }
         if let session = calibration, session.deadlineMicros <= nowMicros {
             deliveries.append(.calibration(.ended(screen: session.screen, .timeout)))
             giveBackCalibratedScreen(nowMicros: nowMicros)
@@ -135,19 +160,26 @@ public struct Router: Sendable {
     /// When `advance` must be called next, on the caller's clock; nil when nothing waits (an idle
     /// daemon with no `idle` screen and no pending recognition never wakes).
     public var nextDeadlineMicros: UInt64? {
-        var due = field.nextDeadlineMicros
-        if let gestureDue = gestures.nextDeadlineMicros {
-            due = min(due ?? .max, field.stageTime(ofInput: gestureDue))
+        var due = fieldOrGestureDeadline
+        if let pointerDue = passthrough.nextDeadlineMicros {
+            due = min(due ?? .max, field.stageTime(ofInput: pointerDue))
         }
         if let calibrationDue = calibration?.deadlineMicros { due = min(due ?? .max, calibrationDue) }
         return due
+    }
+
+    /// The earlier of the field stage's and recognition's deadlines, on the caller's clock.
+    private var fieldOrGestureDeadline: UInt64? {
+        let fieldDue = field.nextDeadlineMicros
+        guard let gestureDue = gestures.nextDeadlineMicros else { return fieldDue }
+        return min(fieldDue ?? .max, field.stageTime(ofInput: gestureDue))
     }
 
     /// Fires every pending recognition deadline now, each at its own time, without waiting: what a
     /// replay that ends (`--exit-after-replay`) owes its last touches (a single tap waiting to see
     /// whether a second comes). The field stage's deadlines (idle) are left alone.
     public mutating func settleGestures() -> [Routed] {
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         // Each deadline fired moves the stage on; a handful at most are pending (one per
         // recogniser of the views holding state), the bound only guards against a loop.
         for _ in 0..<1024 {
@@ -168,7 +200,7 @@ public struct Router: Sendable {
         _ prepared: PreparedLayout, config newConfig: Config, subscriptions table: SubscriptionTable?,
         nowMicros: UInt64
     ) -> [Routed] {
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         let oldConfig = config
         let inputNow = field.inputTime(nowMicros)
         // Cancels go to the subscribers the removed views had: the table is swapped after.
@@ -182,7 +214,13 @@ public struct Router: Sendable {
             contactsDown: tracker.touchesDown.map {
                 FieldStage.DownContact(device: $0.device, slot: $0.slot, screen: $0.screen, screenPoint: $0.screenPoint)
             })
-        shields = Set(newConfig.viewAccess.keys)
+        shields = Self.routingStops(newConfig)
+        if !passthrough.isIdle || !newConfig.viewPassthrough.isEmpty {
+            // After the tracker's cancels: the contacts whose view is gone are ended already.
+            let first = passthrough.frameCount
+            passthrough.replaceSettings(newConfig.viewPassthrough, layout: prepared, at: inputNow)
+            appendPassthrough(from: first)
+        }
         if let table { subscriptions = table }
         if let session = calibration, !Self.sameScreen(session.screen, before: oldConfig, after: newConfig) {
             deliveries.append(.calibration(.ended(screen: session.screen, .reload)))
@@ -198,7 +236,7 @@ public struct Router: Sendable {
     /// the field stage lets the screen go (no filter, no idle; made active if it was not) and its
     /// frames go to the session from now on. Cost: the touches down.
     public mutating func startCalibration(_ session: CalibrationSession, nowMicros: UInt64) -> [Routed] {
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         let inputNow = field.inputTime(nowMicros)
         recognise(
             tracker.cancel(screen: session.screen, reason: .viewRemoved, timestampMicros: inputNow), scale: .fallback,
@@ -242,20 +280,27 @@ public struct Router: Sendable {
     /// screen the Router does not know.
     public mutating func setScreenState(_ screen: String, off: Bool, nowMicros: UInt64) -> [Routed]? {
         guard let output = field.setScreenState(screen, off: off, nowMicros: nowMicros) else { return nil }
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         take(output)
         return deliveries
     }
 
     /// Cancels every touch (`reason`: `shutdown` when the daemon stops), through recognition.
     public mutating func cancelAll(reason: CancelReason, nowMicros: UInt64) -> [Routed] {
-        deliveries.removeAll(keepingCapacity: true)
+        startCall()
         let inputNow = field.inputTime(nowMicros)
+        // Every contact passed through is a tracker touch: its cancel ends the contact too.
         recognise(tracker.cancelAll(reason: reason, timestampMicros: inputNow), scale: .fallback, at: inputNow)
         return deliveries
     }
 
     // MARK: - The stages, in order
+
+    /// A new call's deliveries: the previous call's are let go (their storage is reused).
+    private mutating func startCall() {
+        deliveries.removeAll(keepingCapacity: true)
+        passthrough.startCall()
+    }
 
     /// The field stage's output: what to tell clients and the log, then its events, each tracked.
     private mutating func take(_ output: FieldOutput) {
@@ -269,7 +314,10 @@ public struct Router: Sendable {
         let batches =
             shields.isEmpty
             ? tracker.process(event, subscribedViews: subscriptions)
-            : tracker.process(event, subscribedViews: RoutingTargets(subscriptions: subscriptions, shields: shields))
+            : tracker.process(
+                event,
+                subscribedViews: RoutingTargets(
+                    subscriptions: subscriptions, shields: shields, passthrough: passthrough.settings))
         switch event {
         case .frame(let frame): recognise(batches, scale: frame.physicalScale, at: frame.timestampMicros)
         case .deviceRemoved(_, let timestampMicros): recognise(batches, scale: .fallback, at: timestampMicros)
@@ -279,6 +327,13 @@ public struct Router: Sendable {
     /// Recognition's part: a tracker output through the gesture stage (deadlines up to `inputMicros`
     /// fire first), or straight through when no view has gestures.
     private mutating func recognise(_ batches: [ViewTouches], scale: PhysicalScale, at inputMicros: UInt64) {
+        if !passthrough.isIdle {
+            // The tracker's touches as they are: recognition takes touches from subscribers, never
+            // from the compositor.
+            let first = passthrough.frameCount
+            passthrough.process(batches, scale: scale, at: inputMicros)
+            appendPassthrough(from: first)
+        }
         guard !gestures.isEmpty else {
             for batch in batches { appendTouches(batch) }
             return
@@ -295,6 +350,11 @@ public struct Router: Sendable {
         }
     }
 
+    /// The passthrough frames built since `first` in this call.
+    private mutating func appendPassthrough(from first: Int) {
+        for index in first..<passthrough.frameCount { deliveries.append(.passthrough(passthrough.frame(index))) }
+    }
+
     /// A view's touches, with its subscribers; nothing when it has none. Cost: one lookup.
     private mutating func appendTouches(_ batch: ViewTouches) {
         let subscribers = subscriptions.subscribers(of: batch.viewID)
@@ -303,13 +363,19 @@ public struct Router: Sendable {
 }
 
 /// What the tracker asks at touch-down: the subscribed views plus every view that declares an
-/// access list, so a touch inside a restricted view stops there instead of climbing the responder
-/// chain to an ancestor's subscriber.
+/// access list or `passthrough`, so a touch inside a restricted view stops there instead of
+/// climbing the responder chain to an ancestor's subscriber, and one inside a passthrough region
+/// stops at the region (or at its `passthrough: false` view).
 struct RoutingTargets: SubscribedViews {
     let subscriptions: SubscriptionTable
     let shields: Set<String>
+    let passthrough: [String: PassthroughSettings]
 
     func hasSubscribers(_ viewID: String) -> Bool {
         subscriptions.hasSubscribers(viewID) || shields.contains(viewID)
+    }
+
+    func passesThrough(_ viewID: String) -> Bool {
+        passthrough[viewID]?.passesThrough == true
     }
 }

@@ -317,6 +317,8 @@ public struct TouchTracker: Sendable {
             where touches[index].hitView == hitView && touches[index].screenIndex == screenIndex
                 && touches[index].isLive
             {
+                // A passthrough region takes every finger (its `maxTouches` bounds what is passed on).
+                if subscribedViews.passesThrough(screen.ids[Int(target)]) { break }
                 statistics.droppedMultipleTouch += 1
                 return drop(key)
             }

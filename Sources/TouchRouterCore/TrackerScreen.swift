@@ -66,6 +66,13 @@ final class TrackerScreen: Sendable {
     /// The view says `exclusiveTouch`.
     @inline(__always)
     func isExclusive(_ view: Int32) -> Bool { hitIndex.storage.flags[Int(view)].contains(.exclusiveTouch) }
+
+    /// The view with this id exists and can take touches: neither it nor an ancestor is hidden,
+    /// transparent (alpha below 0.01) or not interactive (what passthrough keeps a contact for).
+    func isTouchable(viewID: String) -> Bool {
+        guard let view = firstView(withID: viewID) else { return false }
+        return hitIndex.storage.flags[Int(view)].contains(.touchable)
+    }
 }
 
 /// A layout with everything the tracker builds for it (each screen's hit-test index and flattened

@@ -121,6 +121,16 @@ public struct TrackerStatistics: Hashable, Sendable {
 public protocol SubscribedViews {
     /// The view with this id has at least one subscriber.
     func hasSubscribers(_ viewID: String) -> Bool
+    /// The view with this id passes its touches through (docs/passthrough.md): it takes every
+    /// touch the responder chain brings it whatever its hit views' `multipleTouch` says
+    /// (`maxTouches` bounds what is passed on). Asked only when `multipleTouch` would drop a touch.
+    func passesThrough(_ viewID: String) -> Bool
+}
+
+extension SubscribedViews {
+    /// No view passes through (the default).
+    @inline(__always)
+    public func passesThrough(_ viewID: String) -> Bool { false }
 }
 
 extension Set: SubscribedViews where Element == String {

@@ -9,6 +9,9 @@ import TouchRouterCore
 ///
 ///     touchrouter-bench tracker [MOVING_FRAMES [DOWN_UP_PAIRS]]     (defaults 200000 2000)
 ///
+/// Then the same moving frames through the whole `Router`, with the panels subscribed and no
+/// passthrough, and with the root passing every touch through (nobody subscribed).
+///
 /// Run it under `valgrind` with two frame counts and the same pair count to count allocations per
 /// moving frame (see docs/tracking.md).
 let trackerBenchmark = Benchmark(
@@ -96,6 +99,39 @@ func runTrackerBenchmark(frameCount: Int, tapCount: Int) {
     print(TrackerBenchmark.summary("frame, 10 touches up", upNanos, timerOverhead: overhead))
     let statistics = tracker.statistics
     print("tracker statistics: began \(statistics.touchesBegan), ended \(statistics.touchesEnded)")
+
+    // The same moving frames through the whole Router: the panels subscribed and no passthrough,
+    // then nobody subscribed and the root passing every touch through (docs/passthrough.md).
+    func timeMoves(_ router: inout Router) -> [UInt64] {
+        var nanos: [UInt64] = []
+        nanos.reserveCapacity(frameCount)
+        _ = router.route(downFrame, nowMicros: 0)
+        for index in 0..<frameCount {
+            let event = moveFrames[index % cycle]
+            let start = monotonicNanoseconds()
+            let routed = router.route(event, nowMicros: 0)
+            let end = monotonicNanoseconds()
+            checksum &+= routed.count
+            nanos.append(end - start)
+        }
+        _ = router.route(upFrame, nowMicros: 0)
+        return nanos
+    }
+    var config = Config(layout: layout, screenInputs: [])
+    var subscribedRouter = Router(config: config, nowMicros: 0)
+    var table = subscribedRouter.subscriptions
+    _ = table.subscribe(1, to: subscribed.sorted(), subtree: false)
+    subscribedRouter.replaceSubscriptions(table)
+    let plain = timeMoves(&subscribedRouter)
+    config.viewPassthrough = ["kiosk-root": .touch]
+    var passingRouter = Router(config: config, nowMicros: 0)
+    let passing = timeMoves(&passingRouter)
+    print(TrackerBenchmark.summary("router frame, 10 touches moving, no passthrough", plain, timerOverhead: overhead))
+    print(
+        TrackerBenchmark.summary(
+            "router frame, 10 touches moving, all passed through", passing, timerOverhead: overhead))
+    let passed = passingRouter.passthroughStatistics.first?.statistics.touchesPassed ?? 0
+    print("router: \(passed) touches passed through (checksum \(checksum))")
 }
 
 enum TrackerBenchmark {

@@ -312,6 +312,7 @@ struct ConfigValidationTests {
             ConfigParser.viewKeys == [
                 "id", "frame", "children", "hidden", "alpha", "interactive", "touchMargin", "shape", "transform",
                 "multipleTouch", "exclusiveTouch", "access", "gestures", "owner", "mount", "resetOnDisconnect",
+                "passthrough",
             ])
     }
 
