@@ -8,7 +8,8 @@
 # TOUCHROUTER_VM_KERNEL=/boot/vmlinuz-… picks the kernel; TOUCHROUTER_VM_KEEP=1 keeps the results
 # directory; TOUCHROUTER_VM_SKIP_BUILD=1 uses the existing debug build; TOUCHROUTER_VM_RESULTS=DIR
 # judges an earlier run's results directory again without booting; TOUCHROUTER_VM_SKIP_RECORDINGS=1
-# leaves scenario 1 (the recordings, most of the run) out, for iterating on the other scenarios.
+# leaves scenario 1 (the recordings, most of the run) out, for iterating on the other scenarios;
+# TOUCHROUTER_VM_ONLY=FUNCTION (with it) runs that one scenario of scripts/vm/guest.sh.
 set -euo pipefail
 started=$SECONDS
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,7 +62,7 @@ say "booting $(basename "$kernel") under $mode; results in $out"
 boot_started=$SECONDS
 # vng needs a terminal-less run to keep quiet; its own output goes to a log for diagnosis.
 timeout 1500 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" \
-    --exec "bash $repo/scripts/vm/guest.sh $out $bin $repo ${TOUCHROUTER_VM_SKIP_RECORDINGS:-0}" < /dev/null > "$out/vng.log" 2>&1 || true
+    --exec "bash $repo/scripts/vm/guest.sh $out $bin $repo ${TOUCHROUTER_VM_SKIP_RECORDINGS:-0} ${TOUCHROUTER_VM_ONLY:-}" < /dev/null > "$out/vng.log" 2>&1 || true
 say "guest ran $((SECONDS - boot_started)) s"
 fi
 

@@ -160,15 +160,19 @@ public struct Router: Sendable {
     /// When `advance` must be called next, on the caller's clock; nil when nothing waits (an idle
     /// daemon with no `idle` screen and no pending recognition never wakes).
     public var nextDeadlineMicros: UInt64? {
-        var due = field.nextDeadlineMicros
-        if let gestureDue = gestures.nextDeadlineMicros {
-            due = min(due ?? .max, field.stageTime(ofInput: gestureDue))
-        }
-        if let calibrationDue = calibration?.deadlineMicros { due = min(due ?? .max, calibrationDue) }
+        var due = fieldOrGestureDeadline
         if let pointerDue = passthrough.nextDeadlineMicros {
             due = min(due ?? .max, field.stageTime(ofInput: pointerDue))
         }
+        if let calibrationDue = calibration?.deadlineMicros { due = min(due ?? .max, calibrationDue) }
         return due
+    }
+
+    /// The earlier of the field stage's and recognition's deadlines, on the caller's clock.
+    private var fieldOrGestureDeadline: UInt64? {
+        let fieldDue = field.nextDeadlineMicros
+        guard let gestureDue = gestures.nextDeadlineMicros else { return fieldDue }
+        return min(fieldDue ?? .max, field.stageTime(ofInput: gestureDue))
     }
 
     /// Fires every pending recognition deadline now, each at its own time, without waiting: what a

@@ -54,7 +54,8 @@ extension Daemon {
         reloadWorker.start(
             path: job.readsFile ? options.configPath : nil, current: runtime, work: job.runtime,
             limits: .standard, subscriptions: subscriptions, access: access, generation: layoutGeneration,
-            urgent: loopIsRealtime && !job.readsFile && job.runtime.contains { $0.kind.isRequest })
+            urgent: loopIsRealtime && !job.readsFile && job.runtime.contains { $0.kind.isRequest },
+            makesDevices: replay == nil)
     }
 
     /// The worker finished: swap its result in (or keep the layout), answer the waiting requests,
@@ -176,6 +177,7 @@ extension Daemon {
         }
         // Devices may now drive another screen, or none.
         for event in liveInput?.reassignDevices() ?? [] { process(event) }
+        applyPassthrough(prepared.passthroughNeeds, made: prepared.passthroughDevices)
         for name in replayTargets.reassign(config) {
             logger.warning("replay: no screen in the new config takes \(Excerpt.of(name))")
         }

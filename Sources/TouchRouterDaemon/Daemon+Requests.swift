@@ -156,6 +156,7 @@ extension Daemon {
             for (name, value) in router.tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
             counters["fieldDevices"] = fieldCounters()
             if !panelPower.isEmpty { counters["panelPower"] = panelPowerStatus() }
+            if !passthrough.isEmpty { counters["passthrough"] = passthroughStatus() }
             if let replay {
                 counters["replayFramesPlayed"] = .integer(Int64(replay.playedFrameCount))
                 counters["replayFinished"] = .bool(replay.isFinished)

@@ -21,8 +21,11 @@ extension Daemon {
         teardown.push { [weak self] in self?.liveInput = nil }
         try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
             [unowned self] _ in
-            guard let events = liveInput?.dispatch() else { return }
-            for event in events { process(event) }
+            guard let reader = liveInput else { return }
+            for event in reader.dispatch() { process(event) }
+            // After the batch is routed: what was read so far reached the compositor too.
+            if reader.grabsPending { reader.updateGrabs() }
+            if !passthrough.isEmpty { updatePassthroughGates() }
         }
         logger.notice(
             "live input: "
@@ -76,7 +79,7 @@ extension Daemon {
                     announce(change)
                     panelPowerScreenChanged(change)
                 case .filterBurst(let burst): logBurst(burst)
-                case .passthrough: break  // the virtual devices: not written yet (issue 28)
+                case .passthrough(let frame): writePassthrough(frame)
                 case .calibration(let event): calibrationEvent(event)
                 }
             }

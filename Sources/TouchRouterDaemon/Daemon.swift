@@ -101,6 +101,8 @@ public final class Daemon {
     /// that run their backends (made at the first command).
     var panelPower: [String: PanelPower] = [:]
     var powerWorkers: PowerWorkers?
+    /// Passthrough (Daemon+Passthrough.swift): each passing screen's virtual devices and encoders.
+    var passthrough: [String: PassthroughOutput] = [:]
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
     /// bad command line.
@@ -237,6 +239,8 @@ public final class Daemon {
             logger.warning("not watching \(options.configPath) for changes: \(error); SIGHUP still reloads")
         }
         if replay == nil { try openLiveInput() }
+        applyPassthrough(PassthroughNeed.of(config))
+        teardown.push { [weak self] in self?.endAllPassthrough() }
 
         // Last: nothing can fail after it, so a daemon that cannot start never had a socket file.
         let listener = try Listener.open(options.socket)
@@ -377,6 +381,7 @@ public final class Daemon {
         logger.notice("stopping: \(reason)")
         systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
         deliver(router.cancelAll(reason: .shutdown, nowMicros: monotonicMicros()))
+        endAllPassthrough()  // what is still down on a virtual device ends before the device goes
         isStopping = true
         if let listener {
             loop.deregister(listener.fd)

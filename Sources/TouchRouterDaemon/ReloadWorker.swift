@@ -18,6 +18,11 @@ struct PreparedReload: Sendable {
     var access: AccessPolicy
     /// The new layout's view count, for the log line (counting walks the whole tree).
     var viewCount: Int
+    /// The screens that pass touches through, and with which devices (the walk is the worker's).
+    var passthroughNeeds: [PassthroughNeed] = []
+    /// The virtual devices of the needs that are new in this build, by screen, made here: creating
+    /// one waits on the kernel (UI_DEV_CREATE, the node's creation), which the loop must not.
+    var passthroughDevices: [String: PassthroughDevices] = [:]
 }
 
 /// What reading the file gave.
@@ -81,16 +86,19 @@ final class ReloadWorker: Sendable {
     /// `subscriptions`, `access` and `generation` are the live table, access policy and layout
     /// generation (queries are answered from them as the build leaves them). `urgent`: a client waits for it and the
     /// loop cannot be delayed by a normal thread (it is `SCHED_FIFO`), so it runs at the daemon's
-    /// normal priority instead of nice 10. Returns at once.
+    /// normal priority instead of nice 10. `makesDevices`: passthrough's new virtual devices are
+    /// made here (not in replay mode). Returns at once.
     func start(
         path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits,
-        subscriptions: SubscriptionTable, access: AccessPolicy, generation: UInt64, urgent: Bool = false
+        subscriptions: SubscriptionTable, access: AccessPolicy, generation: UInt64, urgent: Bool = false,
+        makesDevices: Bool = false
     ) {
         state.withLock { $0 = .building }
         let job: @Sendable () -> Void = { [self] in
             build(
                 path: path, current: current, work: work, limits: limits,
-                queries: QueryPhase(table: subscriptions, access: access, generation: generation))
+                queries: QueryPhase(table: subscriptions, access: access, generation: generation),
+                makesDevices: makesDevices)
         }
         guard urgent else {
             queue.async {
@@ -112,7 +120,8 @@ final class ReloadWorker: Sendable {
     }
 
     private func build(
-        path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits, queries: QueryPhase
+        path: String?, current: RuntimeLayout, work: [RuntimeWork], limits: RuntimeLimits, queries: QueryPhase,
+        makesDevices: Bool
     ) {
         let cpuStart = threadCPUMicros()
         var runtime = current
@@ -140,7 +149,13 @@ final class ReloadWorker: Sendable {
             let config = runtime.effective
             ready = PreparedReload(
                 config: config, layout: PreparedLayout(config.layout), access: AccessPolicy(config: config),
-                viewCount: runtime.viewCount)
+                viewCount: runtime.viewCount, passthroughNeeds: PassthroughNeed.of(config))
+            if makesDevices {
+                let running = Set(PassthroughNeed.of(current.effective))
+                for need in ready!.passthroughNeeds where !running.contains(need) {
+                    ready!.passthroughDevices[need.screen] = PassthroughDevices(need)
+                }
+            }
             queries.access = ready!.access
             queries.generation += 1
         }

@@ -8,6 +8,9 @@ import TouchRouterSystem
 /// What libinput's C callbacks reach through their user-data pointer.
 final class ReaderCallbacks {
     let log: InputLogHandler
+    /// The descriptors libinput has open, by the node it opened (the device's udev devnode): what
+    /// a grab (EVIOCGRAB) is taken on.
+    var openNodes: [String: Int32] = [:]
     init(log: @escaping InputLogHandler) { self.log = log }
 }
 
@@ -29,10 +32,18 @@ func openRestricted(path: UnsafePointer<CChar>?, flags: Int32, userData: UnsafeM
         }
         return -savedErrno
     }
+    if let userData {
+        Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue().openNodes[String(cString: path)] = fd
+    }
     return fd
 }
 
+/// Closes a node libinput opened (which releases a grab taken on it).
 func closeRestricted(fd: Int32, userData: UnsafeMutableRawPointer?) {
+    if let userData {
+        let callbacks = Unmanaged<ReaderCallbacks>.fromOpaque(userData).takeUnretainedValue()
+        if let node = callbacks.openNodes.first(where: { $0.value == fd })?.key { callbacks.openNodes[node] = nil }
+    }
     close(fd)
 }
 

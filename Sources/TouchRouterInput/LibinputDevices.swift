@@ -7,12 +7,9 @@ import TouchRouterSystem
 extension LibinputReader {
     func deviceAdded(_ pointer: OpaquePointer) {
         let description = describeDevice(pointer)
-        guard description.hasTouch else {
+        if let reason = Self.ignoreReason(description) {
             if ignoredDevices.insert(pointer).inserted {
-                log(
-                    .info,
-                    "ignoring \(description.name) (\(description.node ?? description.sysname)): not a touch device"
-                )
+                log(.info, "ignoring \(description.name) (\(description.node ?? description.sysname)): \(reason)")
             }
             return
         }
@@ -31,6 +28,13 @@ extension LibinputReader {
         take(pointer, description, assignment)
     }
 
+    /// Why a device is not read at all, or nil: not a touch device, or one of passthrough's own
+    /// virtual devices (the daemon never reads its own output; they are known by their name).
+    static func ignoreReason(_ description: LiveDeviceDescription) -> String? {
+        if PassthroughDevice.isOwn(name: description.name) { return "touchrouter's own passthrough device" }
+        return description.hasTouch ? nil : "not a touch device"
+    }
+
     /// Starts using a touch device (whose reference the caller holds) on its assigned screen.
     func take(
         _ pointer: OpaquePointer, _ description: LiveDeviceDescription, _ assignment: ScreenAssignment
@@ -41,6 +45,7 @@ extension LibinputReader {
             device: device, description: description, assignment: assignment,
             accumulator: TouchFrameAccumulator(capacity: framesCapacity))
         devices[pointer] = state
+        if grabScreens.contains(assignment.screen) { grabsPending = true }
         churn.taken(description.name)
         apply(assignment, to: pointer, device)
         log(

@@ -44,11 +44,15 @@ public final class LibinputReader {
         var description: LiveDeviceDescription
         var assignment: ScreenAssignment
         var accumulator: TouchFrameAccumulator
+        /// This reader holds the device's grab (EVIOCGRAB): the compositor sees none of its events.
+        var grabbed = false
+        /// A grab failed (another program holds one): not tried again until asked anew.
+        var grabFailed = false
     }
 
     let context: OpaquePointer
     private let udev: OpaquePointer?
-    private let callbacks: Unmanaged<ReaderCallbacks>
+    let callbacks: Unmanaged<ReaderCallbacks>
     private let interface: UnsafeMutablePointer<libinput_interface>
     let assigner: DeviceAssigner
     let log: InputLogHandler
@@ -61,6 +65,10 @@ public final class LibinputReader {
     var unassignedTouchDevices: [OpaquePointer: LiveDeviceDescription] = [:]
     /// Touch devices removed and taken again (controller resets), for the metrics.
     public internal(set) var churn = DeviceChurn()
+    /// The screens whose devices are to be grabbed (passthrough; LibinputGrabs.swift).
+    var grabScreens: Set<String> = []
+    /// A device of a screen in `grabScreens` is not grabbed yet: `updateGrabs()` has work.
+    public internal(set) var grabsPending = false
 
     /// Opens libinput on `backend`. `assigner` picks each touch device's screen (nil: ignore it);
     /// `log` receives the reader's and libinput's own messages at `logLevel` and above.
@@ -197,6 +205,7 @@ public final class LibinputReader {
             devices[pointer]?.assignment = assignment
             apply(assignment, to: pointer, state.device)
         }
+        grabsPending = true
         for (pointer, description) in unassignedTouchDevices {
             guard let assignment = assigner(description, defaultMatrix(pointer)) else { continue }
             unassignedTouchDevices[pointer] = nil

@@ -42,6 +42,9 @@ public struct TouchFrameAccumulator: Sendable {
         return early
     }
 
+    /// Contacts of the device down now (as libinput reported them, before any filter).
+    public var contactsDown: Int { lastPointBySlot.count }
+
     /// Ends the frame: returns the pending contacts (possibly none) and starts a new frame.
     public mutating func flush() -> [ContactEvent] {
         let contacts = pendingContacts

@@ -69,6 +69,31 @@ public final class UinputInjector {
         guard result == 0 else { throw SystemError(call: "libevdev_uinput_write_event", errno: -result) }
     }
 
+    /// Writes `events` into the kernel in one write(2) (the kernel stamps them with the current
+    /// time). uinput hands them to the input core at once, which never waits for readers: a reader
+    /// that falls behind gets SYN_DROPPED in its own queue, the writer is not held up.
+    public func write(_ events: [EvdevEvent]) throws(SystemError) {
+        guard let uinput else { throw SystemError(call: "write (uinput)", errno: ENODEV) }
+        let fd = libevdev_uinput_get_fd(uinput)
+        let buffer = events.map { event -> input_event in
+            var raw = input_event()
+            raw.type = event.type
+            raw.code = event.code
+            raw.value = event.value
+            return raw
+        }
+        let byteCount = buffer.count * MemoryLayout<input_event>.stride
+        let written = try systemCall("write (uinput)") {
+            buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, byteCount) }
+        }
+        guard written == byteCount else { throw SystemError(call: "write (uinput): short", errno: EIO) }
+    }
+
+    /// The kernel's name of the device's event node (e.g. event7), as libinput and udev call it.
+    public var sysname: String? {
+        deviceNode.flatMap { $0.split(separator: "/").last.map(String.init) }
+    }
+
     /// Plays `events` with their timing divided by `speed` (0: as fast as possible). Returns false
     /// when a stop signal ended playback early (see `StopSignals`).
     @discardableResult

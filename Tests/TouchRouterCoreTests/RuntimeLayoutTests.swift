@@ -190,6 +190,17 @@ struct RuntimeLayoutTests {
         #expect(try layout.apply(.unmount(viewID: "panel"), by: Self.client(1000)).get() == [])
     }
 
+    /// A mounted view may carry an access list: it is in force once the mount is live, and gone
+    /// with the unmount.
+    @Test func aMountedViewsAccessListApplies() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let children = #"[{"id":"secret","frame":[0,0,50,50],"access":{"users":[1000]}}]"#
+        _ = try layout.apply(.mount(viewID: "panel", children: Self.node(children)), by: Self.client(1000)).get()
+        #expect(layout.effective.viewAccess["secret"]?.users == [.id(1000)])
+        _ = try layout.apply(.unmount(viewID: "panel"), by: Self.client(1000)).get()
+        #expect(layout.effective.viewAccess["secret"] == nil)
+    }
+
     /// A mounted view changed by `setView` is changed in the effective layout (a mount hangs in
     /// uncopied only while no view has changes), and a change of a config view beside it applies too.
     @Test func aMountedViewTakesChanges() throws {

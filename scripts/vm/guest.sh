@@ -9,6 +9,8 @@ OUT=$1
 BIN=$2
 REPO=$3
 SKIP_RECORDINGS=${4:-0}
+# ONLY=FUNCTION runs that scenario alone (with SKIP_RECORDINGS=1), for iterating on it.
+ONLY=${5:-}
 CTL="$BIN/touchrouterctl"
 CONFIG="$REPO/scripts/vm/config.json5"
 EVEMU="$REPO/Tests/Fixtures/recordings/evemu"
@@ -30,6 +32,7 @@ fail() { echo "FAIL $1: $2" >> "$RESULTS"; }
 scenario() {
     local name=$1 detail started=$SECONDS
     shift
+    if [ -n "$ONLY" ] && [ "$ONLY" != "$1" ]; then return 0; fi
     if detail=$("$@" 2>>"$OUT/guest.log"); then pass "$name (${detail##*$'\n'})"; else fail "$name" "${detail##*$'\n'}"; fi
     echo "scenario '$name' took $((SECONDS - started)) s"
 }
@@ -437,6 +440,122 @@ ghosts() {
         "the clean panel's corner tap (another matcher) delivered"
 }
 scenario "field kit: a ghost burst and a stuck finger on the live path" ghosts
+
+# 9. Passthrough (docs/passthrough.md), on a second daemon with scripts/vm/passthrough.json5 (the
+#    first one's monitor watches every root with its subtree, which would take these touches):
+#    screen 'pass' (1000x500) passes its root through to a virtual touchscreen, beside a native
+#    view. `libinput debug-events` on the virtual node stands in for the compositor, another on
+#    the physical node shows what the compositor would see of the panel. Passes when udev tags the
+#    virtual device a touchscreen and nothing else; a tap at (100, 100) reaches the virtual device
+#    at (10 %, 20 %) ±1 unit and a tap on the native view reaches the socket only, neither reaching
+#    the grabbed physical node; a finger down while a reload takes passthrough off the root is
+#    cancelled (TOUCH_CANCEL, no TOUCH_UP: the palm) with the virtual device staying; a reload
+#    without passthrough removes the device and releases the panel (its node sees a tap); with
+#    passthrough back, SIGKILL of the daemon mid-touch removes the device and ends the contact.
+passthrough() {
+    local config="$WORK/passthrough.json5" socket=/run/touchrouter-pass.sock log="$WORK/pass-daemon.log"
+    local monitor="$WORK/pass-monitor.out" virt="$WORK/pass-virt.out" phys="$WORK/pass-phys.out"
+    local virt2="$WORK/pass-virt2.out" virtpointer="$WORK/pass-pointer.out" phys2="$WORK/pass-phys2.out"
+    local node node2 pointer panel props downs line x y pids=()
+    cp "$REPO/scripts/vm/passthrough.json5" "$config"
+    "$BIN/touchrouterd" --config "$config" --socket "$socket" > /dev/null 2> "$log" &
+    local daemon=$!
+    pids+=("$daemon")
+    wait_for "$log" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 1 60 \
+        || { echo "no virtual devices: $(grep -i passthrough "$log" | tail -1)"; kill "${pids[@]}"; return 1; }
+    node=$(grep -Eo 'virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    pointer=$(grep -Eo 'virtual pointer event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    udevadm settle
+    props=$(udevadm info --query=property --name="$node")
+    echo "$props" | grep -qx 'ID_INPUT_TOUCHSCREEN=1' && ! echo "$props" | grep -Eq '^ID_INPUT_(MOUSE|TABLET|TOUCHPAD)=' \
+        || { echo "udev tags of $node: $(echo "$props" | grep ^ID_INPUT | tr '\n' ' ')"; kill "${pids[@]}"; return 1; }
+    props=$(udevadm info --query=property --name="$pointer")
+    echo "$props" | grep -qx 'ID_INPUT_MOUSE=1' && ! echo "$props" | grep -Eq '^ID_INPUT_(TOUCHSCREEN|TABLET|TOUCHPAD)=' \
+        || { echo "udev tags of the pointer $pointer: $(echo "$props" | grep ^ID_INPUT | tr '\n' ' ')"; kill "${pids[@]}"; return 1; }
+    stdbuf -oL libinput debug-events --device "$node" > "$virt" 2>&1 &
+    pids+=($!)
+    stdbuf -oL libinput debug-events --device "$pointer" > "$virtpointer" 2>&1 &
+    pids+=($!)
+    "$CTL" monitor --socket "$socket" native > "$monitor" 2> "$WORK/pass-monitor.log" &
+    pids+=($!)
+    wait_for "$monitor" '^watching ' 1 60 || { echo "the monitor never subscribed"; kill "${pids[@]}"; return 1; }
+    launch pass "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 1500 \
+        --gesture "tap 100 100; wait 300; tap 800 250; wait 300; tap 25 25; wait 300; hold 300 100 20000; wait 6000; tap 500 300"
+    wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 1 60 || { echo "the panel was never grabbed"; kill "${pids[@]}"; return 1; }
+    panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass.device" | head -1)
+    stdbuf -oL libinput debug-events --device "$panel" > "$phys" 2>&1 &
+    pids+=($!)
+    wait_for "$virt" 'DEVICE_ADDED' 1 60 && wait_for "$phys" 'DEVICE_ADDED' 1 60 && wait_for "$virtpointer" 'DEVICE_ADDED' 1 60 \
+        || { echo "libinput debug-events never started"; kill "${pids[@]}"; return 1; }
+    go pass
+    # The tap, the native tap, the pointer pad's tap, then the held finger: two downs on the virtual
+    # touchscreen, and on the virtual pointer an absolute move to (25, 25) with a left click.
+    wait_for "$virt" 'TOUCH_DOWN' 2 60 || { echo "virtual: $(grep -c TOUCH_ "$virt") touch events"; kill "${pids[@]}"; return 1; }
+    line=$(grep -m1 'TOUCH_DOWN' "$virt")
+    read -r x y < <(echo "$line" | grep -Eo '[0-9.]+/[0-9.]+ \(' | head -1 | tr '/(' '  ')
+    awk -v x="$x" -v y="$y" 'BEGIN { exit !(x >= 9.9 && x <= 10.1 && y >= 19.8 && y <= 20.2) }' \
+        || { echo "the tap arrived at $x/$y %, not 10/20 %: $line"; kill "${pids[@]}"; return 1; }
+    wait_for "$virtpointer" 'BTN_LEFT .* released' 1 30 \
+        || { echo "pointer: $(grep -E 'POINTER' "$virtpointer" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    grep -m1 'POINTER_MOTION_ABSOLUTE' "$virtpointer" | grep -Eq ' 2\.50/ *5\.00' && grep -q 'BTN_LEFT .* pressed' "$virtpointer" \
+        || { echo "pointer: $(grep -E 'POINTER' "$virtpointer" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    wait_for "$monitor" '^native  touch [0-9]+ ended ' 1 30 || { echo "the native tap never ended at the client"; kill "${pids[@]}"; return 1; }
+    grep -Eq '^native  touch [0-9]+ began .*local \(200, 250\)' "$monitor" \
+        || { echo "native: $(grep touch "$monitor" | head -1)"; kill "${pids[@]}"; return 1; }
+    # Reload: the root stops passing through (the island keeps the device); the held finger is cancelled.
+    sed -e 's/id: "pass-root", frame: \[0, 0, 1000, 500\], passthrough: true/id: "pass-root", frame: [0, 0, 1000, 500], passthrough: false/' \
+        "$config" > "$config.new" && mv "$config.new" "$config"
+    wait_for "$virt" 'TOUCH_CANCEL' 1 30 || { echo "no TOUCH_CANCEL: $(grep TOUCH_ "$virt" | tail -2 | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    downs=$(count "$virt" 'TOUCH_DOWN')
+    [ "$downs" -eq 2 ] && [ "$(count "$virt" 'TOUCH_UP')" -eq 1 ] && [ "$(count "$virt" 'DEVICE_REMOVED')" -eq 0 ] \
+        || { echo "virtual after the reload: $downs downs, $(count "$virt" TOUCH_UP) ups, device removed $(count "$virt" DEVICE_REMOVED)"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$phys" 'TOUCH_')" -eq 0 ] || { echo "the grabbed panel's node saw $(count "$phys" 'TOUCH_DOWN') downs"; kill "${pids[@]}"; return 1; }
+    # Reload without passthrough: the device goes, the panel is released and its node sees a tap.
+    sed -e 's/passthrough: true/passthrough: false/' -e 's/passthrough: { mode: "pointer" }/passthrough: false/' \
+        "$config" > "$config.new" && mv "$config.new" "$config"
+    wait_for "$virt" 'DEVICE_REMOVED' 1 30 || { echo "the virtual device stayed after passthrough was dropped"; kill "${pids[@]}"; return 1; }
+    wait_for "$log" '"pass panel" .* released \(passthrough\)' 1 30 || { echo "the panel was not released"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys" 'TOUCH_DOWN' 1 60 || { echo "the released panel's node saw no tap"; kill "${pids[@]}"; return 1; }
+    wait "$PID_pass"
+    # A new panel whose finger A is down before passthrough comes back: A is never passed on and
+    # the grab waits for it to lift (the panel's node sees A whole); finger B after it is passed
+    # through; then SIGKILL mid-touch.
+    launch pass2 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 1500 \
+        --gesture "hold 100 100 8000; wait 6000; hold 150 150 6000; wait 500; tap 120 120"
+    wait_for "$log" 'touch device [0-9]+ "pass panel" .* added' 2 60 || { echo "the second panel was not added"; kill "${pids[@]}"; return 1; }
+    panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass2.device" | head -1)
+    stdbuf -oL libinput debug-events --device "$panel" > "$phys2" 2>&1 &
+    pids+=($!)
+    wait_for "$phys2" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on the panel never started"; kill "${pids[@]}"; return 1; }
+    go pass2
+    wait_for "$phys2" 'TOUCH_DOWN' 1 30 || { echo "finger A never reached the panel's node"; kill "${pids[@]}"; return 1; }
+    cp "$REPO/scripts/vm/passthrough.json5" "$config.new" && mv "$config.new" "$config"
+    wait_for "$log" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 2 30 || { echo "no second virtual device"; kill "${pids[@]}"; return 1; }
+    node2=$(grep -Eo 'virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log" | tail -1 | grep -Eo '/dev/input/event[0-9]+')
+    stdbuf -oL libinput debug-events --device "$node2" > "$virt2" 2>&1 &
+    pids+=($!)
+    wait_for "$virt2" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on the second virtual device never started"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys2" 'TOUCH_UP' 1 30 || { echo "finger A's lift never reached the panel's node (grabbed mid-touch?)"; kill "${pids[@]}"; return 1; }
+    wait_for "$log" '"pass panel" .* grabbed \(passthrough\)' 2 30 || { echo "the second panel was not grabbed after A lifted"; kill "${pids[@]}"; return 1; }
+    wait_for "$virt2" 'TOUCH_DOWN' 1 60 || { echo "finger B never reached the second virtual device"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$virt2" 'TOUCH_DOWN')" -eq 1 ] && grep -m1 'TOUCH_DOWN' "$virt2" | grep -q ' 15\.00/30\.00 ' \
+        || { echo "second virtual device: $(grep TOUCH_DOWN "$virt2" | tr '\n' ';') (finger A must not be there)"; kill "${pids[@]}"; return 1; }
+    kill -KILL "$daemon"
+    wait_for "$virt2" 'DEVICE_REMOVED' 1 30 || { echo "the virtual device outlived the daemon"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$virt2" 'TOUCH_UP')" -eq 0 ] && [ "$(count "$virt2" 'TOUCH_CANCEL')" -eq 1 ] \
+        || { echo "after SIGKILL: $(count "$virt2" TOUCH_UP) ups, $(count "$virt2" TOUCH_CANCEL) cancels"; kill "${pids[@]}"; return 1; }
+    [ ! -e "/sys/class/input/${node2##*/}" ] || { echo "${node2##*/} still in sysfs"; kill "${pids[@]}"; return 1; }
+    # The kernel released the grab with the daemon: the panel's node sees the tap that follows.
+    wait_for "$phys2" 'TOUCH_DOWN' 2 30 || { echo "the panel's node saw nothing after the daemon died"; kill "${pids[@]}"; return 1; }
+    wait "$PID_pass2"
+    kill "${pids[@]}" 2>/dev/null
+    echo "udev: ID_INPUT_TOUCHSCREEN=1 only (pointer: ID_INPUT_MOUSE=1 only, absolute motion and a left click);" \
+        "tap at $x/$y % of the virtual device, native tap on the socket," \
+        "none on the grabbed panel; a reload cancelled the held finger (TOUCH_CANCEL, no TOUCH_UP);" \
+        "dropping passthrough removed the device and released the panel; a finger down as passthrough came back" \
+        "stayed the panel's and the grab waited for it; SIGKILL: device gone, contact cancelled, panel free"
+}
+scenario "passthrough: virtual touchscreen, grab, cancel, SIGKILL" passthrough
 
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
