@@ -210,6 +210,12 @@ public enum ClientEvent: Hashable, Sendable {
     case subscriptionEnded(views: [String], reason: String)
     /// A screen with a subscribed view went idle (or off) or became active (docs/field.md).
     case screenState(ScreenStateChange)
+    /// The client's calibration session accepted a press (docs/calibration.md).
+    case calibrationSample(CalibrationSample)
+    /// The client's calibration session refused a press, with a sentence to show.
+    case calibrationRefused(screen: String, reason: CalibrationRefusalReason, message: String)
+    /// The daemon ended the client's calibration session (`timeout`, `reload`).
+    case calibrationEnded(screen: String, reason: CalibrationEndReason)
     /// An error not answering a request, e.g. `queue-overflow` or `shutting-down` before the
     /// daemon closes the connection.
     case error(ProtocolError)

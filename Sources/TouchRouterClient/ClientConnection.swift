@@ -164,6 +164,11 @@ final class Connection: Sendable {
         case .viewsChanged(let generation, let views): events.yield(.viewsChanged(generation: generation, views: views))
         case .screenState(let change): events.yield(.screenState(change))
         case .subscriptionEnded(let views, let reason): events.yield(.subscriptionEnded(views: views, reason: reason))
+        case .calibrationSample(let sample): events.yield(.calibrationSample(sample))
+        case .calibrationRefused(let screen, let reason, let message):
+            events.yield(.calibrationRefused(screen: screen, reason: reason, message: message))
+        case .calibrationEnded(let screen, let reason, _):
+            events.yield(.calibrationEnded(screen: screen, reason: reason))
         case .error(let error):
             state.withLock { $0.finalError = error }
             events.yield(.error(error))

@@ -64,6 +64,8 @@ extension Daemon {
             return handleRuntimeRequest(request, seq: seq, from: client)
         case .setScreenState(let screen, let off):
             return setScreenState(screen, off: off, seq: seq, from: client)
+        case .calibrationStart, .calibrationFinish, .calibrationCancel:
+            return errorLine(code: .notSupported, message: "calibration sessions are not built yet", seq: seq)
         }
     }
 

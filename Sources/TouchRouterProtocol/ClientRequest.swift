@@ -35,6 +35,13 @@ public enum RequestMessage: Hashable, Sendable {
     /// `setScreenState`: an external blanker says the screen is `off` or `on` (admin only;
     /// docs/field.md).
     case setScreenState(screen: String, off: Bool)
+    /// `calibrationStart`: measure presses on a screen for a calibration (admin only;
+    /// docs/calibration.md). The times are `timeoutMs` and `minimumGapMs`, defaults filled in.
+    case calibrationStart(screen: String, timeoutMillis: Int64, minimumGapMillis: Int64)
+    /// `calibrationFinish`: end the client's session and fit its points (at most 16).
+    case calibrationFinish(points: [CalibrationPress], verify: CalibrationPress?)
+    /// `calibrationCancel`: end the client's session without a fit.
+    case calibrationCancel
 
     /// The wire `type` of this request.
     public var typeName: String {
@@ -52,6 +59,9 @@ public enum RequestMessage: Hashable, Sendable {
         case .mount: "mount"
         case .unmount: "unmount"
         case .setScreenState: "setScreenState"
+        case .calibrationStart: "calibrationStart"
+        case .calibrationFinish: "calibrationFinish"
+        case .calibrationCancel: "calibrationCancel"
         }
     }
 }
@@ -182,6 +192,9 @@ public enum RequestDecoder {
         case "unmount": message = .unmount(view: try fields.string("view"))
         case "setScreenState":
             message = .setScreenState(screen: try fields.string("screen"), off: try ScreenStateRequest.isOff(fields))
+        case "calibrationStart": message = try fields.calibrationStart()
+        case "calibrationFinish": message = try fields.calibrationFinish()
+        case "calibrationCancel": message = .calibrationCancel
         default:
             throw ProtocolError(
                 code: .unknownType, message: "unknown request type \"\(Excerpt.of(type))\"", seq: seq)
@@ -236,7 +249,7 @@ extension ClientRequest {
             case .hitTest(let screen, let screenPoint), .explain(let screen, let screenPoint):
                 if let screen { object.field("screen", string: screen) }
                 object.field("point", point: screenPoint)
-            case .layout, .status, .reload:
+            case .layout, .status, .reload, .calibrationCancel:
                 break
             case .metrics(let format):
                 object.field("format", string: format.rawValue)
@@ -252,6 +265,18 @@ extension ClientRequest {
             case .setScreenState(let screen, let off):
                 object.field("screen", string: screen)
                 object.field("state", string: off ? "off" : "on")
+            case .calibrationStart(let screen, let timeoutMillis, let minimumGapMillis):
+                object.field("screen", string: screen)
+                object.field("timeoutMs", integer: timeoutMillis)
+                object.field("minimumGapMs", integer: minimumGapMillis)
+            case .calibrationFinish(let points, let verify):
+                object.field("points", array: points) { press, buffer in
+                    JSONObjectWriter.appendObject(to: &buffer) { object in
+                        object.field("target", xyObject: press.target)
+                        object.field("normalized", point: press.normalized)
+                    }
+                }
+                if let verify { object.field("verify", calibrationPress: verify) }
             }
             if let seq { object.field("seq", integer: seq) }
         }

@@ -265,6 +265,17 @@ public enum DaemonMessage: Hashable, Sendable {
     case screenState(ScreenStateChange)
     /// `screenState`: the reply to `setScreenState`, the state now in effect.
     case screenStateSet(screen: String, off: Bool, seq: Int64?)
+    /// The reply to `calibrationStart`: the session runs (docs/calibration.md).
+    case calibrationStarted(CalibrationStarted)
+    /// One accepted press of the session, to the session's client.
+    case calibrationSample(CalibrationSample)
+    /// A press of the session that gave no sample, with a sentence a person can read.
+    case calibrationRefused(screen: String, reason: CalibrationRefusalReason, message: String)
+    /// The session ended without a fit: the reply to `calibrationCancel` (with its `seq`), or the
+    /// daemon's own (`timeout`, `reload`; no `seq`).
+    case calibrationEnded(screen: String, reason: CalibrationEndReason, seq: Int64?)
+    /// The reply to `calibrationFinish`: the fitted matrix.
+    case calibrationResult(CalibrationResult)
     case error(ProtocolError)
 
     /// The `seq` of the request this message answers; nil for unsolicited messages.
@@ -273,6 +284,10 @@ public enum DaemonMessage: Hashable, Sendable {
         case .welcome(let message): message.seq
         case .touches, .gesture, .layoutChanged, .viewsChanged, .screenState, .subscriptionEnded: nil
         case .screenStateSet(_, _, let seq): seq
+        case .calibrationSample, .calibrationRefused: nil
+        case .calibrationStarted(let reply): reply.seq
+        case .calibrationEnded(_, _, let seq): seq
+        case .calibrationResult(let reply): reply.seq
         case .subscribed(let message): message.seq
         case .unsubscribed(let message): message.seq
         case .hitTestResult(let message): message.seq
@@ -307,6 +322,11 @@ public enum DaemonMessage: Hashable, Sendable {
         case .unmounted: "unmounted"
         case .screenState(let change): change.isActive ? "active" : "idle"
         case .screenStateSet: "screenState"
+        case .calibrationStarted: "calibrationStarted"
+        case .calibrationSample: "calibrationSample"
+        case .calibrationRefused: "calibrationRefused"
+        case .calibrationEnded: "calibrationEnded"
+        case .calibrationResult: "calibrationResult"
         case .error: "error"
         }
     }

@@ -74,6 +74,8 @@ extension DaemonMessage {
             case .screenStateSet(let screen, let off, _):
                 object.field("screen", string: screen)
                 object.field("state", string: off ? "off" : "on")
+            case .calibrationStarted, .calibrationSample, .calibrationRefused, .calibrationEnded, .calibrationResult:
+                object.calibrationFields(self)
             case .error(let error):
                 object.field("code", string: error.code.rawValue)
                 object.field("message", string: error.message)
@@ -226,6 +228,7 @@ public enum DaemonMessageDecoder {
             if fields.has("failures") { error.failures = try ProtocolError.failures(from: fields) }
             return .error(error)
         default:
+            if let message = try calibrationMessage(type: type, fields, seq: seq) { return message }
             throw ProtocolError(
                 code: .unknownType, message: "unknown message type \"\(Excerpt.of(type))\"", seq: seq)
         }

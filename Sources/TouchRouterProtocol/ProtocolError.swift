@@ -49,6 +49,9 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
     /// A `reload` found a config file that does not load (`failures` lists its errors, each with
     /// the config's code and place); the running layout stays.
     case invalidConfig = "invalid-config"
+    /// `calibrationStart` while a calibration session is already running (on any screen, by any
+    /// client): one session at a time, daemon-wide.
+    case calibrationBusy = "calibration-busy"
 
     /// The daemon closes the connection after sending an error with this code.
     public var closesConnection: Bool {

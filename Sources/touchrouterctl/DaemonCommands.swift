@@ -184,6 +184,8 @@ enum MonitorCommand: Command {
                     } else {
                         LineOutput.print("subscription ended (\(reason)): \(views.joined(separator: ", "))")
                     }
+                case .calibrationSample, .calibrationRefused, .calibrationEnded:
+                    break  // only a calibrating client receives these
                 case .error(let error):
                     StandardError.print("touchrouterctl monitor: daemon: \(error)")
                 }

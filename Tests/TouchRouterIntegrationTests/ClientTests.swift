@@ -100,7 +100,7 @@ struct ClientTests {
                 connection.send(.layout(LayoutReply(generation: 1, layout: layout, seq: seq)))
             case .status:
                 connection.send(.status(StatusReply(counters: ["clients": .integer(1)], seq: seq)))
-            case .reload, .setScreenState, .metrics:
+            case .reload, .setScreenState, .metrics, .calibrationStart, .calibrationFinish, .calibrationCancel:
                 connection.send(
                     .error(ProtocolError(code: .permissionDenied, message: "not admin", seq: seq)))
             case .setView(let views):

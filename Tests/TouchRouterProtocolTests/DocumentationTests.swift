@@ -10,7 +10,7 @@ import TouchRouterCore
 struct DocumentationTests {
     static let requestTypes: Set<String> = [
         "hello", "subscribe", "unsubscribe", "hitTest", "explain", "layout", "status", "metrics", "reload", "setView",
-        "mount", "unmount", "setScreenState",
+        "mount", "unmount", "setScreenState", "calibrationStart", "calibrationFinish", "calibrationCancel",
     ]
 
     static func documentedLines() throws -> [String] {
