@@ -32,8 +32,8 @@ struct CalibrateCommandTests {
                       "screens": [{"name": "main", "width": 800.0, "height": 480.0}]}, seq)
             elif kind == "calibrationStart":
                 send(scenario.get("start", {"type": "calibrationStarted", "screen": "main", "width": 800,
-                     "height": 480, "rotation": 0, "millimetresPerUnit": 0.2, "timeoutMs": request["timeoutMs"],
-                     "minimumGapMs": request["minimumGapMs"]}), seq)
+                     "height": 480, "rotation": 0, "millimetresPerUnit": 0.2, "timeoutMs": request.get("timeoutMs", 120000),
+                     "minimumGapMs": request.get("minimumGapMs", 250)}), seq)
                 for event in scenario.get("events", []):
                     send(event)
             elif kind == "calibrationFinish":
@@ -283,6 +283,33 @@ struct CalibrateCommandTests {
         tool.waitUntilExit()
         #expect(tool.terminationStatus == 130)
         #expect(run.request("calibrationCancel") != nil)
+    }
+
+    /// The worked example for programs that draw their own targets, on the same script.
+    @Test func theCalibratePythonExampleRunsASession() throws {
+        let refused: [String: Any] = [
+            "type": "calibrationRefused", "screen": "main", "reason": "multipleFingers",
+            "message": "more than one finger touched the panel; press the target with one finger",
+        ]
+        let run = try Run([
+            "events": [refused] + (Self.presses.map(\.normalized) + [[0.31, 0.6]]).map(Self.sample),
+            "result": Self.result(verification: ["units": 1.25, "millimetres": NSNull()]),
+        ])
+        let script = Paths.packageRoot.appendingPathComponent("examples/calibrate.py").path
+        let example = try ProgramRun("python3", [script, "--socket", run.socketPath, "--verify", "main"])
+        #expect(example.status == 0)
+        #expect(
+            example.lines == [
+                "target 80 48 (1 of 5)",
+                "refused multipleFingers: more than one finger touched the panel; press the target with one finger",
+                "pressed 88 43.2", "target 720 48 (2 of 5)", "pressed 696 48", "target 80 432 (3 of 5)",
+                "pressed 96 422.4", "target 720 432 (4 of 5)", "pressed 712 436.8", "target 240 288 (5 of 5)",
+                "pressed 248 288", "calibration: [1.05, 0.002, -0.03, -0.001, 1.04, -0.025]",
+                "residuals: 0.25, 0.5, 0.125, 0.75", "verification: 1.25 units",
+            ])
+        let finish = try #require(run.request("calibrationFinish"))
+        #expect((finish["points"] as? [Any])?.count == 4)
+        #expect((finish["verify"] as? [String: Any])?["target"] as? [String: Double] == ["x": 240, "y": 288])
     }
 
     /// Refusals before any press: the screen is not in the file, the device is not a framebuffer.
