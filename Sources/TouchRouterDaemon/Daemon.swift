@@ -328,7 +328,7 @@ public final class Daemon {
         housekeepingTimer.acknowledge()
         housekeepingArmedAt = nil
         let now = monotonicMicros()
-        if let due = router.nextDeadlineMicros, due <= now { deliver(router.advance(to: now)) }
+        if let due = routerDeadlineMicros, due <= now { deliver(router.advance(to: now)) }
         advancePanelPower(to: now)
         for (clientID, deadline) in lingerDeadlines where deadline <= now {
             lingerDeadlines[clientID] = nil
@@ -354,7 +354,7 @@ public final class Daemon {
     /// nothing waits.
     func armHousekeepingTimer() {
         let next =
-            ([retryAtMicros, router.nextDeadlineMicros, panelPowerDeadlineMicros].compactMap { $0 }
+            ([retryAtMicros, routerDeadlineMicros, panelPowerDeadlineMicros].compactMap { $0 }
             + lingerDeadlines.values).min()
         guard next != housekeepingArmedAt else { return }
         do {

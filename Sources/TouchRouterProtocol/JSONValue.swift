@@ -43,7 +43,7 @@ public enum JSONValue: Hashable, Sendable {
         case .object(let fields):
             JSONObjectWriter.appendObject(to: &buffer) { object in
                 for key in fields.keys.sorted() {
-                    object.key(key)
+                    object.key(escaping: key)
                     fields[key]!.append(to: &object.buffer)
                 }
             }

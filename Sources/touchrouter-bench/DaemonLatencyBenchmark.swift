@@ -71,8 +71,16 @@ enum DaemonLatencyBenchmark {
 
     /// The options of `touchrouter-bench latency`, each declared once.
     enum Declared {
-        static let clients = Option.integers(
-            "clients", help: "Client counts, one row each.", in: 1...Int.max, default: [1, 10, 50])
+        /// `none` runs no client rows (the gesture rows only).
+        static let clients = Option<[Int]>(
+            "clients", valueName: "N,...|none", help: "Client counts, one row each; none for the gesture rows only.",
+            default: [1, 10, 50], defaultText: "1,10,50", expected: "comma-separated whole numbers >= 1, or none",
+            convert: { text in
+                if text == "none" { return [] }
+                let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+                guard numbers.allSatisfy({ ($0 ?? 0) >= 1 }) else { return nil }
+                return numbers.compactMap { $0 }
+            })
         static let seconds = Option.number(
             "seconds", valueName: "S", help: "Seconds measured per row.", in: 0...Double.infinity, default: 10)
         static let throughputSeconds = Option.number(

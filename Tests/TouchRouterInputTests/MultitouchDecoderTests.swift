@@ -273,6 +273,37 @@ struct MultitouchDecoderTests {
             ])
     }
 
+    /// libinput keeps only the last flushed slot's result as "a frame is needed": when that slot
+    /// sends nothing (a move inside the hysteresis), the report makes no frame, and the other slot's
+    /// motion waits for the next frame instead of being lost or framed alone.
+    @Test func aReportWhoseLastSlotSendsNothingCarriesItsContactsOn() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtSlot, 0, at: 0), Self.abs(EvdevCode.absMtTrackingId, 1, at: 0),
+                Self.abs(EvdevCode.absMtPositionX, 100, at: 0), Self.abs(EvdevCode.absMtPositionY, 100, at: 0),
+                Self.abs(EvdevCode.absMtSlot, 1, at: 0), Self.abs(EvdevCode.absMtTrackingId, 2, at: 0),
+                Self.abs(EvdevCode.absMtPositionX, 500, at: 0), Self.abs(EvdevCode.absMtPositionY, 500, at: 0),
+                Self.report(at: 0),
+                // Slot 0 moves far; slot 1, flushed last, moves inside the hysteresis: no frame.
+                Self.abs(EvdevCode.absMtSlot, 0, at: 1), Self.abs(EvdevCode.absMtPositionX, 300, at: 1),
+                Self.abs(EvdevCode.absMtSlot, 1, at: 1), Self.abs(EvdevCode.absMtPositionX, 506, at: 1),
+                Self.report(at: 1),
+                // Slot 1 moves far: one frame with both motions.
+                Self.abs(EvdevCode.absMtPositionX, 700, at: 2), Self.report(at: 2),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 2])
+        #expect(
+            frames.last?.contacts == [
+                ContactEvent(kind: .motion, slot: 0, screenPoint: Point(300, 100)),
+                ContactEvent(kind: .motion, slot: 1, screenPoint: Point(700, 500)),
+            ])
+    }
+
     /// Hysteresis again, on its other paths: a diagonal motion toward the origin (the centre lags
     /// behind on both axes, rounded toward zero as libinput's C does), the dragged centre standing in
     /// for the axis the next event does not carry, and a motion back inside the ellipse dropped.

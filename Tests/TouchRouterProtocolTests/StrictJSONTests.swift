@@ -116,6 +116,16 @@ struct StrictJSONTests {
         }
     }
 
+    /// A free value's keys are data (a client's `setView` fields echoed in `status`): a quote, a
+    /// backslash or a control character in one is escaped, never ends the key.
+    @Test func aFreeObjectsKeysAreEscaped() throws {
+        let fields: [String: JSONValue] = ["type": .string("status"), "a\"b\\c\u{1}": .integer(1)]
+        var line: [UInt8] = []
+        JSONValue.object(fields).append(to: &line)
+        #expect(String(decoding: line, as: UTF8.self).contains(#""a\"b\\c\u0001":1"#))
+        #expect(try JSONReading.object(fromLine: line) == fields)
+    }
+
     private static func randomValue(_ random: inout SeededRandom, depth: Int) -> JSONValue {
         switch Int.random(in: 0..<(depth < 3 ? 8 : 6), using: &random) {
         case 0: return .null
