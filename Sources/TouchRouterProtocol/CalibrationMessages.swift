@@ -238,14 +238,14 @@ extension DaemonMessageDecoder {
 
 extension JSONObjectWriter {
     /// `"name":{"x":…,"y":…}`.
-    mutating func field(_ name: String, xyObject point: Point) {
+    mutating func field(_ name: StaticString, xyObject point: Point) {
         field(name) { object in
             object.field("x", double: point.x)
             object.field("y", double: point.y)
         }
     }
 
-    mutating func field(_ name: String, calibrationPress press: CalibrationPress) {
+    mutating func field(_ name: StaticString, calibrationPress press: CalibrationPress) {
         field(name) { object in
             object.field("target", xyObject: press.target)
             object.field("normalized", point: press.normalized)
