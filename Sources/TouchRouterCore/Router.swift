@@ -17,6 +17,9 @@ public enum Routed: Sendable {
     case filterBurst(FilterBurst)
     /// What a screen's virtual touchscreen or pointer must play (passthrough, docs/passthrough.md).
     case passthrough(PassthroughFrame)
+    /// The calibration session's word (a sample, a refusal, its end by timeout or reload): for the
+    /// session's client (docs/calibration.md).
+    case calibration(CalibrationSessionEvent)
 }
 
 /// The routing state and its few operations. The pipeline, in the order `route` runs it:
@@ -62,6 +65,11 @@ public struct Router: Sendable {
     private var shields: Set<String>
     /// The deliveries of the call in progress (storage reused from call to call).
     private var deliveries: [Routed] = []
+    /// The calibration session, when one runs: its screen's frames go to it instead of the field
+    /// stage and the tracker (`startCalibration`).
+    public private(set) var calibration: CalibrationSession?
+    /// The session's events of the call in progress (storage reused).
+    private var calibrationEvents: [CalibrationSessionEvent] = []
 
     /// A Router for `config` with nobody subscribed; the field stage's idle countdowns start at
     /// `nowMicros`. `tracking` is the tracker's settings (tests and benchmarks change them).
@@ -83,6 +91,21 @@ public struct Router: Sendable {
     /// One input event, at `nowMicros`, through the field stage, the tracker and recognition.
     public mutating func route(_ event: InputEvent, nowMicros: UInt64) -> [Routed] {
         deliveries.removeAll(keepingCapacity: true)
+        if calibration != nil {
+            switch event {
+            case .frame(let frame) where frame.screen == calibration!.screen:
+                // The session's screen: measured, never filtered or routed. O(contacts).
+                field.noteInputClock(frameTimestampMicros: frame.timestampMicros, nowMicros: nowMicros)
+                calibrationEvents.removeAll(keepingCapacity: true)
+                calibration!.take(frame, nowMicros: nowMicros, into: &calibrationEvents)
+                for event in calibrationEvents { deliveries.append(.calibration(event)) }
+                return deliveries
+            case .deviceRemoved(let device, _):
+                calibration!.deviceRemoved(device)
+            case .frame:
+                break
+            }
+        }
         if field.isInert {
             // Nothing to filter: the stage only notes the input clock (O(1)), so what it stamps
             // later (an `idle` after a reload turned it on) is on the clock the touches use.
@@ -102,15 +125,22 @@ public struct Router: Sendable {
         deliveries.removeAll(keepingCapacity: true)
         if !field.isInert { take(field.advance(nowMicros: nowMicros)) }
         if !gestures.isEmpty { append(gestures.advance(to: field.inputTime(nowMicros))) }
+        if let session = calibration, session.deadlineMicros <= nowMicros {
+            deliveries.append(.calibration(.ended(screen: session.screen, .timeout)))
+            giveBackCalibratedScreen(nowMicros: nowMicros)
+        }
         return deliveries
     }
 
     /// When `advance` must be called next, on the caller's clock; nil when nothing waits (an idle
     /// daemon with no `idle` screen and no pending recognition never wakes).
     public var nextDeadlineMicros: UInt64? {
-        let fieldDue = field.nextDeadlineMicros
-        guard let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) else { return fieldDue }
-        return min(fieldDue ?? .max, gestureDue)
+        var due = field.nextDeadlineMicros
+        if let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) {
+            due = min(due ?? .max, gestureDue)
+        }
+        if let calibrationDue = calibration?.deadlineMicros { due = min(due ?? .max, calibrationDue) }
+        return due
     }
 
     /// Fires every pending recognition deadline now, each at its own time, without waiting: what a
@@ -139,6 +169,7 @@ public struct Router: Sendable {
         nowMicros: UInt64
     ) -> [Routed] {
         deliveries.removeAll(keepingCapacity: true)
+        let oldConfig = config
         let inputNow = field.inputTime(nowMicros)
         // Cancels go to the subscribers the removed views had: the table is swapped after.
         recognise(tracker.replaceLayout(prepared, timestampMicros: inputNow), scale: .fallback, at: inputNow)
@@ -153,7 +184,52 @@ public struct Router: Sendable {
             })
         shields = Set(newConfig.viewAccess.keys)
         if let table { subscriptions = table }
+        if let session = calibration, !Self.sameScreen(session.screen, before: oldConfig, after: newConfig) {
+            deliveries.append(.calibration(.ended(screen: session.screen, .reload)))
+            giveBackCalibratedScreen(nowMicros: nowMicros)
+        }
         return deliveries
+    }
+
+    // MARK: - Calibration
+
+    /// Starts a calibration session at `nowMicros` (the caller checked there is none): the touches
+    /// down on its screen are cancelled (reason `view-removed`, as a reload removing their views),
+    /// the field stage lets the screen go (no filter, no idle; made active if it was not) and its
+    /// frames go to the session from now on. Cost: the touches down.
+    public mutating func startCalibration(_ session: CalibrationSession, nowMicros: UInt64) -> [Routed] {
+        deliveries.removeAll(keepingCapacity: true)
+        let inputNow = field.inputTime(nowMicros)
+        recognise(
+            tracker.cancel(screen: session.screen, reason: .viewRemoved, timestampMicros: inputNow), scale: .fallback,
+            at: inputNow)
+        if let output = field.setCalibrating(session.screen, true, nowMicros: nowMicros) { take(output) }
+        calibration = session
+        return deliveries
+    }
+
+    /// Ends the calibration session (finished, cancelled, its client gone): the screen is filtered
+    /// and routed again, its idle countdown restarted. Returns the session as it ended.
+    public mutating func endCalibration(nowMicros: UInt64) -> CalibrationSession? {
+        let session = calibration
+        giveBackCalibratedScreen(nowMicros: nowMicros)
+        return session
+    }
+
+    private mutating func giveBackCalibratedScreen(nowMicros: UInt64) {
+        guard let session = calibration else { return }
+        calibration = nil
+        // Giving a screen back only restarts its countdown: nothing to deliver.
+        _ = field.setCalibrating(session.screen, false, nowMicros: nowMicros)
+    }
+
+    /// The screen has the same size, rotation, calibration and devices in both configs.
+    static func sameScreen(_ name: String, before: Config, after: Config) -> Bool {
+        guard let old = before.layout.screen(named: name), let new = after.layout.screen(named: name) else {
+            return false
+        }
+        return old.width == new.width && old.height == new.height
+            && before.input(forScreen: name) == after.input(forScreen: name)
     }
 
     /// A new subscription table for the same layout (clients subscribed or left). Touches already

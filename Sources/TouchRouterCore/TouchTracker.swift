@@ -217,6 +217,22 @@ public struct TouchTracker: Sendable {
         return output.finish()
     }
 
+    /// Cancels every touch down on the named screen (a calibration session takes the screen over);
+    /// the rest go on. Cost: the touches down.
+    public mutating func cancel(screen name: String, reason: CancelReason, timestampMicros: UInt64) -> [ViewTouches] {
+        output.reset()
+        if let screenIndex = screens.firstIndex(where: { $0.name == name }) {
+            let ids = touches.filter { $0.screenIndex == screenIndex && $0.isLive }.map(\.id)
+            for id in ids {
+                if let index = touches.firstIndex(where: { $0.id == id }) {
+                    end(index, phase: .cancelled, reason: reason, timestampMicros: timestampMicros)
+                }
+            }
+        }
+        flush(timestampMicros: timestampMicros)
+        return output.finish()
+    }
+
     // MARK: - Contacts
 
     private mutating func apply(

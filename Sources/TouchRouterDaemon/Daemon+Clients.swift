@@ -242,6 +242,7 @@ extension Daemon {
         client.fd.close()
         clients[client.id] = nil
         runtimeClientLeft(client)  // its subscriptions too, on the worker
+        if calibrationClient == client.id { endCalibrationSession() }  // silently: nobody to tell
         switch reason {
         case .closedByPeer, .daemonStopping: logger.info("\(client.label) disconnected: \(reason)")
         default: logger.warning("\(client.label) disconnected: \(reason)")

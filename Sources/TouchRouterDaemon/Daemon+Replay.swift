@@ -36,6 +36,7 @@ extension Daemon {
             let takenMicros = monotonicMicros()
             if options.replayRestampsFrames { frame.timestampMicros = takenMicros }
             replayTargets.stamp(&frame)
+            if calibrationReplayUndo != nil { uncalibrateForSession(&frame) }
             process(.frame(frame), stampMicros: takenMicros)
             if stampToWritten != nil { stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
             if clock.speed == 0 { break }

@@ -65,7 +65,7 @@ extension Daemon {
         case .setScreenState(let screen, let off):
             return setScreenState(screen, off: off, seq: seq, from: client)
         case .calibrationStart, .calibrationFinish, .calibrationCancel:
-            return errorLine(code: .notSupported, message: "calibration sessions are not built yet", seq: seq)
+            return handleCalibrationRequest(request, seq: seq, from: client)
         }
     }
 
@@ -138,6 +138,14 @@ extension Daemon {
                 Int64(
                     clients.values.map(\.outbox.mostCoalescedInOneStep).reduce(
                         stats.coalescedMostInOneStepByGoneClients, max)))
+        }
+        if admin, let session = router.calibration {
+            counters["calibration"] = .object([
+                "screen": .string(session.screen),
+                "clientPid": calibrationClient.flatMap { clients[$0]?.credentials }.map { .integer(Int64($0.pid)) }
+                    ?? .null,
+                "samples": .integer(Int64(session.sampleCount)),
+            ])
         }
         if admin || access.isEmpty {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))

@@ -14,7 +14,7 @@ extension Daemon {
         let reader = try LibinputReader(
             backend: backend, logLevel: options.logLevel == .debug ? .debug : .info,
             assigner: { [unowned self] device, defaultCalibration in
-                config.screenAssignment(for: device, defaultCalibration: defaultCalibration)
+                calibrationAware(config.screenAssignment(for: device, defaultCalibration: defaultCalibration))
             },
             log: { level, message in logger.log(level, message) })
         liveInput = reader
@@ -40,7 +40,7 @@ extension Daemon {
         let delivers = routed.contains {
             switch $0 {
             case .touches, .gesture: true
-            case .screenState, .filterBurst, .passthrough: false
+            case .screenState, .filterBurst, .passthrough, .calibration: false
             }
         }
         deliver(routed)
@@ -77,6 +77,7 @@ extension Daemon {
                     panelPowerScreenChanged(change)
                 case .filterBurst(let burst): logBurst(burst)
                 case .passthrough: break  // the virtual devices: not written yet (issue 28)
+                case .calibration(let event): calibrationEvent(event)
                 }
             }
             for client in clientsToFlush where client.closing == nil { flush(client) }

@@ -70,6 +70,10 @@ public final class Daemon {
     /// The replayed devices, and the screen and matcher the current config gives each.
     var replayTargets = ReplayTargets(frames: [])
     var liveInput: LibinputReader?
+    /// The client running the calibration session (`router.calibration`), and for replayed input the
+    /// matrix that takes the screen's calibration back out of its frames (Daemon+Calibration.swift).
+    var calibrationClient: ClientID?
+    var calibrationReplayUndo: [Double]?
     var isStopping = false
     /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
     var isAcceptPaused = false

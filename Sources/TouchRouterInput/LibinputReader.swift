@@ -133,6 +133,13 @@ public final class LibinputReader {
         devices.values.map { ($0.device, $0.assignment.screen) }.sorted { $0.device.id < $1.device.id }
     }
 
+    /// The millimetres per layout unit of the first touch device in use on `screen` (by id), nil
+    /// when none is.
+    public func physicalScale(ofScreen screen: String) -> PhysicalScale? {
+        devices.values.filter { $0.assignment.screen == screen }.min { $0.device.id < $1.device.id }?.assignment
+            .physicalScale
+    }
+
     /// Reads everything libinput has and returns the frames and removals, in order.
     public func dispatch() -> [InputEvent] {
         if libinput_dispatch(context) != 0 {

@@ -68,6 +68,7 @@ struct RouterTests {
             case .screenState(let change): "screen \(change.screen) \(change.isActive ? "active" : "idle")"
             case .filterBurst(let burst): "burst \(burst.kind.rawValue)"
             case .passthrough(let frame): "passthrough \(frame.screen) \(frame.contacts.map(\.phase.rawValue))"
+            case .calibration(let event): "calibration \(event)"
             }
         }
     }

@@ -304,6 +304,25 @@ struct MultitouchDecoderTests {
             ])
     }
 
+    /// The hysteresis ellipse's radii are fuzz/2: a motion 6 units from the centre with fuzz 8 is
+    /// outside it and reported (libinput's `evdev_hysteresis` margin), not suppressed.
+    @Test func aMotionJustOutsideTheHysteresisEllipseIsReported() throws {
+        var device = Self.touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        var decoder = try Self.decoder(device)
+        let frames = Self.feed(
+            &decoder,
+            [
+                Self.abs(EvdevCode.absMtTrackingId, 1, at: 0), Self.abs(EvdevCode.absMtPositionX, 100, at: 0),
+                Self.abs(EvdevCode.absMtPositionY, 100, at: 0), Self.report(at: 0),
+                // The kernel averages 112 with 100 (within 2 × fuzz): 106, 6 from the centre > 4.
+                Self.abs(EvdevCode.absMtPositionX, 112, at: 1), Self.report(at: 1),
+            ])
+        #expect(frames.map(\.timestampMicros) == [0, 1])
+        #expect(frames.last?.contacts == [ContactEvent(kind: .motion, slot: 0, screenPoint: Point(106, 100))])
+    }
+
     /// Hysteresis again, on its other paths: a diagonal motion toward the origin (the centre lags
     /// behind on both axes, rounded toward zero as libinput's C does), the dragged centre standing in
     /// for the axis the next event does not carry, and a motion back inside the ellipse dropped.

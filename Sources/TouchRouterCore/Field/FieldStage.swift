@@ -158,6 +158,27 @@ public struct FieldStage: Sendable {
         return output
     }
 
+    /// A calibration session takes the screen (`calibrating` true) or gives it back. Taken, the
+    /// screen's contacts are forgotten (their touches were cancelled), it becomes active (`active`,
+    /// reason `admin`, when it was not: the panel must show the targets) and it never goes idle;
+    /// its frames go to the session, not here. Given back, its idle countdown starts again at
+    /// `nowMicros`. nil for an unknown screen. Cost: the contacts followed.
+    public mutating func setCalibrating(_ name: String, _ calibrating: Bool, nowMicros given: UInt64) -> FieldOutput? {
+        output.reset()
+        let now = max(nowMicros, given)
+        fireDeadlines(upTo: now)
+        guard let index = screens.firstIndex(where: { $0.name == name }) else { return nil }
+        screens[index].calibrating = calibrating
+        screens[index].lastActivityMicros = now
+        if calibrating {
+            contacts.removeAll { $0.screenIndex == index }
+            screens[index].presentContacts = 0
+            screens[index].graceEndsMicros = nil
+            if screens[index].activity != .active { change(index, active: true, .admin, at: now) }
+        }
+        return output
+    }
+
     /// A contact that is down, as the tracker knows it: the stage is skipped while it has nothing
     /// to do, so after a reload that gives it something it may not know the fingers already down.
     public struct DownContact: Sendable {

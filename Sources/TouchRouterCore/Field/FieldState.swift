@@ -16,6 +16,9 @@ struct ScreenState: Sendable {
     var presentContacts = 0
     /// Touches beginning up to this time are swallowed (the wake's grace window).
     var graceEndsMicros: UInt64?
+    /// A calibration session has the screen: it neither filters nor goes idle (its frames do not
+    /// come to the stage).
+    var calibrating = false
 
     init(name: String, settings: FieldSettings, matcherSettings: [FieldSettings], lastActivityMicros: UInt64) {
         self.name = name
@@ -34,7 +37,9 @@ struct ScreenState: Sendable {
     var isInert: Bool { settings.isInert && matcherSettings.allSatisfy(\.isInert) }
 
     var idleDeadline: UInt64? {
-        guard activity == .active, presentContacts == 0, let idle = settings.idleMicros else { return nil }
+        guard activity == .active, presentContacts == 0, !calibrating, let idle = settings.idleMicros else {
+            return nil
+        }
         return lastActivityMicros + idle
     }
 }
