@@ -250,6 +250,23 @@ struct CalibrateCommandTests {
         #expect(result.stdoutLines.contains("calibration: [1.05, 0.002, -0.03, -0.001, 1.04, -0.025]"))
     }
 
+    /// One press far off its target shows as a large residual: 40 units of 0.2 mm, 8 mm, exit 3.
+    @Test func aLargeResidualIsOutOfTolerance() throws {
+        var result = Self.result()
+        result["residuals"] = [0.5, 40, 0.5, 0.5]
+        result["maximumResidual"] = 40
+        let run = try Run(["events": Self.presses.map { Self.sample($0.normalized) }, "result": result])
+        let outcome = try run.tool(["--max-error", "7.5"])
+        #expect(outcome.exitCode == 3)
+        #expect(
+            outcome.stderrLines == [
+                "touchrouterctl calibrate: a press lands 8 mm from its target through the fit, more than"
+                    + " --max-error 7.5 mm (pressed off target?)"
+            ])
+        let within = try Run(["events": Self.presses.map { Self.sample($0.normalized) }, "result": result])
+        #expect(try within.tool(["--max-error", "8.5"]).exitCode == 0)
+    }
+
     @Test func aSessionTheDaemonEndsFailsWithItsReason() throws {
         let run = try Run([
             "events": [

@@ -206,14 +206,21 @@ struct CalibrateDaemonTests {
         let landed = mapping.map(normalizedX: Double(x) / 1280, normalizedY: Double(y) / 768)
         #expect(abs(landed.x - 540) < 2 && abs(landed.y - 400) < 2)
     }
+}
 
-    @Test func theCalibratePythonExampleRunsASessionOnTheRealDaemon() throws {
+extension ExamplesTests {
+    /// examples/calibrate.py, the worked client for programs that draw their own targets, runs a
+    /// whole session on the real daemon (the presses as in `CalibrateDaemonTests`).
+    @Test("calibrate.py runs a calibration session and prints the fitted matrix")
+    func calibratePython() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let targets = try #require(CalibrationTargets.targets(count: 4, width: Self.width, height: Self.height))
+        let targets = try #require(
+            CalibrationTargets.targets(count: 4, width: CalibrateDaemonTests.width, height: CalibrateDaemonTests.height)
+        )
         let script = TouchrouterctlProcess.packageRoot.appendingPathComponent("examples/calibrate.py").path
-        let outcome = try Self.run(
-            directory, frames: Self.frames(targets),
+        let outcome = try CalibrateDaemonTests.run(
+            directory, frames: CalibrateDaemonTests.frames(targets),
             program: ["/usr/bin/python3", script, "--socket", "SOCKET", "main"], ready: "(1 of 4)")
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n")
@@ -223,6 +230,8 @@ struct CalibrateDaemonTests {
                 "target 80 432 (3 of 4)", "target 720 432 (4 of 4)",
             ])
         let line = try #require(lines.first { $0.hasPrefix("calibration: [") })
-        for (got, want) in zip(Self.matrix(line), try Self.expectedMatrix(targets)) { #expect(abs(got - want) < 1e-6) }
+        for (got, want) in zip(CalibrateDaemonTests.matrix(line), try CalibrateDaemonTests.expectedMatrix(targets)) {
+            #expect(abs(got - want) < 1e-6)
+        }
     }
 }
