@@ -311,6 +311,34 @@ struct CalibrationDaemonTests {
         #expect(messages.last == .calibrationEnded(screen: "main", reason: .timeout, seq: nil))
         #expect(try firstBeganMicros(app) == 3_050_000)
     }
+
+    @Test("a reload that leaves the screen as it was keeps the session; one that rotates it ends it")
+    func reloadEndsTheSessionOnlyWhenTheScreenChanges() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try self.daemon(directory, frames: [(0.1, [.down(0, 1, 1)]), (0.2, [.up(0)])])
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .calibrationStarted = try start(client) else { throw HarnessError("not started") }
+        // Another view under the root: the screen itself is unchanged.
+        try directory.write(
+            "calibration.json5",
+            Self.config().replacingOccurrences(
+                of: "{id: \"button\", frame: [0, 0, 800, 480]}",
+                with: "{id: \"button\", frame: [0, 0, 800, 480]}, {id: \"extra\", frame: [0, 0, 10, 10]}"))
+        try client.send(ClientRequest(.reload, seq: 2))
+        guard case .reloaded = try client.readReply() else { throw HarnessError("no reload") }
+        try client.send(ClientRequest(.status, seq: 3))
+        guard case .status(let status) = try client.readReply() else { throw HarnessError("no status") }
+        #expect(status.counters["calibration"] != nil, "the session still runs")
+        try directory.write(
+            "calibration.json5", Self.config().replacingOccurrences(of: "rotation: 90", with: "rotation: 180"))
+        try client.send(ClientRequest(.reload, seq: 4))
+        #expect(try client.readReply() == .calibrationEnded(screen: "main", reason: .reload, seq: nil))
+        guard case .reloaded = try client.readReply() else { throw HarnessError("no reload") }
+        try client.send(ClientRequest(.calibrationCancel, seq: 5))
+        #expect(try client.readReply().errorCode == .invalidMessage)
+    }
 }
 
 extension JSONValue {

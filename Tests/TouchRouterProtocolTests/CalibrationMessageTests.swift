@@ -156,6 +156,13 @@ struct CalibrationMessageTests {
             text(Self.messages[2])
                 == #"{"type":"calibrationSample","screen":"main","device":"ILITEK ILITEK-TP","#
                 + #""normalized":[0.1104,0.0897],"point":{"x":79.4,"y":47.9},"positions":23}"#)
+        // docs/protocol.md shows these two outside its checked blocks (no replay presses there).
+        #expect(
+            text(
+                .calibrationRefused(
+                    screen: "main", reason: .tooSoon, message: CalibrationRefusalReason.tooSoon.sentence))
+                == #"{"type":"calibrationRefused","screen":"main","reason":"tooSoon","message":"this press came "#
+                + #"too soon after the previous one (a bounce); press the target again"}"#)
         #expect(
             text(.calibrationEnded(screen: "main", reason: .cancelled, seq: 3))
                 == #"{"type":"calibrationEnded","screen":"main","reason":"cancelled","seq":3}"#)
