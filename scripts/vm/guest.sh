@@ -370,7 +370,7 @@ reload() {
     routed=$(monitor_lines)
     generation=$(grep -Eo 'layout generation [0-9]+' "$DAEMON_LOG" | tail -1 | grep -Eo '[0-9]+$')
     sed -e 's/devices: \[{ name: "left panel" }\]/devices: [{ name: "left panel" }, { name: "late panel" }]/' \
-        -e 's/rotation: 90,/rotation: 270,/' "$DAEMON_CONFIG" > "$DAEMON_CONFIG.new"
+        -e '/name: "right"/s/rotation: 90,/rotation: 270,/' "$DAEMON_CONFIG" > "$DAEMON_CONFIG.new"
     mv "$DAEMON_CONFIG.new" "$DAEMON_CONFIG"
     wait_for "$MONITOR_OUT" "^layout changed: generation $((generation + 1))\$" 1 30 \
         || { echo "the client got no layoutChanged (generation $((generation + 1)))"; return 1; }
@@ -437,6 +437,90 @@ ghosts() {
         "the clean panel's corner tap (another matcher) delivered"
 }
 scenario "field kit: a ghost burst and a stuck finger on the live path" ghosts
+
+# 9. Calibration (docs/calibration.md): 'calib panel' drives screen 'calib' (1080x1920, rotation
+#    90, physicalSize 68x121 mm) and reports every press where a panel needing the calibration
+#    [0.95, 0, 0.02, 0, 1.04, -0.03] would (scale 0.95 / 1.04, offset +2 % / -3 %). `touchrouterctl
+#    calibrate --points 5 --verify --apply --json` runs while one injector presses its six targets
+#    in order, each a 300 ms drag of ±1 device unit through the distorted position (31 positions).
+#    Passes when it exits 0, the matrix is within 1e-3 of the distortion, residuals <= 1 unit, the
+#    verification error <= 1 mm, only that screen's calibration is added to the file (the backup is
+#    the old file), and after the reload a fresh tap at the distorted (540, 1400) reaches calib-root
+#    within 2 units of (540, 1400). Then a second run, measured without the applied matrix, gives
+#    the same matrix; its verification press 15 mm off (238 units) exits 3, the file byte-identical.
+# calib_script drag|tap X Y ...: the gesture script pressing those layout points on the distorted
+# panel: a 300 ms drag of ±1 unit through each, 700 ms apart, or one tap.
+calib_script() {
+    python3 - "$@" <<'PY'
+import sys
+kind = sys.argv.pop(1)
+w, h, (a, b, c, d, e, f) = 1080, 1920, (0.95, 0, 0.02, 0, 1.04, -0.03)
+def raw(x, y):
+    u, v = y / h, 1 - x / w  # rotation 90 undone: normalized panel coordinates after calibration
+    det = a * e - b * d
+    return round((e * (u - c) - b * (v - f)) / det * 1920), round((a * (v - f) - d * (u - c)) / det * 1080)
+points = [raw(float(x), float(y)) for x, y in zip(sys.argv[1::2], sys.argv[2::2])]
+print("; wait 700; ".join(f"drag {x - 1} {y - 1} {x + 1} {y + 1} 300" if kind == "drag" else f"tap {x} {y}"
+                         for x, y in points))
+PY
+}
+# calib_run TAG VERIFY_X VERIFY_Y: one calibrate run with the five targets and a verification press
+# at (VERIFY_X, VERIFY_Y); its JSON in $OUT/TAG.json, its exit status in $OUT/TAG.status.
+calib_run() {
+    local tag=$1 status
+    start_device "$tag" "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+        --gesture "$(calib_script drag 108 192 972 192 540 960 108 1728 972 1728 "$2" "$3")" \
+        || { echo "calib panel never reached libinput"; return 1; }
+    timeout 300 "$CTL" calibrate --socket "$SOCKET" --screen calib --points 5 --verify --apply --json \
+        --config "$DAEMON_CONFIG" > "$OUT/$tag.json" 2> "$WORK/$tag.log" &
+    local pid=$!
+    wait_for "$WORK/$tag.log" '\(1 of 6\)' 1 60 || { echo "calibrate showed no target: $(cat "$WORK/$tag.log")"; return 1; }
+    go "$tag"
+    wait "$pid"
+    status=$?
+    echo "$status" > "$OUT/$tag.status"
+    finish "$tag" || { echo "the calib injector failed or its device was not removed"; return 1; }
+}
+calibration() {
+    local before routed landed
+    cp "$DAEMON_CONFIG" "$WORK/calib-before.json5"
+    calib_run calib1 324 1152 || return 1
+    [ "$(cat "$OUT/calib1.status")" = 0 ] || { echo "calibrate exited $(cat "$OUT/calib1.status"): $(tail -3 "$WORK/calib1.log")"; return 1; }
+    python3 - "$OUT/calib1.json" <<'PY' > "$WORK/calib-check.out" || { cat "$WORK/calib-check.out"; return 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+off = max(abs(x - y) for x, y in zip(r["matrix"], [0.95, 0, 0.02, 0, 1.04, -0.03]))
+mm = (r["verification"] or {}).get("millimetres")
+if off >= 1e-3 or r["maximumResidual"] > 1 or mm is None or mm > 1:
+    sys.exit(f"matrix {r['matrix']} (off by {off}), residuals {r['residuals']}, verification {r['verification']}")
+print(f"matrix within {off:.1e}, largest residual {r['maximumResidual']} units, verification {mm} mm")
+PY
+    cmp -s "$WORK/calib-before.json5" "$DAEMON_CONFIG.bak" || { echo "the backup is not the old file"; return 1; }
+    # The screen's keys are on one line: the key is added on it, after `rotation`.
+    [ "$(grep -c 'calibration: \[' "$DAEMON_CONFIG")" = 1 ] \
+        && grep -Eq 'name: "calib", .*rotation: 90, calibration: \[' "$DAEMON_CONFIG" \
+        && sed -E 's/ calibration: \[[^]]*\],//' "$DAEMON_CONFIG" | cmp -s - "$WORK/calib-before.json5" \
+        || { echo "the file changed otherwise: $(diff "$WORK/calib-before.json5" "$DAEMON_CONFIG" | tr '\n' ';')"; return 1; }
+    routed=$(monitor_lines)
+    start_device calibtap "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+        --gesture "$(calib_script tap 540 1400)" \
+        || { echo "calib panel (tap) never reached libinput"; return 1; }
+    go calibtap
+    finish calibtap || { echo "the tap's injector failed"; return 1; }
+    wait_settled "$routed" 30 calib-root || { echo "the fresh tap never reached calib-root"; return 1; }
+    landed=$(monitor_since "$routed" calib-root | grep ' began ' | grep -Eo 'local \([^)]*\)' | head -1)
+    python3 -c "import sys; x, y = map(float, sys.argv[1].strip('local ()').split(', ')); sys.exit(abs(x - 540) > 2 or abs(y - 1400) > 2)" \
+        "$landed" || { echo "the fresh tap at the distorted (540, 1400) landed at $landed"; return 1; }
+    cp "$DAEMON_CONFIG" "$WORK/calib-after.json5"
+    calib_run calib2 562 1152 || return 1
+    [ "$(cat "$OUT/calib2.status")" = 3 ] || { echo "a 15 mm verification exited $(cat "$OUT/calib2.status")"; return 1; }
+    cmp -s "$WORK/calib-after.json5" "$DAEMON_CONFIG" || { echo "the 15 mm run changed the file"; return 1; }
+    python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))['matrix'] != json.load(open(sys.argv[2]))['matrix'])" \
+        "$OUT/calib1.json" "$OUT/calib2.json" || { echo "the second run's matrix differs: $(cat "$OUT/calib2.json")"; return 1; }
+    echo "$(cat "$WORK/calib-check.out"); only its calibration added, backup kept; a fresh distorted tap" \
+        "lands at $landed; a second run gives the same matrix, its 15 mm verification exits 3, file unchanged"
+}
+scenario "calibration: a distorted panel calibrated and applied" calibration
 
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
