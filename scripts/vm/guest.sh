@@ -522,6 +522,70 @@ PY
 }
 scenario "calibration: a distorted panel calibrated and applied" calibration
 
+# 10. Calibration targets on a real framebuffer: qemu's standard VGA with the bochs DRM driver gives
+#     /dev/fb0. `touchrouterctl calibrate --fbdev /dev/fb0 --screen calib` (4 targets) runs; before
+#     each press the pixel under the shown target is read back white and the previous target's
+#     no longer white; after the run every target's pixel is the grey the screen showed before.
+# fb_pixels X Y ...: the framebuffer's pixel values (hex) under those points of the 1080x1920
+# layout, found as the tool finds them (FBIOGET_VSCREENINFO/FSCREENINFO, line_length, offsets).
+fb_pixels() {
+    python3 - "$@" <<'PY'
+import fcntl, struct, sys
+with open("/dev/fb0", "rb") as fb:
+    var = fcntl.ioctl(fb, 0x4600, bytes(160))
+    fix = fcntl.ioctl(fb, 0x4602, bytes(80))
+    xres, yres, _, _, xoffset, yoffset, bpp = struct.unpack_from("7I", var)
+    stride = struct.unpack_from("16sLIIIIHHHI", fix)[9]
+    values = []
+    for x, y in zip(sys.argv[1::2], sys.argv[2::2]):
+        px = min(xres - 1, int(float(x) / 1080 * xres)); py = min(yres - 1, int(float(y) / 1920 * yres))
+        fb.seek((py + yoffset) * stride + (px + xoffset) * bpp // 8)
+        values.append(fb.read(bpp // 8)[::-1].hex())
+print(" ".join(values))
+PY
+}
+framebuffer() {
+    local targets=(108 192 972 192 108 1728 972 1728) before now i pid white
+    modprobe bochs 2>/dev/null
+    for _ in $(seq 100); do [ -e /dev/fb0 ] && break; sleep 0.2; done
+    [ -e /dev/fb0 ] || { echo "no /dev/fb0 (qemu's VGA with the bochs driver)"; return 1; }
+    # Nothing else draws meanwhile: the console is taken off the framebuffer, kernel messages off
+    # the console.
+    dmesg -n 1
+    for vtcon in /sys/class/vtconsole/vtcon*; do
+        grep -q 'frame buffer' "$vtcon/name" 2>/dev/null && echo 0 > "$vtcon/bind"
+    done
+    # A grey screen to put back (what the console left is black, like the tool's background).
+    python3 -c "
+import fcntl, struct
+with open('/dev/fb0', 'r+b') as fb:
+    fb.write(b'\x66' * struct.unpack_from('16sLI', fcntl.ioctl(fb, 0x4602, bytes(80)))[2])" \
+        || { echo "cannot write /dev/fb0"; return 1; }
+    before=$(fb_pixels "${targets[@]}") || { echo "cannot read /dev/fb0"; return 1; }
+    timeout 300 "$CTL" calibrate --socket "$SOCKET" --screen calib --fbdev /dev/fb0 > "$WORK/fb.log" 2>&1 &
+    pid=$!
+    for i in 0 1 2 3; do
+        wait_for "$WORK/fb.log" "\($((i + 1)) of 4\)" 1 60 || { echo "no target $((i + 1)): $(cat "$WORK/fb.log")"; return 1; }
+        now=($(fb_pixels "${targets[@]}"))
+        white=${now[$i]}
+        [[ "$white" =~ ^(00|ff)ffffff$|^ffff$ ]] || { echo "target $((i + 1)): pixel $white, not white (all: ${now[*]})"; return 1; }
+        if [ "$i" -gt 0 ] && [ "${now[$((i - 1))]}" = "$white" ]; then
+            echo "target $i not cleared when $((i + 1)) was shown (${now[*]})"; return 1
+        fi
+        start_device "fbpress$i" "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+            --gesture "$(calib_script tap "${targets[$((2 * i))]}" "${targets[$((2 * i + 1))]}")" \
+            || { echo "calib panel (press $((i + 1))) never reached libinput"; return 1; }
+        go "fbpress$i"
+        finish "fbpress$i" || { echo "the press $((i + 1)) injector failed"; return 1; }
+    done
+    wait "$pid" || { echo "calibrate --fbdev exited $?: $(tail -3 "$WORK/fb.log")"; return 1; }
+    now=$(fb_pixels "${targets[@]}")
+    [ "$now" = "$before" ] || { echo "the screen was not put back: $before before, $now after"; return 1; }
+    echo "each target's pixel read back white ($white) as it was shown, the previous one cleared;" \
+        "the screen put back after the run ($before)"
+}
+scenario "calibration targets on a real framebuffer" framebuffer
+
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID" && echo "daemon stopped cleanly" || echo "daemon exit status $?"
