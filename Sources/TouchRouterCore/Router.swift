@@ -136,8 +136,8 @@ public struct Router: Sendable {
     /// daemon with no `idle` screen and no pending recognition never wakes).
     public var nextDeadlineMicros: UInt64? {
         var due = field.nextDeadlineMicros
-        if let gestureDue = gestures.nextDeadlineMicros.map(field.stageTime(ofInput:)) {
-            due = min(due ?? .max, gestureDue)
+        if let gestureDue = gestures.nextDeadlineMicros {
+            due = min(due ?? .max, field.stageTime(ofInput: gestureDue))
         }
         if let calibrationDue = calibration?.deadlineMicros { due = min(due ?? .max, calibrationDue) }
         return due

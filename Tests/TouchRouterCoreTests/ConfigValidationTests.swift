@@ -154,6 +154,9 @@ struct ConfigValidationTests {
             "negative gid", #"{ id: "k", frame: [0, 0, 5, 5], access: { groups: [-1] } }"#,
             .invalidValue, path: "main/k", at: "-1", says: "integer in 0…4294967294"),
         .view(
+            "uid 4294967295, which is (uid_t)-1", #"{ id: "k", frame: [0, 0, 5, 5], access: { users: [4294967295] } }"#,
+            .invalidValue, path: "main/k", at: "4294967295", says: "integer in 0…4294967294"),
+        .view(
             "fractional uid", #"{ id: "k", frame: [0, 0, 5, 5], access: { users: [1000.5] } }"#,
             .invalidValue, path: "main/k", at: "1000.5"),
         .view(

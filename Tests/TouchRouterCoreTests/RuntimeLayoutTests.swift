@@ -144,6 +144,34 @@ struct RuntimeLayoutTests {
         #expect(failures.failures.first?.field == "shape")
     }
 
+    /// The other order: a view already shaped (by an earlier request) refuses a per-edge margin.
+    @Test func anAlreadyShapedViewRefusesAPerEdgeMargin() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        _ = try layout.apply(Self.setView([("ok", #"{"shape":"ellipse"}"#)]), by: Self.client(1000)).get()
+        let result = layout.apply(Self.setView([("ok", #"{"touchMargin":{"top":5}}"#)]), by: Self.client(1000))
+        guard case .failure(let failures) = result else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failures.failures.map(\.code) == [.config(.perEdgeMarginOnShape)])
+        #expect(failures.failures.first?.field == "touchMargin")
+        // A uniform margin is fine on a shape.
+        #expect(
+            (try? layout.apply(Self.setView([("ok", #"{"touchMargin":5}"#)]), by: Self.client(1000)).get()) == ["ok"])
+    }
+
+    /// A view's change must name a field: `{}` is refused with its own message, and nothing applies.
+    @Test func anEmptyChangeIsRefused() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        let result = layout.apply(Self.setView([("ok", "{}")]), by: Self.client(1000))
+        guard case .failure(let failures) = result else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failures.failures.map(\.code) == [.config(.invalidValue)])
+        #expect(failures.failures.first?.message.contains("no field to change") == true)
+    }
+
     @Test func aMountReplacesTheChildrenAndUnmountBringsThemBack() throws {
         var layout = RuntimeLayout(base: try Self.config())
         let children = #"[{"id":"popup","frame":[0,0,200,100],"children":[{"id":"yes","frame":[0,0,50,50]}]}]"#

@@ -339,6 +339,46 @@ struct CalibrationDaemonTests {
         try client.send(ClientRequest(.calibrationCancel, seq: 5))
         #expect(try client.readReply().errorCode == .invalidMessage)
     }
+
+    @Test("a touch down when the session starts is cancelled (view-removed); the rest of it is nobody's")
+    func startCancelsTouchesDown() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try self.daemon(
+            directory,
+            frames: [
+                (0.10, [.down(0, 100, 200)]), (0.60, [.move(0, 110, 210)]), (1.20, [.move(0, 120, 220)]),
+                (1.50, [.up(0)]),
+                (2.00, [.down(0, 300, 300)]), (2.10, [.up(0)]),
+            ], speed: "1")
+        defer { daemon.stop() }
+        let calibrator = try LineClient(socketPath: daemon.socketPath)
+        try calibrator.hello("calibrator")
+        let app = try LineClient(socketPath: daemon.socketPath)
+        try app.hello("app")
+        try subscribe(app)
+        guard case .touches(let began) = try app.readMessage(), began.touches.first?.phase == .began else {
+            throw HarnessError("no began")
+        }
+        try calibrator.send(
+            ClientRequest(.calibrationStart(screen: "main", timeoutMillis: 60_000, minimumGapMillis: 250), seq: 1))
+        guard case .calibrationStarted = try calibrator.readReply() else { throw HarnessError("not started") }
+        guard case .touches(let cancelled) = try app.readMessage() else { throw HarnessError("no cancel") }
+        #expect(cancelled.touches.map(\.phase) == [.cancelled])
+        #expect(cancelled.touches.first?.cancelReason == .viewRemoved)
+        // The finger's moves and lift go to neither: the session's first word is the next press's sample.
+        let (messages, _) = try calibrationMessages(calibrator, count: 1)
+        guard case .calibrationSample(let sample) = messages.first else {
+            Issue.record("expected a sample first: \(messages)")
+            return
+        }
+        #expect(abs(sample.normalized.x * 1280 - 300) < 1.5 && abs(sample.normalized.y * 768 - 300) < 1.5)
+        // Nothing more reached the app (everything recorded has played by now).
+        try app.send(ClientRequest(.status, seq: 9))
+        var later: [DaemonMessage] = []
+        while let message = try app.readMessage(), message.seq != 9 { later.append(message) }
+        #expect(later.isEmpty, "\(later)")
+    }
 }
 
 extension JSONValue {

@@ -178,7 +178,7 @@ struct CommandLineTests {
                 ["nosuch"],
                 "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, stalled-readers, reload, runtime, config)"
             ),
-            (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...)"),
+            (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...|none)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),
             (["encode", "1", "2"], "touchrouter-bench encode: unexpected argument '2'"),
         ])

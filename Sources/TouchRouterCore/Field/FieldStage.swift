@@ -107,11 +107,11 @@ public struct FieldStage: Sendable {
     /// limit; nil when nothing waits.
     public var nextDeadlineMicros: UInt64? {
         var earliest: UInt64?
-        for screen in screens {
-            if let due = screen.idleDeadline { earliest = min(earliest ?? due, due) }
+        for index in screens.indices {
+            if let due = screens[index].idleDeadline { earliest = min(earliest ?? due, due) }
         }
-        for contact in contacts {
-            if let due = deadline(of: contact) { earliest = min(earliest ?? due, due) }
+        for index in contacts.indices {
+            if let due = deadline(of: contacts[index]) { earliest = min(earliest ?? due, due) }
         }
         return earliest
     }
