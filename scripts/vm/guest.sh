@@ -520,8 +520,31 @@ PY
     cmp -s "$WORK/calib-after.json5" "$DAEMON_CONFIG" || { echo "the 15 mm run changed the file"; return 1; }
     python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))['matrix'] != json.load(open(sys.argv[2]))['matrix'])" \
         "$OUT/calib1.json" "$OUT/calib2.json" || { echo "the second run's matrix differs: $(cat "$OUT/calib2.json")"; return 1; }
+    # The client killed mid-session, the panel present all along: the session ends, the panel's
+    # libinput matrix is the configured one again and routing resumes (a fresh distorted tap
+    # lands where it did).
+    routed=$(monitor_lines)
+    start_device calibtap2 "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+        --gesture "$(calib_script tap 540 1400)" \
+        || { echo "calib panel (tap after the kill) never reached libinput"; return 1; }
+    "$CTL" calibrate --socket "$SOCKET" --screen calib --points 4 > "$WORK/calib3.log" 2>&1 &
+    local killed=$!
+    # (No `timeout` around it: SIGKILL must reach touchrouterctl itself.)
+    wait_for "$WORK/calib3.log" '\(1 of 4\)' 1 60 \
+        || { kill -KILL "$killed"; echo "calibrate (to be killed) showed no target"; return 1; }
+    kill -KILL "$killed"
+    wait "$killed" 2>/dev/null
+    sleep 1
+    go calibtap2
+    finish calibtap2 || { echo "the tap's injector failed (after the kill)"; return 1; }
+    wait_settled "$routed" 30 calib-root || { echo "after the client was killed, a tap never reached calib-root"; return 1; }
+    local again
+    again=$(monitor_since "$routed" calib-root | grep ' began ' | grep -Eo 'local \([^)]*\)' | head -1)
+    python3 -c "import sys; x, y = map(float, sys.argv[1].strip('local ()').split(', ')); sys.exit(abs(x - 540) > 2 or abs(y - 1400) > 2)" \
+        "$again" || { echo "after the client was killed, the tap at the distorted (540, 1400) landed at $again"; return 1; }
     echo "$(cat "$WORK/calib-check.out"); only its calibration added, backup kept; a fresh distorted tap" \
-        "lands at $landed; a second run gives the same matrix, its 15 mm verification exits 3, file unchanged"
+        "lands at $landed; a second run gives the same matrix, its 15 mm verification exits 3, file unchanged;" \
+        "a client killed mid-session: the next tap lands at $again again"
 }
 scenario "calibration: a distorted panel calibrated and applied" calibration
 
