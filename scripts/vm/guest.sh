@@ -556,7 +556,11 @@ passthrough() {
     # (mounted at 90 degrees) arrives in screen 'rot''s orientation.
     local config3="$WORK/passthrough-field.json5" log3="$WORK/pass-daemon3.log" phys3="$WORK/pass-phys3.out"
     local virt3="$WORK/pass-virt3.out" pointer3="$WORK/pass-pointer3.out" virtrot="$WORK/pass-virtrot.out"
-    local node3 pointer3node rotnode downs3 status3 rx ry
+    local node3 pointer3node rotnode downs3 status3 rx ry bench
+    # The cost of an input frame to the virtual touchscreen's write beside the socket's, in one run
+    # (here, where /dev/uinput exists; the debug build, under TCG: compare the rows, not the host's).
+    "$BIN/touchrouter-bench" passthrough 2000 > "$OUT/pass-bench.txt" 2>&1
+    bench=$(grep -Eo "(socket|touchscreen)'s write, 1 touch moving: median [^,]*" "$OUT/pass-bench.txt" | sed -E 's/, 1 touch moving: median/ median/' | tr '\n' ';')
     cp "$REPO/scripts/vm/passthrough-field.json5" "$config3"
     launch pass3 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 \
         --gesture "hold 500 100 10000"
@@ -638,7 +642,7 @@ print(" ".join(str(x) for x in (p["touches-passed"] - p["heldBack"], p["dropped-
         "stayed the panel's and the grab waited for it; SIGKILL: device gone, contact cancelled, panel free;" \
         "a daemon started with a finger down never passed it on; the waking touch and a blip never arrived;" \
         "a pinch in a maxTouches: 1 region arrived as one sequence; a 1.2 s press as the right button;" \
-        "a tap on a 90-degree panel at $rx/$ry %; status: $status3"
+        "a tap on a 90-degree panel at $rx/$ry %; status: $status3; bench: $bench"
 }
 scenario "passthrough: virtual touchscreen, grab, cancel, SIGKILL" passthrough
 
