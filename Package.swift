@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // glibc's epoll, signalfd and timerfd headers, which the Glibc module leaves out.
         .systemLibrary(name: "CLinuxEvents"),
+        // <linux/fb.h>'s two framebuffer queries (touchrouterctl calibrate --fbdev).
+        .systemLibrary(name: "CLinuxFramebuffer"),
 
         // The one system layer: file descriptors, typed errno errors (EINTR retried in one place),
         // Unix socket addresses, the monotonic clock, the log level.
@@ -71,7 +73,7 @@ let package = Package(
             name: "touchrouterctl",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterInput", "TouchRouterClient", "TouchRouterSystem",
-                "TouchRouterRender", "TouchRouterCommandLine",
+                "TouchRouterRender", "TouchRouterCommandLine", "CLinuxFramebuffer",
             ],
             linkerSettings: releaseLinking),
         .executableTarget(

@@ -61,7 +61,8 @@ if [ "${TOUCHROUTER_VM_KVM:-0}" = 1 ]; then kvm_flag=; mode=KVM; fi
 say "booting $(basename "$kernel") under $mode; results in $out"
 boot_started=$SECONDS
 # vng needs a terminal-less run to keep quiet; its own output goes to a log for diagnosis.
-timeout 1500 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" \
+# qemu's standard VGA (`-device VGA`): with the bochs driver the guest gets /dev/fb0 (scenario 10).
+timeout 1500 vng --run "$kernel" $kvm_flag --memory 2G --cpus 2 --rwdir "$out" --qemu-opts="-device VGA" \
     --exec "bash $repo/scripts/vm/guest.sh $out $bin $repo ${TOUCHROUTER_VM_SKIP_RECORDINGS:-0} ${TOUCHROUTER_VM_ONLY:-}" < /dev/null > "$out/vng.log" 2>&1 || true
 say "guest ran $((SECONDS - boot_started)) s"
 fi

@@ -5,11 +5,14 @@ import TouchRouterCore
 // from TouchRouterCommandLine; shared options in ToolOptions.swift); the parser, usage and `--help` derive
 // from them.
 
-/// How the process ends: 0 success, 1 the work failed (a bad config, …), 2 the command line was wrong.
+/// How the process ends: 0 success, 1 the work failed (a bad config, …), 2 the command line was wrong;
+/// `calibrate`'s own: 3 a result out of tolerance, 130 interrupted (as a shell reports SIGINT).
 enum ExitCode: Int32 {
     case success = 0
     case failure = 1
     case usage = 2
+    case outOfTolerance = 3
+    case interrupted = 130
 }
 
 /// A command of touchrouterctl.

@@ -9,6 +9,7 @@ let allCommands: [any Command.Type] = [
     StatusCommand.self,
     MetricsCommand.self,
     ScreenCommand.self,
+    CalibrateCommand.self,
     LayoutCommand.self,
     SetCommand.self,
     MountCommand.self,

@@ -119,6 +119,18 @@ struct PassthroughCancelTests {
         #expect(F.passed(Self.swap(&router, to: runtime.effective, at: 2000)) == ["main: cancel 0#0 (350,50)"])
     }
 
+    /// A calibration session takes its screen's frames: the screen's contacts end, and its frames
+    /// pass nothing through until the session ends.
+    @Test func aCalibrationSessionCancelsItsScreensContacts() throws {
+        var router = F.router(try F.config())
+        _ = router.route(F.frame(1000, F.down(0, 900, 500)), nowMicros: 1000)
+        let session = CalibrationSession(
+            screen: "main", screenWidth: 1000, screenHeight: 1000, rotation: 0, minimumGapMicros: 250_000,
+            timeoutMicros: 10_000_000, nowMicros: 2000)
+        #expect(F.passed(router.startCalibration(session, nowMicros: 2000)) == ["main: cancel 0#0 (900,500)"])
+        #expect(F.passed(router.route(F.frame(3000, F.down(1, 900, 600)), nowMicros: 3000)).isEmpty)
+    }
+
     @Test func shutdownCancelsEveryContactOnEveryScreen() throws {
         var router = F.router(try F.config())
         _ = router.route(F.frame(1000, F.down(0, 900, 500)), nowMicros: 1000)

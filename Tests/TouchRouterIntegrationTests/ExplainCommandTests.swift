@@ -162,6 +162,45 @@ struct ExplainCommandTests {
         #expect(open.explanation.steps.count == 3 && open.clients == nil, "\(open.explanation.steps)")
     }
 
+    /// The daemon's own user is an admin as root is: a daemon run as nobody (setpriv) explains a
+    /// restricted point whole to a nobody client, with the receiving clients.
+    @Test(
+        "explain: the daemon's own user sees a restricted view whole, as an admin",
+        .enabled(
+            if: OtherUserClient.isAvailable,
+            "needs root, setpriv and /usr/bin/python3 to run the daemon and a client as nobody"))
+    func daemonsOwnUserIsAnAdmin() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o777)
+        try directory.write("access.json5", AccessListTests.config)
+        try directory.write(
+            "nobody.py",
+            """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            s.sendall((json.dumps({"type": "explain", "point": [100, 100], "seq": 1}) + "\\n").encode())
+            print(s.makefile(encoding="utf-8").readline().strip(), flush=True)
+            """)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: [
+                "--config", directory.file("access.json5"), "--replay", HitTestDaemonTests.recording,
+                "--replay-wait-for", "5",
+            ],
+            launcher: ["/usr/bin/setpriv"] + OtherUserClient.nobody)
+        defer { daemon.stop() }
+        let text = try OtherUserClient.run(script: directory.file("nobody.py"), arguments: [daemon.socketPath])
+        guard case .success(.explanation(let reply)) = DaemonMessageDecoder.decode(line: Array(text.utf8)) else {
+            Issue.record("unexpected reply: \(text)\n\(daemon.log)")
+            return
+        }
+        // (100, 100) hits left-edge, root's only: to an admin the walk reaches it.
+        #expect(reply.explanation.target != nil && reply.explanation.steps.contains { $0.viewID.hasPrefix("left") })
+        #expect(reply.clients != nil, "an admin's explanation names the receiving clients")
+    }
+
     @Test("usage errors")
     func usageErrors() throws {
         let both = try TouchrouterctlProcess.run(

@@ -4,7 +4,8 @@ import Testing
 import TouchRouterProtocol
 
 /// An outsider (uid nobody, through setpriv) probing views behind an access list of the real
-/// daemon: by subscribing, changing, mounting over, unmounting, hit-testing and explaining them,
+/// daemon: by subscribing, changing, mounting over, unmounting, hit-testing and explaining them
+/// (and explaining on a screen whose root it may not see),
 /// and by listening to `layoutChanged` while root changes them. Every answer must be the one a
 /// view that does not exist gets, and nothing it receives may name them.
 @Suite("Access lists: an outsider learns nothing of a hidden view", .serialized)
@@ -21,7 +22,8 @@ struct OutsiderOracleTests {
                 { id: "pin-secret-key", frame: [0, 0, 200, 200] },
                 { id: "vault", frame: [0, 500, 500, 500], mount: true },
             ] },
-        ] } }] }
+        ] } },
+        { name: "till", width: 100, height: 100, root: { id: "till-root", access: { users: [0] } } }] }
         """
 
     /// Asks each request in turn (printing every line up to its reply), prints READY, waits for a
@@ -55,6 +57,8 @@ struct OutsiderOracleTests {
         ask({"type": "hitTest", "point": [600, 100], "seq": 10})
         ask({"type": "explain", "point": [600, 100], "seq": 11})
         ask({"type": "explain", "point": [100, 700], "seq": 12})
+        ask({"type": "explain", "screen": "till", "point": [1, 1], "seq": 13})
+        ask({"type": "explain", "screen": "no-such-key", "point": [1, 1], "seq": 14})
         print("READY", flush=True)
         sys.stdin.readline()
         ask({"type": "status", "seq": 99})
@@ -140,6 +144,9 @@ struct OutsiderOracleTests {
         }
         #expect(explained.explanation.viewID == "main" && explained.explanation.target == nil, "a walk without pin")
         #expect(open.explanation.viewID == "public", "the explanation of a point open to it is whole")
+        // A screen whose root it may not see is no screen to it.
+        #expect(error(13)?.code == .unknownScreen, "\(text)")
+        sameAnswer(13, 14, "till")
         // Nothing the outsider received names a hidden view, but for its own requests' ids above.
         for (seq, reply) in replies where ![1, 3, 5, 7, 9].contains(seq) {
             for hidden in ["pin", "vault"] {

@@ -147,4 +147,62 @@ struct OwnerGroupAndReloadAccessTests {
         let rootTouches = try watcher.readUntilEOF().compactMap(\.touches)
         #expect(rootTouches.contains { $0.viewID == "left" })
     }
+
+    /// Subscribes to `panel` with its subtree, prints READY, then prints every line until the
+    /// daemon closes.
+    static let subtreeOutsider = """
+        import json, socket, sys
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        f = s.makefile(encoding="utf-8")
+        request = {"type": "subscribe", "views": ["panel"], "subtree": True, "seq": 1}
+        s.sendall((json.dumps(request) + "\\n").encode())
+        print(f.readline().strip(), flush=True)
+        print("READY", flush=True)
+        for line in f:
+            print(line.strip(), flush=True)
+        """
+
+    /// The other way round: a reload that opens `left` to the outsider re-expands its subtree
+    /// subscription under the new lists, so `left`'s touches reach it at once.
+    @Test(
+        "after a reload that opens an access list, a subtree subscription takes the view at once",
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"))
+    func reloadedAccessListsOpenASubtree() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        let configPath = directory.file("access.json5")
+        try directory.write("access.json5", Self.accessConfig(leftUsers: "0"))
+        try directory.write("outsider.py", Self.subtreeOutsider)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: configPath, waitFor: 2) + [
+                "--exit-after-replay", "--socket-mode", "0666",
+            ])
+        defer { daemon.stop() }
+
+        let client = try InteractiveOtherUserClient(
+            script: directory.file("outsider.py"), arguments: [daemon.socketPath])
+        try client.read(until: "READY\n", context: daemon.log)
+        #expect(client.text.hasPrefix(#"{"type":"subscribed""#), "\(client.text)")
+
+        // The new file opens left to nobody. Root reloads and waits for the answer.
+        try directory.write("access.json5", Self.accessConfig(leftUsers: "65534"))
+        let admin = try LineClient(socketPath: daemon.socketPath)
+        try admin.send(ClientRequest(.reload, seq: 1))
+        let reloaded = try admin.readReply()
+        guard case .reloaded = reloaded else { throw HarnessError("reload: \(reloaded)\n\(daemon.log)") }
+
+        // Root's subscription is the second: the replay starts.
+        let watcher = try LineClient(socketPath: daemon.socketPath)
+        try watcher.send(ClientRequest(.subscribe(views: ["left"], subtree: false), seq: 1))
+        guard case .subscribed = try watcher.readReply() else { throw HarnessError("root refused left") }
+        client.finish()
+        let touches = client.text.split(separator: "\n").filter { $0 != "READY" }.compactMap {
+            try? DaemonMessageDecoder.decode(line: Array($0.utf8)).get()
+        }.compactMap(\.touches)
+        #expect(touches.contains { $0.viewID == "left" }, "left's touches never reached the outsider: \(client.text)")
+        #expect(touches.contains { $0.viewID == "right" })
+    }
 }

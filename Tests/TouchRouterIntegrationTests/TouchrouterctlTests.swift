@@ -292,6 +292,7 @@ struct HelpTests {
                   status                Show the running daemon's state and counters.
                   metrics               Print the running daemon's counters as OpenMetrics text.
                   screen                Tell the running daemon a screen is off or on (admin).
+                  calibrate             Calibrate a screen's touch panel: one press per target, the matrix printed or applied.
                   layout                Show the layout the running daemon uses.
                   set                   Change a view of the running daemon's layout (hidden, alpha, frame, …).
                   mount                 Mount a subtree (a JSON5 file of views) at a mount point of the running daemon.

@@ -373,7 +373,7 @@ reload() {
     routed=$(monitor_lines)
     generation=$(grep -Eo 'layout generation [0-9]+' "$DAEMON_LOG" | tail -1 | grep -Eo '[0-9]+$')
     sed -e 's/devices: \[{ name: "left panel" }\]/devices: [{ name: "left panel" }, { name: "late panel" }]/' \
-        -e 's/rotation: 90,/rotation: 270,/' "$DAEMON_CONFIG" > "$DAEMON_CONFIG.new"
+        -e '/name: "right"/s/rotation: 90,/rotation: 270,/' "$DAEMON_CONFIG" > "$DAEMON_CONFIG.new"
     mv "$DAEMON_CONFIG.new" "$DAEMON_CONFIG"
     wait_for "$MONITOR_OUT" "^layout changed: generation $((generation + 1))\$" 1 30 \
         || { echo "the client got no layoutChanged (generation $((generation + 1)))"; return 1; }
@@ -441,7 +441,155 @@ ghosts() {
 }
 scenario "field kit: a ghost burst and a stuck finger on the live path" ghosts
 
-# 9. Passthrough (docs/passthrough.md), on a second daemon with scripts/vm/passthrough.json5 (the
+# 9. Calibration (docs/calibration.md): 'calib panel' drives screen 'calib' (1080x1920, rotation
+#    90, physicalSize 68x121 mm) and reports every press where a panel needing the calibration
+#    [0.95, 0, 0.02, 0, 1.04, -0.03] would (scale 0.95 / 1.04, offset +2 % / -3 %). `touchrouterctl
+#    calibrate --points 5 --verify --apply --json` runs while one injector presses its six targets
+#    in order, each a 300 ms drag of ±1 device unit through the distorted position (31 positions).
+#    Passes when it exits 0, the matrix is within 1e-3 of the distortion, residuals <= 1 unit, the
+#    verification error <= 1 mm, only that screen's calibration is added to the file (the backup is
+#    the old file), and after the reload a fresh tap at the distorted (540, 1400) reaches calib-root
+#    within 2 units of (540, 1400). Then a second run, measured without the applied matrix, gives
+#    the same matrix; its verification press 15 mm off (238 units) exits 3, the file byte-identical.
+# calib_script drag|tap X Y ...: the gesture script pressing those layout points on the distorted
+# panel: a 300 ms drag of ±1 unit through each, 700 ms apart, or one tap.
+calib_script() {
+    python3 - "$@" <<'PY'
+import sys
+kind = sys.argv.pop(1)
+w, h, (a, b, c, d, e, f) = 1080, 1920, (0.95, 0, 0.02, 0, 1.04, -0.03)
+def raw(x, y):
+    u, v = y / h, 1 - x / w  # rotation 90 undone: normalized panel coordinates after calibration
+    det = a * e - b * d
+    return round((e * (u - c) - b * (v - f)) / det * 1920), round((a * (v - f) - d * (u - c)) / det * 1080)
+points = [raw(float(x), float(y)) for x, y in zip(sys.argv[1::2], sys.argv[2::2])]
+print("; wait 700; ".join(f"drag {x - 1} {y - 1} {x + 1} {y + 1} 300" if kind == "drag" else f"tap {x} {y}"
+                         for x, y in points))
+PY
+}
+# calib_run TAG VERIFY_X VERIFY_Y: one calibrate run with the five targets and a verification press
+# at (VERIFY_X, VERIFY_Y); its JSON in $OUT/TAG.json, its exit status in $OUT/TAG.status.
+calib_run() {
+    local tag=$1 status
+    start_device "$tag" "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+        --gesture "$(calib_script drag 108 192 972 192 540 960 108 1728 972 1728 "$2" "$3")" \
+        || { echo "calib panel never reached libinput"; return 1; }
+    timeout 300 "$CTL" calibrate --socket "$SOCKET" --screen calib --points 5 --verify --apply --json \
+        --config "$DAEMON_CONFIG" > "$OUT/$tag.json" 2> "$WORK/$tag.log" &
+    local pid=$!
+    wait_for "$WORK/$tag.log" '\(1 of 6\)' 1 60 || { echo "calibrate showed no target: $(cat "$WORK/$tag.log")"; return 1; }
+    go "$tag"
+    wait "$pid"
+    status=$?
+    echo "$status" > "$OUT/$tag.status"
+    finish "$tag" || { echo "the calib injector failed or its device was not removed"; return 1; }
+}
+calibration() {
+    local before routed landed
+    cp "$DAEMON_CONFIG" "$WORK/calib-before.json5"
+    calib_run calib1 324 1152 || return 1
+    [ "$(cat "$OUT/calib1.status")" = 0 ] || { echo "calibrate exited $(cat "$OUT/calib1.status"): $(tail -3 "$WORK/calib1.log")"; return 1; }
+    python3 - "$OUT/calib1.json" <<'PY' > "$WORK/calib-check.out" || { cat "$WORK/calib-check.out"; return 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+off = max(abs(x - y) for x, y in zip(r["matrix"], [0.95, 0, 0.02, 0, 1.04, -0.03]))
+mm = (r["verification"] or {}).get("millimetres")
+if off >= 1e-3 or r["maximumResidual"] > 1 or mm is None or mm > 1:
+    sys.exit(f"matrix {r['matrix']} (off by {off}), residuals {r['residuals']}, verification {r['verification']}")
+print(f"matrix within {off:.1e}, largest residual {r['maximumResidual']} units, verification {mm} mm")
+PY
+    cmp -s "$WORK/calib-before.json5" "$DAEMON_CONFIG.bak" || { echo "the backup is not the old file"; return 1; }
+    # The screen's keys are on one line: the key is added on it, after `rotation`.
+    [ "$(grep -c 'calibration: \[' "$DAEMON_CONFIG")" = 1 ] \
+        && grep -Eq 'name: "calib", .*rotation: 90, calibration: \[' "$DAEMON_CONFIG" \
+        && sed -E 's/ calibration: \[[^]]*\],//' "$DAEMON_CONFIG" | cmp -s - "$WORK/calib-before.json5" \
+        || { echo "the file changed otherwise: $(diff "$WORK/calib-before.json5" "$DAEMON_CONFIG" | tr '\n' ';')"; return 1; }
+    routed=$(monitor_lines)
+    start_device calibtap "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+        --gesture "$(calib_script tap 540 1400)" \
+        || { echo "calib panel (tap) never reached libinput"; return 1; }
+    go calibtap
+    finish calibtap || { echo "the tap's injector failed"; return 1; }
+    wait_settled "$routed" 30 calib-root || { echo "the fresh tap never reached calib-root"; return 1; }
+    landed=$(monitor_since "$routed" calib-root | grep ' began ' | grep -Eo 'local \([^)]*\)' | head -1)
+    python3 -c "import sys; x, y = map(float, sys.argv[1].strip('local ()').split(', ')); sys.exit(abs(x - 540) > 2 or abs(y - 1400) > 2)" \
+        "$landed" || { echo "the fresh tap at the distorted (540, 1400) landed at $landed"; return 1; }
+    cp "$DAEMON_CONFIG" "$WORK/calib-after.json5"
+    calib_run calib2 562 1152 || return 1
+    [ "$(cat "$OUT/calib2.status")" = 3 ] || { echo "a 15 mm verification exited $(cat "$OUT/calib2.status")"; return 1; }
+    cmp -s "$WORK/calib-after.json5" "$DAEMON_CONFIG" || { echo "the 15 mm run changed the file"; return 1; }
+    python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))['matrix'] != json.load(open(sys.argv[2]))['matrix'])" \
+        "$OUT/calib1.json" "$OUT/calib2.json" || { echo "the second run's matrix differs: $(cat "$OUT/calib2.json")"; return 1; }
+    echo "$(cat "$WORK/calib-check.out"); only its calibration added, backup kept; a fresh distorted tap" \
+        "lands at $landed; a second run gives the same matrix, its 15 mm verification exits 3, file unchanged"
+}
+scenario "calibration: a distorted panel calibrated and applied" calibration
+
+# 10. Calibration targets on a real framebuffer: qemu's standard VGA with the bochs DRM driver gives
+#     /dev/fb0. `touchrouterctl calibrate --fbdev /dev/fb0 --screen calib` (4 targets) runs; before
+#     each press the pixel under the shown target is read back white and the previous target's
+#     no longer white; after the run every target's pixel is the grey the screen showed before.
+# fb_pixels X Y ...: the framebuffer's pixel values (hex) under those points of the 1080x1920
+# layout, found as the tool finds them (FBIOGET_VSCREENINFO/FSCREENINFO, line_length, offsets).
+fb_pixels() {
+    python3 - "$@" <<'PY'
+import fcntl, struct, sys
+with open("/dev/fb0", "rb") as fb:
+    var = fcntl.ioctl(fb, 0x4600, bytes(160))
+    fix = fcntl.ioctl(fb, 0x4602, bytes(80))
+    xres, yres, _, _, xoffset, yoffset, bpp = struct.unpack_from("7I", var)
+    stride = struct.unpack_from("16sLIIIIHHHI", fix)[9]
+    values = []
+    for x, y in zip(sys.argv[1::2], sys.argv[2::2]):
+        px = min(xres - 1, int(float(x) / 1080 * xres)); py = min(yres - 1, int(float(y) / 1920 * yres))
+        fb.seek((py + yoffset) * stride + (px + xoffset) * bpp // 8)
+        values.append(fb.read(bpp // 8)[::-1].hex())
+print(" ".join(values))
+PY
+}
+framebuffer() {
+    local targets=(108 192 972 192 108 1728 972 1728) before now i pid white
+    modprobe bochs 2>/dev/null
+    for _ in $(seq 100); do [ -e /dev/fb0 ] && break; sleep 0.2; done
+    [ -e /dev/fb0 ] || { echo "no /dev/fb0 (qemu's VGA with the bochs driver)"; return 1; }
+    # Nothing else draws meanwhile: the console is taken off the framebuffer, kernel messages off
+    # the console.
+    dmesg -n 1
+    for vtcon in /sys/class/vtconsole/vtcon*; do
+        grep -q 'frame buffer' "$vtcon/name" 2>/dev/null && echo 0 > "$vtcon/bind"
+    done
+    # A grey screen to put back (what the console left is black, like the tool's background).
+    python3 -c "
+import fcntl, struct
+with open('/dev/fb0', 'r+b') as fb:
+    fb.write(b'\x66' * struct.unpack_from('16sLI', fcntl.ioctl(fb, 0x4602, bytes(80)))[2])" \
+        || { echo "cannot write /dev/fb0"; return 1; }
+    before=$(fb_pixels "${targets[@]}") || { echo "cannot read /dev/fb0"; return 1; }
+    timeout 300 "$CTL" calibrate --socket "$SOCKET" --screen calib --fbdev /dev/fb0 > "$WORK/fb.log" 2>&1 &
+    pid=$!
+    for i in 0 1 2 3; do
+        wait_for "$WORK/fb.log" "\($((i + 1)) of 4\)" 1 60 || { echo "no target $((i + 1)): $(cat "$WORK/fb.log")"; return 1; }
+        now=($(fb_pixels "${targets[@]}"))
+        white=${now[$i]}
+        [[ "$white" =~ ^(00|ff)ffffff$|^ffff$ ]] || { echo "target $((i + 1)): pixel $white, not white (all: ${now[*]})"; return 1; }
+        if [ "$i" -gt 0 ] && [ "${now[$((i - 1))]}" = "$white" ]; then
+            echo "target $i not cleared when $((i + 1)) was shown (${now[*]})"; return 1
+        fi
+        start_device "fbpress$i" "calib panel" "$CTL" inject --name "calib panel" --wait-stdin --start-delay 0 \
+            --gesture "$(calib_script tap "${targets[$((2 * i))]}" "${targets[$((2 * i + 1))]}")" \
+            || { echo "calib panel (press $((i + 1))) never reached libinput"; return 1; }
+        go "fbpress$i"
+        finish "fbpress$i" || { echo "the press $((i + 1)) injector failed"; return 1; }
+    done
+    wait "$pid" || { echo "calibrate --fbdev exited $?: $(tail -3 "$WORK/fb.log")"; return 1; }
+    now=$(fb_pixels "${targets[@]}")
+    [ "$now" = "$before" ] || { echo "the screen was not put back: $before before, $now after"; return 1; }
+    echo "each target's pixel read back white ($white) as it was shown, the previous one cleared;" \
+        "the screen put back after the run ($before)"
+}
+scenario "calibration targets on a real framebuffer" framebuffer
+
+# 11. Passthrough (docs/passthrough.md), on a second daemon with scripts/vm/passthrough.json5 (the
 #    first one's monitor watches every root with its subtree, which would take these touches):
 #    screen 'pass' (1000x500) passes its root through to a virtual touchscreen, beside a native
 #    view. `libinput debug-events` on the virtual node stands in for the compositor, another on
