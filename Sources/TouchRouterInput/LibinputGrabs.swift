@@ -7,7 +7,9 @@ import TouchRouterSystem
 /// only this process reads them and the compositor sees the screen's virtual device alone.
 ///
 /// A device is grabbed only while none of its contacts is down (the compositor saw those go down
-/// and must see them lift), so it is taken at the first batch with the device's fingers all lifted;
+/// and must see them lift): neither those libinput reported nor a finger down since before
+/// libinput opened it (the kernel's BTN_TOUCH), so it is taken at the first batch with the
+/// device's fingers all lifted;
 /// a device that comes back (hotplug, a controller reset, which libinput reports as a removal and
 /// an addition) is grabbed again the same way. A grab is released at once when its screen no
 /// longer asks for one, and by the kernel when the descriptor closes (the device goes, the reader
@@ -47,6 +49,13 @@ extension LibinputReader {
             guard let node = state.description.node, let fd = callbacks.takeUnretainedValue().openNodes[node] else {
                 devices[pointer]?.grabFailed = wanted
                 log(.error, "touch device \(describe(state)): no open node to grab")
+                continue
+            }
+            // A finger down since before libinput opened the device (the daemon started, or the
+            // device came, under it) is not in `contactsDown`: libinput reports no touch it did not
+            // see begin. The compositor saw it land; the kernel's BTN_TOUCH says when it lifts.
+            if wanted && touchrouter_evdev_touch_down(fd) == 1 {
+                grabsPending = true
                 continue
             }
             if touchrouter_evdev_grab(fd, wanted ? 1 : 0) == 0 {

@@ -13,6 +13,7 @@ import TouchRouterCommandLine
 let benchmarks: [Benchmark] = [
     hitTestBenchmark,
     trackerBenchmark,
+    passthroughBenchmark,
     gestureBenchmark,
     encodeBenchmark,
     daemonLatencyBenchmark,

@@ -26,6 +26,19 @@ struct PassthroughConfigTests {
         #expect(try Self.settings(#"{ maxTouches: 10 }"#)?.maxTouches == 10)
     }
 
+    /// config/browser-kiosk.json5, the recipe of docs/passthrough.md: what the recipe says of its
+    /// regions is what the file sets.
+    @Test func theRecipesConfig() throws {
+        let config = try loadConfig(
+            path: RepositoryPaths.root.appendingPathComponent("config/browser-kiosk.json5").path)
+        #expect(config.viewPassthrough["browser"] == PassthroughSettings(mode: .touch, maxTouches: 1))
+        #expect(config.viewPassthrough["pin-pad"] == nil)
+        #expect(config.viewPassthrough["card-reader"]?.passesThrough == false)
+        #expect(config.passthroughModes(forScreen: "main") == [.touch])
+        let main = try #require(config.layout.screen(named: "main"))
+        #expect(main.width == 1920 && main.height == 1080)
+    }
+
     @Test func aConfigWithoutPassthroughHasNone() throws {
         let config = try Config.parse(Data(fileWithChildren(#"{ id: "k", frame: [0, 0, 5, 5] }"#).utf8), fileName: "t")
         #expect(config.viewPassthrough.isEmpty)

@@ -134,6 +134,7 @@ struct CommandLineTests {
                 BENCHMARKS:
                   hittest               hit-test cost per query, plain recursion vs index, 10 … 1M views; index build time
                   tracker               tracker cost per frame, 10 concurrent touches (moving, down, up); [FRAMES [PAIRS]]
+                  passthrough           one finger moving: input frame to the socket's write vs to the virtual touchscreen's; [FRAMES]
                   gestures              tracker + gesture recognition per frame vs the tracker alone, 10 touches; [FRAMES [PAIRS]]
                   encode                touches line encoding: byte-level TouchesEncoder vs JSONEncoder, 1/2/10 touches
                   latency               the real touchrouterd: event-to-client latency p50/p99/p99.9 and throughput, 1/10/50 clients
@@ -176,7 +177,7 @@ struct CommandLineTests {
         arguments: [
             (
                 ["nosuch"],
-                "unknown benchmark \"nosuch\" (have: hittest, tracker, gestures, encode, latency, stalled-readers, reload, runtime, config)"
+                "unknown benchmark \"nosuch\" (have: hittest, tracker, passthrough, gestures, encode, latency, stalled-readers, reload, runtime, config)"
             ),
             (["latency", "--clients"], "touchrouter-bench latency: '--clients' needs a value (--clients N,...|none)"),
             (["hittest", "--sizs", "10"], "touchrouter-bench hittest: unknown option '--sizs'"),

@@ -96,6 +96,14 @@ struct ValidateCommandTests {
         #expect(result.stderr.isEmpty)
     }
 
+    @Test("the passthrough recipe's config (browser beside a native PIN pad) validates")
+    func browserKioskExample() throws {
+        let result = try TouchrouterctlProcess.run(["validate", "config/browser-kiosk.json5"])
+        #expect(result.exitCode == 0)
+        #expect(result.stdout == "config/browser-kiosk.json5: OK, 1 screen, 3 views\n")
+        #expect(result.stderr.isEmpty)
+    }
+
     @Test("a bad file: exit 1, every error on stderr, nothing on stdout")
     func badFile() throws {
         let path = try TouchrouterctlProcess.temporaryFile(

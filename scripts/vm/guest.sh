@@ -719,12 +719,101 @@ passthrough() {
     # The kernel released the grab with the daemon: the panel's node sees the tap that follows.
     wait_for "$phys2" 'TOUCH_DOWN' 2 30 || { echo "the panel's node saw nothing after the daemon died"; kill "${pids[@]}"; return 1; }
     wait "$PID_pass2"
+    # A daemon started while finger F is down (scripts/vm/passthrough-field.json5): F is never
+    # passed on and the panel's node sees it lift. Then, on a new panel: a waking touch after idle
+    # (swallowed), a pinch in a 'maxTouches: 1' region (one touch sequence), a 1.2 s press on the
+    # pointer pad (the right button), a 2 ms blip at the right edge (dropped): the virtual
+    # touchscreen gets the pinch's first finger and the last tap only; and a tap on 'rot panel'
+    # (mounted at 90 degrees) arrives in screen 'rot''s orientation.
+    local config3="$WORK/passthrough-field.json5" log3="$WORK/pass-daemon3.log" phys3="$WORK/pass-phys3.out"
+    local virt3="$WORK/pass-virt3.out" pointer3="$WORK/pass-pointer3.out" virtrot="$WORK/pass-virtrot.out"
+    local node3 pointer3node rotnode downs3 status3 rx ry bench
+    # The cost of an input frame to the virtual touchscreen's write beside the socket's, in one run
+    # (here, where /dev/uinput exists; the debug build, under TCG: compare the rows, not the host's).
+    "$BIN/touchrouter-bench" passthrough 2000 > "$OUT/pass-bench.txt" 2>&1
+    bench=$(grep -Eo "(socket|touchscreen)'s write, 1 touch moving: median [^,]*" "$OUT/pass-bench.txt" | sed -E 's/, 1 touch moving: median/ median/' | tr '\n' ';')
+    cp "$REPO/scripts/vm/passthrough-field.json5" "$config3"
+    launch pass3 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 \
+        --gesture "hold 500 100 10000"
+    wait_for "$OUT/pass3.device" '^device /dev/input/event' 1 30 || { echo "finger F's panel was not made"; kill "${pids[@]}"; return 1; }
+    panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/pass3.device" | head -1)
+    stdbuf -oL libinput debug-events --device "$panel" > "$phys3" 2>&1 &
+    pids+=($!)
+    wait_for "$phys3" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events on F's panel never started"; kill "${pids[@]}"; return 1; }
+    go pass3
+    wait_for "$phys3" 'TOUCH_DOWN' 1 30 || { echo "finger F never reached the panel's node"; kill "${pids[@]}"; return 1; }
+    "$BIN/touchrouterd" --config "$config3" --socket "$socket" > /dev/null 2> "$log3" &
+    daemon=$!
+    pids+=("$daemon")
+    wait_for "$log3" 'passthrough: screen rot: virtual touchscreen event[0-9]+ .* created' 1 60 \
+        && wait_for "$log3" 'passthrough: screen pass: virtual pointer event[0-9]+ .* created' 1 60 \
+        && wait_for "$log3" 'touch device [0-9]+ "pass panel" .* added' 1 60 \
+        || { echo "the third daemon: $(grep -Ei 'passthrough|error' "$log3" | tail -1)"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$phys3" 'TOUCH_UP')" -eq 0 ] || { echo "finger F lifted before the daemon had its panel: too slow to tell"; kill "${pids[@]}"; return 1; }
+    node3=$(grep -Eo 'screen pass: virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log3" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    pointer3node=$(grep -Eo 'screen pass: virtual pointer event[0-9]+ \(/dev/input/event[0-9]+\)' "$log3" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    rotnode=$(grep -Eo 'screen rot: virtual touchscreen event[0-9]+ \(/dev/input/event[0-9]+\)' "$log3" | head -1 | grep -Eo '/dev/input/event[0-9]+')
+    stdbuf -oL libinput debug-events --device "$node3" > "$virt3" 2>&1 &
+    pids+=($!)
+    stdbuf -oL libinput debug-events --device "$pointer3node" > "$pointer3" 2>&1 &
+    pids+=($!)
+    stdbuf -oL libinput debug-events --device "$rotnode" > "$virtrot" 2>&1 &
+    pids+=($!)
+    launch pass4 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 \
+        --gesture "tap 500 250; wait 400; pinch 100 100 20 80 600; wait 300; hold 950 450 1200; wait 300; hold 995 250 2; wait 300; tap 700 300"
+    launch rot "$CTL" inject --name "rot panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 --gesture "tap 100 100"
+    wait_for "$virt3" 'DEVICE_ADDED' 1 60 && wait_for "$pointer3" 'DEVICE_ADDED' 1 60 && wait_for "$virtrot" 'DEVICE_ADDED' 1 60 \
+        || { echo "libinput debug-events on the third daemon's devices never started"; kill "${pids[@]}"; return 1; }
+    wait_for "$phys3" 'TOUCH_UP' 1 30 || { echo "finger F's lift never reached the panel's node (grabbed mid-touch?)"; kill "${pids[@]}"; return 1; }
+    wait "$PID_pass3"
+    wait_for "$log3" '"pass panel" .* grabbed \(passthrough\)' 2 60 && wait_for "$log3" '"rot panel" .* grabbed \(passthrough\)' 1 60 \
+        || { echo "the new panels were not added and grabbed: $(grep 'touch device' "$log3" | tail -2 | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    wait_for "$log3" 'screen pass is idle' 1 30 || { echo "screen pass never went idle"; kill "${pids[@]}"; return 1; }
+    go pass4
+    go rot
+    wait "$PID_pass4" && wait "$PID_rot" || { echo "an injector failed"; kill "${pids[@]}"; return 1; }
+    wait_for "$virt3" 'TOUCH_UP' 2 30 && wait_for "$virtrot" 'TOUCH_UP' 1 30 && wait_for "$pointer3" 'BTN_RIGHT .* released' 1 30 \
+        || { echo "virtual: $(grep -Ec 'TOUCH_(DOWN|UP)' "$virt3") downs and ups, rot $(grep -c TOUCH_UP "$virtrot") ups, pointer: $(grep -E 'BTN_' "$pointer3" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    # F and the waking tap never arrive, nor the blip; the pinch is one sequence: its first finger.
+    downs3=$(grep TOUCH_DOWN "$virt3" | grep -Eo '[0-9.]+/[0-9.]+ \(' | tr -d ' (' | tr '\n' ' ')
+    [ "$(count "$virt3" 'TOUCH_DOWN')" -eq 2 ] && [ "$(count "$virt3" 'TOUCH_UP')" -eq 2 ] && [ "$(count "$virt3" 'TOUCH_CANCEL')" -eq 0 ] \
+        || { echo "virtual touchscreen: downs at $downs3(%), $(count "$virt3" TOUCH_UP) ups, $(count "$virt3" TOUCH_CANCEL) cancels; expected the pinch's first finger and the last tap"; kill "${pids[@]}"; return 1; }
+    echo "$downs3" | awk '{ split($1, a, "/"); split($2, b, "/"); exit !(a[1] < 20 && a[2] < 40 && b[1] >= 69.9 && b[1] <= 70.1 && b[2] >= 59.8 && b[2] <= 60.2) }' \
+        || { echo "virtual touchscreen downs at $downs3(%), expected the pinch (<20/<40) and 70/60"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$virt3" 'TOUCH_MOTION')" -ge 1 ] || { echo "the pinch's finger never moved on the virtual touchscreen"; kill "${pids[@]}"; return 1; }
+    [ "$(count "$pointer3" 'BTN_LEFT')" -eq 0 ] && [ "$(count "$pointer3" 'BTN_RIGHT .* pressed')" -eq 1 ] \
+        || { echo "pointer: $(grep -E 'BTN_' "$pointer3" | tr '\n' ';'), expected one right click"; kill "${pids[@]}"; return 1; }
+    # 'rot panel' (1000x500) at 90 degrees: its (100, 100) is the 500x1000 screen's (400, 100), 80/10 %.
+    read -r rx ry < <(grep -m1 'TOUCH_DOWN' "$virtrot" | grep -Eo '[0-9.]+/[0-9.]+ \(' | head -1 | tr '/(' '  ')
+    [ "$(count "$virtrot" 'TOUCH_DOWN')" -eq 1 ] && awk -v x="$rx" -v y="$ry" 'BEGIN { exit !(x >= 79.8 && x <= 80.2 && y >= 9.9 && y <= 10.1) }' \
+        || { echo "the rotated tap arrived at $rx/$ry %, not 80/10 % ($(count "$virtrot" TOUCH_DOWN) downs)"; kill "${pids[@]}"; return 1; }
+    timeout 60 "$CTL" status --socket "$socket" --json > "$OUT/pass3.status" || { echo "status did not answer"; kill "${pids[@]}"; return 1; }
+    status3=$(python3 -c '
+import json, sys
+def find(v):
+    if isinstance(v, dict):
+        if isinstance(v.get("passthrough"), list): return v["passthrough"]
+        for w in v.values():
+            r = find(w)
+            if r is not None: return r
+    return None
+s = {e["screen"]: e for e in find(json.load(open(sys.argv[1]))) or []}
+p, r = s["pass"], s["rot"]
+print(" ".join(str(x) for x in (p["touches-passed"] - p["heldBack"], p["dropped-over-max-touches"], p["pointer-touches"],
+    p["right-clicks"], p["liveContacts"], r["touches-passed"])))' "$OUT/pass3.status") \
+        || { echo "status: no passthrough counters"; kill "${pids[@]}"; return 1; }
+    [ "$status3" = "2 1 1 1 0 1" ] \
+        || { echo "status (passed-heldBack, over-max, pointer, right-clicks, live, rot passed): $status3, expected 2 1 1 1 0 1"; kill "${pids[@]}"; return 1; }
+    kill -TERM "$daemon"
     kill "${pids[@]}" 2>/dev/null
     echo "udev: ID_INPUT_TOUCHSCREEN=1 only (pointer: ID_INPUT_MOUSE=1 only, absolute motion and a left click);" \
         "tap at $x/$y % of the virtual device, native tap on the socket," \
         "none on the grabbed panel; a reload cancelled the held finger (TOUCH_CANCEL, no TOUCH_UP);" \
         "dropping passthrough removed the device and released the panel; a finger down as passthrough came back" \
-        "stayed the panel's and the grab waited for it; SIGKILL: device gone, contact cancelled, panel free"
+        "stayed the panel's and the grab waited for it; SIGKILL: device gone, contact cancelled, panel free;" \
+        "a daemon started with a finger down never passed it on; the waking touch and a blip never arrived;" \
+        "a pinch in a maxTouches: 1 region arrived as one sequence; a 1.2 s press as the right button;" \
+        "a tap on a 90-degree panel at $rx/$ry %; status: $status3; bench: $bench"
 }
 scenario "passthrough: virtual touchscreen, grab, cancel, SIGKILL" passthrough
 
