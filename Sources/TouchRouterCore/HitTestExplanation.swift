@@ -8,13 +8,14 @@ import TouchRouterModel
 
 extension HitTestExplanation {
     /// Explains a screen point: the plain walk recorded, then the responder chain against
-    /// `subscribedViews` (views with an access list in `accessListViews` stop the climb too, as
-    /// in the daemon), then the multipleTouch / exclusiveTouch rules of the screen, marked
+    /// `subscribedViews` (views with an access list in `accessListViews`, and views with a
+    /// `passthrough` key in `passthrough`, stop the climb too, as in the daemon), then the multipleTouch / exclusiveTouch rules of the screen, marked
     /// `appliesNow` where the views with fingers down now (`touchedViews`, the tracker's live
     /// touches on this screen) would make the tracker drop this touch-down.
     public init(
         screen: Screen, screenPoint: Point, subscribedViews: some SubscribedViews,
-        accessListViews: Set<String> = [], touchedViews: [TouchedView] = []
+        accessListViews: Set<String> = [], passthrough: [String: PassthroughSettings] = [:],
+        touchedViews: [TouchedView] = []
     ) {
         var recorder = Recorder()
         let result = PlainHitTest.hitTest(screen.root, screenPoint: screenPoint, observer: &recorder)
@@ -44,8 +45,13 @@ extension HitTestExplanation {
             }
             for view in ancestors.reversed() {
                 let declares = accessListViews.contains(view.id)
-                let takes = subscribedViews.hasSubscribers(view.id) || declares
-                chain.append(ChainLink(viewID: view.id, takesDelivery: takes, declaresAccessList: declares))
+                // `passthrough` (true or false) stops the climb like an access list does.
+                let passes = passthrough[view.id]
+                let takes = subscribedViews.hasSubscribers(view.id) || declares || passes != nil
+                chain.append(
+                    ChainLink(
+                        viewID: view.id, takesDelivery: takes, declaresAccessList: declares,
+                        passesThrough: passes?.passesThrough == true))
                 if takes {
                     target = view.id
                     break
@@ -53,6 +59,8 @@ extension HitTestExplanation {
             }
             notes = Self.notes(
                 hitView: ancestors[ancestors.count - 1], screen: screen, touchedViews: touchedViews)
+            // A passthrough region takes every finger whatever multipleTouch says (TouchTracker).
+            if chain.last?.passesThrough == true { notes.removeAll { $0.rule == "multipleTouch" } }
         }
         self.init(
             screen: screen.name, screenPoint: screenPoint, result: result, steps: steps, chain: chain,
@@ -187,10 +195,14 @@ extension HitTestExplanation {
         let chainText = chain.map { link in
             var text = link.viewID
             if link.declaresAccessList { text += " [access list]" }
+            if link.passesThrough { return text + " (passes it through)" }
             return text + (link.takesDelivery ? " (takes it)" : " (no subscriber)")
         }
         lines.append("responder chain: " + chainText.joined(separator: " -> "))
-        if let target {
+        if let target, chain.last?.passesThrough == true {
+            lines.append(
+                "delivered to: the screen's virtual device (passthrough at \(target)), and \(target)'s subscribers")
+        } else if let target {
             lines.append("delivered to: \(target)")
         } else {
             lines.append(

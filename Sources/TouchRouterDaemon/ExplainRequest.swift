@@ -16,6 +16,8 @@ struct ExplainRequest {
     let layout: Layout
     let subscriptions: SubscriptionTable
     let access: AccessPolicy
+    /// The views with a `passthrough` key: they stop the climb (the compositor gets the touch).
+    let passthrough: [String: PassthroughSettings]
     /// Client labels by id, for an admin's receivers (taken on the loop only for an admin).
     let clientLabels: [ClientID: String]
     /// The live touches' views on the screen asked about (taken on the loop: O(touches)).
@@ -37,7 +39,7 @@ struct ExplainRequest {
         }
         let explanation = HitTestExplanation(
             screen: screen, screenPoint: screenPoint, subscribedViews: subscriptions,
-            accessListViews: access.declaringViews, touchedViews: touchedViews)
+            accessListViews: access.declaringViews, passthrough: passthrough, touchedViews: touchedViews)
         if admin {
             let receivers = explanation.target.map { subscriptions.subscribers(of: $0) } ?? []
             return .explanation(
@@ -48,7 +50,7 @@ struct ExplainRequest {
         let visibleScreen = access.visibleLayout(Layout(screens: [screen]), to: credentials).screens[0]
         var visible = HitTestExplanation(
             screen: visibleScreen, screenPoint: screenPoint, subscribedViews: subscriptions,
-            accessListViews: access.declaringViews,
+            accessListViews: access.declaringViews, passthrough: passthrough,
             touchedViews: touchedViews.filter { access.permits(credentials, viewID: $0.viewID) })
         // The real target, when the client may see it; else the touch reaches nobody it can know of.
         visible.target = explanation.target.flatMap { access.permits(credentials, viewID: $0) ? $0 : nil }

@@ -179,7 +179,8 @@ struct QueryPhase {
             case .query(.explain(let screenName, let screenPoint)):
                 let explain = ExplainRequest(
                     layout: runtime.effective.layout, subscriptions: table, access: access,
-                    clientLabels: item.clientLabels, touchedViews: item.touchedViews)
+                    passthrough: runtime.effective.viewPassthrough, clientLabels: item.clientLabels,
+                    touchedViews: item.touchedViews)
                 let reply = explain.reply(
                     screenName: screenName, screenPoint: screenPoint, credentials: item.credentials, seq: item.seq)
                 var answer = QueryReply(line: line(reply))

@@ -70,12 +70,16 @@ public struct HitTestExplanation: Hashable, Sendable {
         public var takesDelivery: Bool
         /// The view declares an access list itself.
         public var declaresAccessList: Bool
+        /// The view passes its touches through to the screen's virtual device (`passthrough`,
+        /// docs/passthrough.md): the climb stops here, and the compositor gets the touch.
+        public var passesThrough: Bool
 
         /// Makes a link.
-        public init(viewID: String, takesDelivery: Bool, declaresAccessList: Bool) {
+        public init(viewID: String, takesDelivery: Bool, declaresAccessList: Bool, passesThrough: Bool = false) {
             self.viewID = viewID
             self.takesDelivery = takesDelivery
             self.declaresAccessList = declaresAccessList
+            self.passesThrough = passesThrough
         }
     }
 

@@ -31,6 +31,7 @@ enum ExplainJSON {
                 object.field("view", string: link.viewID)
                 object.field("takesDelivery", bool: link.takesDelivery)
                 object.field("accessList", bool: link.declaresAccessList)
+                if link.passesThrough { object.field("passthrough", bool: true) }
             }
         }
         object.field("target", optionalString: explanation.target)
@@ -76,7 +77,8 @@ enum ExplainJSON {
             chain.append(
                 HitTestExplanation.ChainLink(
                     viewID: try link.string("view"), takesDelivery: try link.bool("takesDelivery"),
-                    declaresAccessList: try link.bool("accessList")))
+                    declaresAccessList: try link.bool("accessList"),
+                    passesThrough: try link.optionalBool("passthrough") ?? false))
         }
         var notes: [HitTestExplanation.Note] = []
         for (index, element) in try fields.array("notes").enumerated() {

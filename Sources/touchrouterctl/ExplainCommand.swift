@@ -51,7 +51,7 @@ enum ExplainCommand: Command {
             let subscribed = Set(listed.split(separator: ",").map(String.init))
             explanation = HitTestExplanation(
                 screen: offline.screen, screenPoint: Point(x, y), subscribedViews: subscribed,
-                accessListViews: accessListViews)
+                accessListViews: accessListViews, passthrough: offline.config.viewPassthrough)
         } else {
             explanation = HitTestExplanation(screen: offline.screen, screenPoint: Point(x, y))
         }

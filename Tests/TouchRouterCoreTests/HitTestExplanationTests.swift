@@ -191,6 +191,26 @@ import TouchRouterCore
         #expect(text.contains("delivered to: content"))
     }
 
+    /// `passthrough` stops the climb as the Router's routing does: a passthrough view is the
+    /// target (the compositor gets the touch, multipleTouch does not drop it), `passthrough: false`
+    /// is a target that passes nothing, and a subscribed view nearer still takes the touch.
+    @Test("passthrough views stop the climb, and the text says the touch is passed through")
+    func passthroughStopsTheClimb() {
+        let settings: [String: PassthroughSettings] = ["content": .touch, "keypad": .stop]
+        let passed = HitTestExplanation(
+            screen: Self.kiosk, screenPoint: Point(540, 880), subscribedViews: Set<String>(),
+            passthrough: ["content": .touch])
+        #expect(passed.target == "content" && passed.chain.last?.passesThrough == true)
+        #expect(!passed.notes.contains { $0.rule == "multipleTouch" })
+        #expect(passed.textLines.contains { $0.hasPrefix("delivered to: the screen's virtual device") })
+        let stopped = HitTestExplanation(
+            screen: Self.kiosk, screenPoint: Point(540, 880), subscribedViews: Set<String>(), passthrough: settings)
+        #expect(stopped.target == "keypad" && stopped.chain.last?.passesThrough == false)
+        let nearer = HitTestExplanation(
+            screen: Self.kiosk, screenPoint: Point(540, 880), subscribedViews: Set(["key5"]), passthrough: settings)
+        #expect(nearer.target == "key5" && nearer.chain.count == 1)
+    }
+
     @Test("notes say which rule drops the touch now, given the fingers down")
     func notesNow() {
         func notes(_ point: Point, touched: [(String, Bool)]) -> [HitTestExplanation.Note] {

@@ -104,6 +104,21 @@ struct ValidateCommandTests {
         #expect(result.stderr.isEmpty)
     }
 
+    /// `explain` follows the recipe's routing: the browser's root passes a touch through, the PIN
+    /// pad's subscriber takes its own, the card reader (`passthrough: false`) passes nothing.
+    @Test("explain on the browser recipe: passed through, the PIN pad's, the card reader's")
+    func browserKioskExplain() throws {
+        func explain(_ x: String, _ y: String) throws -> String {
+            try TouchrouterctlProcess.run([
+                "explain", "--config", "config/browser-kiosk.json5", "--subscribed", "pin-pad", x, y,
+            ]).stdout
+        }
+        #expect(try explain("100", "100").contains("responder chain: browser (passes it through)"))
+        #expect(try explain("1400", "300").contains("delivered to: pin-pad\n"))
+        let card = try explain("1400", "1000")
+        #expect(card.contains("card-reader (takes it)") && card.contains("delivered to: card-reader\n"), "\(card)")
+    }
+
     @Test("a bad file: exit 1, every error on stderr, nothing on stdout")
     func badFile() throws {
         let path = try TouchrouterctlProcess.temporaryFile(
