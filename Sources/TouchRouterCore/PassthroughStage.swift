@@ -315,39 +315,6 @@ struct PassthroughStage: Sendable {
     }
 }
 
-/// A screen's passthrough counters, for `status`: counters only grow.
-public struct PassthroughStatistics: Hashable, Sendable {
-    /// Touches passed to the virtual touchscreen (touch mode).
-    public var touchesPassed: UInt64 = 0
-    /// Fingers that drove the virtual pointer (pointer mode).
-    public var pointerTouches: UInt64 = 0
-    /// Touch-downs in a touch-mode region that already had `maxTouches` fingers passed on: not
-    /// passed on.
-    public var droppedOverMaxTouches: UInt64 = 0
-    /// Touch-downs with all of the screen's slots taken (several regions together): not passed on.
-    public var droppedNoSlot: UInt64 = 0
-    /// Fingers in a pointer region while another finger held the screen's pointer: ignored.
-    public var ignoredPointerFingers: UInt64 = 0
-    /// Right clicks (a pointer finger held still for `rightClickMs`).
-    public var rightClicks: UInt64 = 0
-    /// Contacts and pointer fingers ended by a cancel (device removed, stuck, a reload, hidden,
-    /// shutdown, a slot reused).
-    public var cancelled: UInt64 = 0
-
-    /// All zero.
-    public init() {}
-
-    /// Every counter by a stable, kebab-case name, in a fixed order: what `status` prints.
-    public var namedCounters: [(name: String, value: UInt64)] {
-        [
-            ("touches-passed", touchesPassed), ("pointer-touches", pointerTouches),
-            ("dropped-over-max-touches", droppedOverMaxTouches), ("dropped-no-slot", droppedNoSlot),
-            ("ignored-pointer-fingers", ignoredPointerFingers), ("right-clicks", rightClicks),
-            ("cancelled", cancelled),
-        ]
-    }
-}
-
 /// One touch passed through: its screen, its region (the passthrough view it is bound to) and
 /// its slot and tracking id, or its pointer state.
 private struct PassedContact {

@@ -8,9 +8,6 @@ import TouchRouterInput
 import TouchRouterProtocol
 import TouchRouterSystem
 
-/// The version `welcome` and `status` report: the package's.
-public let daemonVersion = PackageVersion.current
-
 /// The running daemon. Create it with `init(options:logger:)`, then `run()`; it returns after a
 /// graceful stop.
 public final class Daemon {

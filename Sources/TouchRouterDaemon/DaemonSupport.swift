@@ -1,6 +1,7 @@
 /// Small pieces the daemon's files share: the teardown stack, error and message lines, stderr, and
 /// the benchmark histogram.
 import Glibc
+import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
 
@@ -88,3 +89,6 @@ extension Daemon {
         var layoutBuilds = 0
     }
 }
+
+/// The version `welcome` and `status` report: the package's.
+public let daemonVersion = PackageVersion.current
