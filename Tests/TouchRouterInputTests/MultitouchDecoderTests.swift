@@ -128,6 +128,14 @@ struct MultitouchDecoderTests {
             mapping: try ScreenMapping(screenWidth: 1000, screenHeight: 1000))
     }
 
+    /// A decoder for the touchscreen with fuzz 8 on both position axes (hysteresis radius 4).
+    static func fuzzyDecoder() throws -> MultitouchDecoder {
+        var device = touchscreen
+        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
+        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
+        return try decoder(device)
+    }
+
     static func abs(_ code: UInt16, _ value: Int32, at time: UInt64) -> EvdevEvent {
         EvdevEvent(timestampMicros: time, type: EvdevCode.evAbs, code: code, value: value)
     }
@@ -244,10 +252,7 @@ struct MultitouchDecoderTests {
     /// Axes with a fuzz: the kernel's defuzzing of a uinput replay, then libinput's hysteresis (margin
     /// fuzz / 2), which drops small motions and reports the unfiltered position of the others.
     @Test func fuzzDefuzzAndHysteresis() throws {
-        var device = Self.touchscreen
-        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
-        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
-        var decoder = try Self.decoder(device)
+        var decoder = try Self.fuzzyDecoder()
         let frames = Self.feed(
             &decoder,
             [
@@ -277,10 +282,7 @@ struct MultitouchDecoderTests {
     /// sends nothing (a move inside the hysteresis), the report makes no frame, and the other slot's
     /// motion waits for the next frame instead of being lost or framed alone.
     @Test func aReportWhoseLastSlotSendsNothingCarriesItsContactsOn() throws {
-        var device = Self.touchscreen
-        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
-        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
-        var decoder = try Self.decoder(device)
+        var decoder = try Self.fuzzyDecoder()
         let frames = Self.feed(
             &decoder,
             [
@@ -307,10 +309,7 @@ struct MultitouchDecoderTests {
     /// The hysteresis ellipse's radii are fuzz/2: a motion 6 units from the centre with fuzz 8 is
     /// outside it and reported (libinput's `evdev_hysteresis` margin), not suppressed.
     @Test func aMotionJustOutsideTheHysteresisEllipseIsReported() throws {
-        var device = Self.touchscreen
-        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
-        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
-        var decoder = try Self.decoder(device)
+        var decoder = try Self.fuzzyDecoder()
         let frames = Self.feed(
             &decoder,
             [
@@ -327,10 +326,7 @@ struct MultitouchDecoderTests {
     /// behind on both axes, rounded toward zero as libinput's C does), the dragged centre standing in
     /// for the axis the next event does not carry, and a motion back inside the ellipse dropped.
     @Test func hysteresisDragsTheCentreBothWays() throws {
-        var device = Self.touchscreen
-        device.absinfo[EvdevCode.absMtPositionX]?.fuzz = 8
-        device.absinfo[EvdevCode.absMtPositionY]?.fuzz = 8
-        var decoder = try Self.decoder(device)
+        var decoder = try Self.fuzzyDecoder()
         let frames = Self.feed(
             &decoder,
             [

@@ -70,6 +70,40 @@ struct OwnerGroupAndReloadAccessTests {
         """
     }
 
+    /// A daemon on `accessConfig(leftUsers: before)` (waiting for 2 subscribers, exiting after the
+    /// replay), `script` run as nobody against it up to its READY (its first reply a `subscribed`),
+    /// then the file replaced with `accessConfig(leftUsers: after)` and reloaded by root, the reply
+    /// awaited. The caller stops the daemon.
+    static func outsiderAcrossReload(
+        in directory: TemporaryDirectory, script: String, leftUsersBefore before: String, after: String,
+        firstReply: String
+    ) throws -> (DaemonProcess, InteractiveOtherUserClient) {
+        chmod(directory.path, 0o755)
+        let configPath = directory.file("access.json5")
+        try directory.write("access.json5", accessConfig(leftUsers: before))
+        try directory.write("outsider.py", script)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: configPath, waitFor: 2) + [
+                "--exit-after-replay", "--socket-mode", "0666",
+            ])
+        do {
+            let client = try InteractiveOtherUserClient(
+                script: directory.file("outsider.py"), arguments: [daemon.socketPath])
+            try client.read(until: "READY\n", context: daemon.log)
+            #expect(client.text.hasPrefix(#"{"type":"subscribed""#), "\(firstReply): \(client.text)")
+            try directory.write("access.json5", accessConfig(leftUsers: after))
+            let admin = try LineClient(socketPath: daemon.socketPath)
+            try admin.send(ClientRequest(.reload, seq: 1))
+            let reloaded = try admin.readReply()
+            guard case .reloaded = reloaded else { throw HarnessError("reload: \(reloaded)\n\(daemon.log)") }
+            return (daemon, client)
+        } catch {
+            daemon.stop()  // the caller's `defer` is not set up yet
+            throw error
+        }
+    }
+
     /// Subscribes to `left` and `right`, prints READY, waits for a line on stdin, then subscribes to
     /// `left` again and hit-tests it, and prints every line until the daemon closes.
     static let outsider = """
@@ -96,29 +130,10 @@ struct OwnerGroupAndReloadAccessTests {
     func reloadedAccessListsApplyAtOnce() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        chmod(directory.path, 0o755)
-        let configPath = directory.file("access.json5")
-        try directory.write("access.json5", Self.accessConfig(leftUsers: "65534"))
-        try directory.write("outsider.py", Self.outsider)
-        let daemon = try DaemonProcess(
-            directory: directory,
-            arguments: Scenario.arguments(config: configPath, waitFor: 2) + [
-                "--exit-after-replay", "--socket-mode", "0666",
-            ])
+        let (daemon, client) = try Self.outsiderAcrossReload(
+            in: directory, script: Self.outsider, leftUsersBefore: "65534", after: "0",
+            firstReply: "the first file lets nobody see left")
         defer { daemon.stop() }
-
-        let client = try InteractiveOtherUserClient(
-            script: directory.file("outsider.py"), arguments: [daemon.socketPath])
-        try client.read(until: "READY\n", context: daemon.log)
-        #expect(
-            client.text.hasPrefix(#"{"type":"subscribed""#), "the first file lets nobody see left: \(client.text)")
-
-        // The new file: left is root's only. Root reloads and waits for the answer.
-        try directory.write("access.json5", Self.accessConfig(leftUsers: "0"))
-        let admin = try LineClient(socketPath: daemon.socketPath)
-        try admin.send(ClientRequest(.reload, seq: 1))
-        let reloaded = try admin.readReply()
-        guard case .reloaded = reloaded else { throw HarnessError("reload: \(reloaded)\n\(daemon.log)") }
 
         client.send("go")
         // The outsider's requests are answered before the replay starts: then root's subscription
@@ -171,28 +186,10 @@ struct OwnerGroupAndReloadAccessTests {
     func reloadedAccessListsOpenASubtree() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        chmod(directory.path, 0o755)
-        let configPath = directory.file("access.json5")
-        try directory.write("access.json5", Self.accessConfig(leftUsers: "0"))
-        try directory.write("outsider.py", Self.subtreeOutsider)
-        let daemon = try DaemonProcess(
-            directory: directory,
-            arguments: Scenario.arguments(config: configPath, waitFor: 2) + [
-                "--exit-after-replay", "--socket-mode", "0666",
-            ])
+        let (daemon, client) = try Self.outsiderAcrossReload(
+            in: directory, script: Self.subtreeOutsider, leftUsersBefore: "0", after: "65534",
+            firstReply: "the first file hides left")
         defer { daemon.stop() }
-
-        let client = try InteractiveOtherUserClient(
-            script: directory.file("outsider.py"), arguments: [daemon.socketPath])
-        try client.read(until: "READY\n", context: daemon.log)
-        #expect(client.text.hasPrefix(#"{"type":"subscribed""#), "\(client.text)")
-
-        // The new file opens left to nobody. Root reloads and waits for the answer.
-        try directory.write("access.json5", Self.accessConfig(leftUsers: "65534"))
-        let admin = try LineClient(socketPath: daemon.socketPath)
-        try admin.send(ClientRequest(.reload, seq: 1))
-        let reloaded = try admin.readReply()
-        guard case .reloaded = reloaded else { throw HarnessError("reload: \(reloaded)\n\(daemon.log)") }
 
         // Root's subscription is the second: the replay starts.
         let watcher = try LineClient(socketPath: daemon.socketPath)
