@@ -134,7 +134,7 @@ public struct CalibrationVerification: Hashable, Sendable {
 extension FieldReader {
     /// `{"x":…,"y":…}`, both finite.
     func xyObject(_ key: String) throws(ProtocolError) -> Point {
-        let point = try nested(try objectField(key), context: context + key)
+        let point = nested(try objectField(key), context: context + key)
         return Point(try point.double("x"), try point.double("y"))
     }
 

@@ -6,7 +6,8 @@ import TouchRouterSystem
 
 /// `calibrate --fbdev`: the calibration targets drawn on a Linux framebuffer device. Only the I/O
 /// is here (open, the two FBIOGET queries, mmap, the saved screen); the pixels are
-/// `FramebufferPicture`'s. The screen is saved when opened, blacked out, and put back by `restore`.
+/// `FramebufferPicture`'s. The screen is saved when opened, blacked out when the first target is
+/// shown (so an interrupt before the session starts leaves it as it was), and put back by `restore`.
 final class FramebufferTargets {
     let path: String
     let format: FramebufferFormat
@@ -20,7 +21,7 @@ final class FramebufferTargets {
         var description: String
     }
 
-    /// Opens `path`, asks its format, maps its memory, saves what it shows and blacks it out.
+    /// Opens `path`, asks its format, maps its memory and saves what it shows; draws nothing.
     init(path: String) throws(Failure) {
         self.path = path
         fd = open(path, O_RDWR | O_CLOEXEC)
@@ -55,14 +56,17 @@ final class FramebufferTargets {
         self.format = format
         memory = UnsafeMutableRawBufferPointer(start: base, count: length)
         saved = Array(memory)
-        FramebufferPicture.fillScreen(value: format.pixel(red: 0, green: 0, blue: 0), format: format, into: memory)
     }
 
     /// Shows the crosshair at `point` (layout units of a `layoutWidth` × `layoutHeight` screen that
-    /// the framebuffer shows whole), clearing the one shown before.
+    /// the framebuffer shows whole), clearing the one shown before; the first one on a black screen.
     func show(_ point: Point, layoutWidth: Double, layoutHeight: Double) {
         let black = format.pixel(red: 0, green: 0, blue: 0)
-        if let shown { FramebufferPicture.drawCrosshair(at: shown, value: black, format: format, into: memory) }
+        if let shown {
+            FramebufferPicture.drawCrosshair(at: shown, value: black, format: format, into: memory)
+        } else {
+            FramebufferPicture.fillScreen(value: black, format: format, into: memory)
+        }
         let centre = FramebufferPicture.pixel(
             of: point, layoutWidth: layoutWidth, layoutHeight: layoutHeight, format: format)
         FramebufferPicture.drawCrosshair(
