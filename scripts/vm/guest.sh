@@ -552,7 +552,7 @@ scenario "calibration: a distorted panel calibrated and applied" calibration
 #     /dev/fb0. `touchrouterctl calibrate --fbdev /dev/fb0 --screen calib` (4 targets) runs; before
 #     each press the pixel under the shown target is read back white and the previous target's
 #     no longer white; after the run every target's pixel is the grey the screen showed before.
-#     Before that, a run interrupted (SIGINT) while it connects leaves the screen as it was.
+#     Before that, a run stopped (SIGTERM) while it connects leaves the screen as it was.
 # fb_pixels X Y ...: the framebuffer's pixel values (hex) under those points of the 1080x1920
 # layout, found as the tool finds them (FBIOGET_VSCREENINFO/FSCREENINFO, line_length, offsets).
 fb_pixels() {
@@ -589,8 +589,8 @@ with open('/dev/fb0', 'r+b') as fb:
     fb.write(b'\x66' * struct.unpack_from('16sLI', fcntl.ioctl(fb, 0x4602, bytes(80)))[2])" \
         || { echo "cannot write /dev/fb0"; return 1; }
     before=$(fb_pixels "${targets[@]}") || { echo "cannot read /dev/fb0"; return 1; }
-    # Interrupted while it connects (to a socket that accepts and never answers): the screen is
-    # left as it was.
+    # Stopped (SIGTERM; a background job ignores SIGINT) while it connects to a socket that
+    # accepts and never answers: the screen is left as it was.
     python3 -c "
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
@@ -601,11 +601,13 @@ c, _ = s.accept(); open(sys.argv[2], 'w').write('accepted\\n'); time.sleep(30)" 
     "$CTL" calibrate --socket "$WORK/silent.sock" --screen calib --fbdev /dev/fb0 > "$WORK/fb-int.log" 2>&1 &
     pid=$!
     wait_for "$WORK/silent.accepted" accepted 1 30 || { echo "calibrate never connected: $(cat "$WORK/fb-int.log")"; return 1; }
-    kill -INT "$pid"
-    wait "$pid" 2>/dev/null || true
+    kill -TERM "$pid"
+    wait "$pid" 2>/dev/null
+    local status=$?
+    [ "$status" -eq 143 ] || { echo "calibrate did not stop on SIGTERM while connecting (exit $status)"; return 1; }
     kill "$silent" 2>/dev/null
     now=$(fb_pixels "${targets[@]}")
-    [ "$now" = "$before" ] || { echo "interrupted while connecting, the screen changed: $before before, $now after"; return 1; }
+    [ "$now" = "$before" ] || { echo "stopped while connecting, the screen changed: $before before, $now after"; return 1; }
     timeout 300 "$CTL" calibrate --socket "$SOCKET" --screen calib --fbdev /dev/fb0 > "$WORK/fb.log" 2>&1 &
     pid=$!
     for i in 0 1 2 3; do
@@ -625,7 +627,7 @@ c, _ = s.accept(); open(sys.argv[2], 'w').write('accepted\\n'); time.sleep(30)" 
     wait "$pid" || { echo "calibrate --fbdev exited $?: $(tail -3 "$WORK/fb.log")"; return 1; }
     now=$(fb_pixels "${targets[@]}")
     [ "$now" = "$before" ] || { echo "the screen was not put back: $before before, $now after"; return 1; }
-    echo "interrupted while connecting, the screen untouched; each target's pixel read back white" \
+    echo "stopped while connecting, the screen untouched; each target's pixel read back white" \
         "($white) as it was shown, the previous one cleared; the screen put back after the run ($before)"
 }
 scenario "calibration targets on a real framebuffer" framebuffer
