@@ -5,15 +5,15 @@ import TouchRouterSystem
 
 extension Daemon {
     func startReplay() {
-        guard var clock = replay, !clock.hasStarted else { return }
+        guard var clock = input.replay, !clock.hasStarted else { return }
         clock.start(atMonotonicMicros: monotonicMicros())
-        replay = clock
+        input.replay = clock
         logger.info("replay started")
         if clock.isFinished { playDueFrames() } else { armReplayTimer() }
     }
 
     func armReplayTimer() {
-        guard let due = replay?.nextDueMicros else {
+        guard let due = input.replay?.nextDueMicros else {
             try? timer.disarm()
             return
         }
@@ -23,25 +23,24 @@ extension Daemon {
     /// Feeds the frames that are due, at most `ReplayClock.framesPerTurn` (one at speed 0), so
     /// clients are served between; the timer, re-armed for a frame already due, fires at once.
     func playDueFrames() {
-        guard var clock = replay else { return }
+        guard var clock = input.replay else { return }
         let now = monotonicMicros()
         if loop.measuresTurns, clock.speed != 0, let due = clock.nextDueMicros, due <= now {
-            replayLongestLatenessMicros = max(replayLongestLatenessMicros, now - due)
-            replayLongestBusyLatenessMicros = max(replayLongestBusyLatenessMicros, loop.busyMicros(from: due, to: now))
+            input.noteLateness(now - due, busyMicros: loop.busyMicros(from: due, to: now))
         }
         var played = 0
         while played < ReplayClock.framesPerTurn, var frame = clock.nextDueFrame(atMonotonicMicros: now) {
             played += 1
-            replay = clock
+            input.replay = clock
             let takenMicros = monotonicMicros()
             if options.replayRestampsFrames { frame.timestampMicros = takenMicros }
-            replayTargets.stamp(&frame)
-            if calibrationReplayUndo != nil { uncalibrateForSession(&frame) }
+            input.replayTargets.stamp(&frame)
+            if calibrating.replayUndo != nil { uncalibrateForSession(&frame) }
             process(.frame(frame), stampMicros: takenMicros)
-            if stampToWritten != nil { stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
+            if input.stampToWritten != nil { input.stampToWritten!.record(monotonicMicros() - frame.timestampMicros) }
             if clock.speed == 0 { break }
         }
-        replay = clock
+        input.replay = clock
         if clock.isFinished {
             logger.info("replay finished")
             try? timer.disarm()
