@@ -249,7 +249,9 @@ extension Daemon {
         // Devices may now drive another screen, or none.
         for event in input.live?.reassignDevices() ?? [] { process(event) }
         applyPassthrough(prepared.passthroughNeeds, made: prepared.passthroughDevices)
-        for name in input.replayTargets.reassign(config) {
+        let replayTargets = input.replayTargets.reassigned(config)
+        input.replayTargets = replayTargets.targets
+        for name in replayTargets.unplaced {
             logger.warning("replay: no screen in the new config takes \(Excerpt.of(name))")
         }
         let summary = "layout generation \(current.generation), \(prepared.viewCount) views"

@@ -118,15 +118,15 @@ extension Daemon {
                 counters["loopLongestTurnMicros"] = .integer(Int64(turn.micros))
                 counters["loopLongestTurnCPUMicros"] = .integer(Int64(turn.cpuMicros))
                 counters["lastLayoutBuildCPUMicros"] = .integer(Int64(reloading.lastBuildCPUMicros))
-                if let histogram = input.stampToWritten, let p50 = histogram.percentile(0.5),
+                if let histogram = benchmark.stampToWritten, let p50 = histogram.percentile(0.5),
                     let p99 = histogram.percentile(0.99)
                 {
                     counters["frameStampToWrittenP50Micros"] = .integer(Int64(p50))
                     counters["frameStampToWrittenP99Micros"] = .integer(Int64(p99))
                 }
-                input.stampToWritten?.reset()
+                benchmark.stampToWritten?.reset()
                 if input.replay != nil, options.replaySpeed != 0 {
-                    let lateness = input.takeLongestLateness()
+                    let lateness = benchmark.takeLongestLateness()
                     counters["replayLongestLatenessMicros"] = .integer(Int64(lateness.micros))
                     counters["replayLongestBusyLatenessMicros"] = .integer(Int64(lateness.busyMicros))
                 }

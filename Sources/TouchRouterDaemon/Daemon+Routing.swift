@@ -7,9 +7,9 @@ import TouchRouterSystem
 
 extension Daemon {
     /// Where frames come from: libinput on the seat (or the `--device` nodes), or a recording
-    /// played on the replay timer, with the screen each replayed device drives and the benchmark
-    /// counters of replayed frames. Set at start-up (`init`, `openLiveInput`); the clock and the
-    /// counters change as frames are played (Daemon+Replay.swift), the targets at each reload.
+    /// played on the replay timer, with the screen each replayed device drives. Set at start-up
+    /// (`init`, `openLiveInput`); the clock moves as frames are played (Daemon+Replay.swift), the
+    /// targets change at each reload.
     struct Input {
         /// Live input; nil in replay mode, and after teardown.
         var live: LibinputReader?
@@ -17,30 +17,6 @@ extension Daemon {
         var replay: ReplayClock?
         /// The replayed devices, and the screen and matcher the current config gives each.
         var replayTargets = ReplayTargets(frames: [])
-        /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`): per replayed frame, µs from its stamp until
-        /// its writes are done. Nil, and never touched, otherwise.
-        var stampToWritten: MicrosHistogram?
-        /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`, finite `--speed`): the longest a replayed
-        /// frame waited past its due time since the last admin `status` (µs): how late the loop got
-        /// to it.
-        private(set) var longestLatenessMicros: UInt64 = 0
-        /// With `longestLatenessMicros`: the longest part of a replayed frame's lateness that the loop
-        /// spent busy in turns (`EventLoop.busyMicros`), the daemon's own share; the rest of a
-        /// lateness is the thread not running.
-        private(set) var longestBusyLatenessMicros: UInt64 = 0
-
-        /// A replayed frame played `micros` late, `busyMicros` of it in the loop's own turns.
-        mutating func noteLateness(_ micros: UInt64, busyMicros: UInt64) {
-            longestLatenessMicros = max(longestLatenessMicros, micros)
-            longestBusyLatenessMicros = max(longestBusyLatenessMicros, busyMicros)
-        }
-
-        /// The longest lateness and its busy share since the last call (`status`), which starts
-        /// them from 0 again.
-        mutating func takeLongestLateness() -> (micros: UInt64, busyMicros: UInt64) {
-            defer { (longestLatenessMicros, longestBusyLatenessMicros) = (0, 0) }
-            return (longestLatenessMicros, longestBusyLatenessMicros)
-        }
     }
 
     /// libinput on the seat (or the `--device` nodes); its fd joins the loop.

@@ -53,6 +53,8 @@ public final class Daemon {
     var stats = Stats()
     /// The counters only the metrics keep (Daemon+Metrics.swift).
     var metrics = MetricsCounters()
+    /// Benchmarks only: replayed frames' stamp-to-written and lateness (Daemon+Replay.swift).
+    var benchmark = BenchmarkCounters()
 
     /// How the daemon runs as a system service. Set in `run()`, read when a reload starts (is a
     /// run-time build urgent?) and when systemd is told of one.
@@ -184,7 +186,7 @@ public final class Daemon {
         }
         // Benchmarks only: the longest loop turn, wall and CPU, in admin `status` (docs/performance.md).
         loop.measuresTurns = getenv("TOUCHROUTERD_MEASURE_LOOP") != nil
-        if loop.measuresTurns && options.replayRestampsFrames { input.stampToWritten = MicrosHistogram() }
+        if loop.measuresTurns && options.replayRestampsFrames { benchmark.stampToWritten = MicrosHistogram() }
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
         try loop.register(housekeeping.timer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
