@@ -8,26 +8,30 @@
 public struct BoundedCounts<Key: Hashable & Sendable>: Sendable {
     /// The most keys kept.
     public let capacity: Int
-    private var slots: [Key: Int] = [:]
+    @usableFromInline var slots: [Key: Int] = [:]
     /// The kept keys and their counts, in the order they were first added.
-    public private(set) var entries: [(key: Key, count: UInt64)] = []
+    public var entries: [(key: Key, count: UInt64)] { kept }
+    @usableFromInline var kept: [(key: Key, count: UInt64)] = []
 
     /// An empty table for at most `capacity` keys.
     public init(capacity: Int) {
         self.capacity = capacity
+        // Room for every key up front: the routing loop's `add` never grows a table.
+        slots.reserveCapacity(capacity)
+        kept.reserveCapacity(capacity)
     }
 
     /// Adds `amount` to `key`'s count; false, counting nothing, when the key is new and the table
     /// is full.
-    @discardableResult
+    @discardableResult @inlinable
     public mutating func add(_ key: Key, _ amount: UInt64 = 1) -> Bool {
         if let slot = slots[key] {
-            entries[slot].count &+= amount
+            kept[slot].count &+= amount
             return true
         }
-        guard entries.count < capacity else { return false }
-        slots[key] = entries.count
-        entries.append((key, amount))
+        guard kept.count < capacity else { return false }
+        slots[key] = kept.count
+        kept.append((key, amount))
         return true
     }
 

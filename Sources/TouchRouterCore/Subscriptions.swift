@@ -143,19 +143,14 @@ public struct SubscriptionTable: Sendable {
     /// How many clients have at least one subscription (whether or not the layout has its view).
     public var subscribedClientCount: Int { requested.values.filter { !$0.isEmpty }.count }
 
-    /// Subscribes `client` to `viewIDs` (and their subtrees when `subtree`). A view the client
-    /// already subscribed to takes the new `subtree` setting (re-subscribing replaces). Returns
-    /// the ids the current layout does not have; those are not subscribed, the others are.
+    /// Subscribes `client` to `viewIDs` (and their subtrees when `subtree`) as config views, and
+    /// re-expands coverage: `add` and `reexpand` in one step, for callers without a run-time
+    /// layout (benchmarks, tests). A view the client already subscribed to takes the new `subtree`
+    /// setting (re-subscribing replaces). Returns the ids the current layout does not have; those
+    /// are not subscribed, the others are (none beyond `maxPerClient`).
     public mutating func subscribe(_ client: ClientID, to viewIDs: [String], subtree: Bool) -> [String] {
-        var unknown: [String] = []
-        for viewID in viewIDs {
-            guard index.contains(viewID) else {
-                unknown.append(viewID)
-                continue
-            }
-            requested[client, default: [:]][viewID] = Requested(subtree: subtree, owner: .config)
-        }
-        version += 1
+        let index = self.index
+        let (unknown, _) = add(client, to: viewIDs, subtree: subtree) { index.contains($0) ? .config : nil }
         rebuild()
         return unknown
     }

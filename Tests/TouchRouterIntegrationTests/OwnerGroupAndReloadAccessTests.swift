@@ -202,4 +202,77 @@ struct OwnerGroupAndReloadAccessTests {
         #expect(touches.contains { $0.viewID == "left" }, "left's touches never reached the outsider: \(client.text)")
         #expect(touches.contains { $0.viewID == "right" })
     }
+
+    /// `slot`, a mount point owned by nobody (65534), and `fillers` views after it: enough that
+    /// reading the file again keeps the layout worker busy for a while (about half a second in a
+    /// debug build) when it changed.
+    static func mountConfig(fillers: Int) -> String {
+        let views = (0..<fillers).map { "{ id: \"f\($0)\", frame: [\($0 % 100 * 6), \($0 / 100 % 100 * 7), 5, 5] }," }
+        return """
+            { screens: [{ name: "main", width: 1280, height: 768, root: { id: "panel", children: [
+                { id: "slot", frame: [0, 0, 640, 768], owner: { users: [65534] }, mount: true },
+            \(views.joined(separator: "\n"))
+            ] } }] }
+            """
+    }
+
+    /// Two connections; prints READY, waits for a line on stdin, then mounts `secret` (open to
+    /// root only) and `open` into `slot` on the first and subscribes to both on the second at
+    /// once; prints each reply's connection, type, code and views.
+    static let mountAndSubscribeClient = """
+        import json, socket, sys
+        mounter, subscriber = socket.socket(socket.AF_UNIX), socket.socket(socket.AF_UNIX)
+        mounter.connect(sys.argv[1])
+        subscriber.connect(sys.argv[1])
+        print("READY", flush=True)
+        sys.stdin.readline()
+        children = [
+            {"id": "secret", "frame": [0, 0, 100, 100], "access": {"users": [0]}},
+            {"id": "open", "frame": [200, 0, 100, 100]},
+        ]
+        mount = {"type": "mount", "view": "slot", "children": children, "seq": 1}
+        mounter.sendall((json.dumps(mount) + "\\n").encode())
+        subscribe = {"type": "subscribe", "views": ["secret", "open"], "seq": 2}
+        subscriber.sendall((json.dumps(subscribe) + "\\n").encode())
+        for name, connection in (("mounter", mounter), ("subscriber", subscriber)):
+            for line in connection.makefile(encoding="utf-8"):
+                message = json.loads(line)
+                if "seq" in message:
+                    print(name, message["type"], message.get("code", "-"), message.get("views"), flush=True)
+                    break
+        """
+
+    /// Requests that arrive while the worker builds are answered together in its next build, from
+    /// the state the whole batch leaves: a subscription in the batch of a mount is checked against
+    /// the access lists of the layout the mount makes, not the running one's.
+    @Test(
+        "a subscription answered in the build of a mount is held to the access lists the mount brings",
+        .enabled(if: OtherUserClient.isAvailable, "needs root, setpriv and /usr/bin/python3"))
+    func subscriptionInTheBuildOfAMount() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write("mount.json5", Self.mountConfig(fillers: 50_000))
+        try directory.write("client.py", Self.mountAndSubscribeClient)
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("mount.json5"), waitFor: 99) + [
+                "--socket-mode", "0666",
+            ])
+        defer { daemon.stop() }
+        let client = try InteractiveOtherUserClient(script: directory.file("client.py"), arguments: [daemon.socketPath])
+        try client.read(until: "READY\n", context: daemon.log)
+        // Root reloads a changed file: the worker is busy with that while the mount and the
+        // subscription arrive, so both wait for the next build, together.
+        try directory.write("mount.json5", Self.mountConfig(fillers: 50_001))
+        let admin = try LineClient(socketPath: daemon.socketPath)
+        try admin.send(ClientRequest(.reload, seq: 1))
+        client.send("go")
+        try client.read(until: "subscriber ", context: daemon.log)
+        client.finish()
+        #expect(
+            client.text == "READY\nmounter mounted - ['slot']\nsubscriber error unknown-views ['secret']\n",
+            "\(client.text)\n\(daemon.log)")
+        guard case .reloaded = try admin.readReply() else { throw HarnessError("reload failed\n\(daemon.log)") }
+    }
 }

@@ -181,8 +181,11 @@ struct RoutingTests {
         let config = try loadConfig(path: Scenario.layoutPath)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        // At the recording's own speed (1.6 s): the victim dies while frames are still to come, so
+        // the daemon sees the close before the replay ends (at full speed it could end first).
         let daemon = try DaemonProcess(
-            directory: directory, arguments: Scenario.arguments(waitFor: 2) + ["--exit-after-replay"])
+            directory: directory,
+            arguments: Scenario.arguments(waitFor: 2, speed: "1") + ["--exit-after-replay"])
         defer { daemon.stop() }
         // A real separate process, killed with SIGKILL while subscribed.
         let victim = Process()

@@ -83,7 +83,11 @@ public struct FieldStage: Sendable {
     /// Nothing to do: every screen has everything off and is active, and no contact is followed.
     /// The daemon may then hand events straight to the tracker.
     public var isInert: Bool {
-        contacts.isEmpty && screens.allSatisfy { $0.isInert && $0.activity == .active }
+        guard contacts.isEmpty else { return false }
+        for index in screens.indices where !(screens[index].isInert && screens[index].activity == .active) {
+            return false
+        }
+        return true
     }
 
     /// The screen's state, nil for a screen the stage does not know.

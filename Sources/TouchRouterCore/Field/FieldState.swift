@@ -34,7 +34,11 @@ struct ScreenState: Sendable {
     }
 
     /// Nothing is on for any device of the screen.
-    var isInert: Bool { settings.isInert && matcherSettings.allSatisfy(\.isInert) }
+    var isInert: Bool {
+        guard settings.isInert else { return false }
+        for index in matcherSettings.indices where !matcherSettings[index].isInert { return false }
+        return true
+    }
 
     var idleDeadline: UInt64? {
         guard activity == .active, presentContacts == 0, !calibrating, let idle = settings.idleMicros else {
