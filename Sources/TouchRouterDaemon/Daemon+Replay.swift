@@ -1,5 +1,6 @@
 /// Replay in the daemon: a recording's frames played on the replay timer (a timerfd) against
-/// `ReplayClock`, each routed like a live frame; the end of a replay (`--exit-after-replay`).
+/// `ReplayClock`, each routed like a live frame; the end of a replay (`--exit-after-replay`); the
+/// benchmark counters of replayed frames.
 import TouchRouterCore
 import TouchRouterSystem
 

@@ -9,7 +9,9 @@ extension Daemon {
     /// Where frames come from: libinput on the seat (or the `--device` nodes), or a recording
     /// played on the replay timer, with the screen each replayed device drives. Set at start-up
     /// (`init`, `openLiveInput`); the clock moves as frames are played (Daemon+Replay.swift), the
-    /// targets change at each reload.
+    /// targets are replaced at each reload. No access to it may span a call (a histogram update, a
+    /// reassign in place): one such access makes the compiler check every access to `input` at run
+    /// time, about 170 instructions per frame (callgrind); hence `BenchmarkCounters` apart.
     struct Input {
         /// Live input; nil in replay mode, and after teardown.
         var live: LibinputReader?

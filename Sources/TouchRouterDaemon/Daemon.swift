@@ -21,12 +21,13 @@ public final class Daemon {
     let signals: SignalChannel
     /// The replay timer (Daemon+Replay.swift); once stopping, the deadline for clients' last bytes.
     let timer: MonotonicTimer
+    /// A stop began (`beginStop`): no new work is taken, clients get their last bytes and go.
     var isStopping = false
 
     /// The routing core (TouchRouterCore/Router.swift): the field stage, the tracker, gesture
     /// recognition and the subscriptions, driven from Daemon+Routing.swift.
     var router: Router
-    /// The config routing follows, with its run-time changes (`runtime.effective`).
+    /// The config routing follows, with its run-time changes (`current.runtime.effective`).
     var config: Config { router.config }
     var layout: Layout { router.layout }
     var subscriptions: SubscriptionTable { router.subscriptions }

@@ -105,9 +105,8 @@ struct ReplayTargets {
     }
 
     /// After a reload: each device matched again, and the names of those no screen takes now. A new
-    /// value, not a mutation in place: the daemon stores it with one assignment, so none of its
-    /// accesses to `Daemon.input` spans a call and the compiler drops their run-time exclusivity
-    /// checks (two per replayed frame, about 170 instructions, counted with callgrind).
+    /// value, not a mutation in place, so that no access to `Daemon.input` spans a call (see
+    /// `Daemon.Input`).
     func reassigned(_ config: Config) -> (targets: ReplayTargets, unplaced: [String]) {
         var reassigned = self
         var unplaced: [String] = []
