@@ -10,6 +10,25 @@ import TouchRouterProtocol
 import TouchRouterSystem
 
 extension Daemon {
+    /// The daemon's side of a calibration session (the session itself is the Router's): the client
+    /// running it, and for replayed input the matrix that takes the screen's calibration back out
+    /// of its frames. Set together when a session starts and cleared together when it ends, in
+    /// this file.
+    struct Calibrating {
+        private(set) var client: ClientID?
+        /// Nil for live input (libinput's matrix is set instead) and for a screen without calibration.
+        private(set) var replayUndo: [Double]?
+
+        /// `client` started a session; replayed frames are corrected with `replayUndo`.
+        mutating func start(client: ClientID, replayUndo: [Double]?) {
+            self.client = client
+            self.replayUndo = replayUndo
+        }
+
+        /// The session ended.
+        mutating func end() { self = Calibrating() }
+    }
+
     /// `calibrationStart`, `calibrationFinish`, `calibrationCancel`: the reply line.
     func handleCalibrationRequest(_ request: RequestMessage, seq: Int64?, from client: ClientConnection) -> [UInt8] {
         guard isAdmin(client) else {
@@ -21,12 +40,12 @@ extension Daemon {
                 screen: name, timeoutMillis: timeoutMillis, minimumGapMillis: minimumGapMillis, seq: seq,
                 from: client)
         case .calibrationFinish(let points, let verify):
-            guard calibrationClient == client.id, let session = endCalibrationSession() else {
+            guard calibrating.client == client.id, let session = endCalibrationSession() else {
                 return errorLine(code: .invalidMessage, message: "no calibration session", seq: seq)
             }
             return finishCalibration(session, points: points, verify: verify, seq: seq)
         case .calibrationCancel:
-            guard calibrationClient == client.id, let session = endCalibrationSession() else {
+            guard calibrating.client == client.id, let session = endCalibrationSession() else {
                 return errorLine(code: .invalidMessage, message: "no calibration session", seq: seq)
             }
             logger.info("calibration of screen \(Excerpt.of(session.screen)) cancelled by \(client.label)")
@@ -53,8 +72,8 @@ extension Daemon {
             screen: name, screenWidth: screen.width, screenHeight: screen.height, rotation: rotation,
             minimumGapMicros: UInt64(minimumGapMillis) * 1000, timeoutMicros: UInt64(timeoutMillis) * 1000,
             nowMicros: monotonicMicros())
-        calibrationClient = client.id
-        calibrationReplayUndo = Self.undoMatrix(rotation: rotation, calibration: input?.calibration)
+        calibrating.start(
+            client: client.id, replayUndo: Self.undoMatrix(rotation: rotation, calibration: input?.calibration))
         deliver(router.startCalibration(session, nowMicros: monotonicMicros()))
         reassignLiveDevices()
         logger.info("calibration of screen \(Excerpt.of(name)) started by \(client.label)")
@@ -63,7 +82,7 @@ extension Daemon {
                 PhysicalScale(
                     millimetresPerUnitX: $0.widthMM / screen.width, millimetresPerUnitY: $0.heightMM / screen.height,
                     source: .config)
-            } ?? liveInput?.physicalScale(ofScreen: name).flatMap { $0.source == .fallback ? nil : $0 }
+            } ?? self.input.live?.physicalScale(ofScreen: name).flatMap { $0.source == .fallback ? nil : $0 }
         return line(
             .calibrationStarted(
                 CalibrationStarted(
@@ -117,8 +136,7 @@ extension Daemon {
     @discardableResult
     func endCalibrationSession() -> CalibrationSession? {
         guard let session = router.endCalibration(nowMicros: monotonicMicros()) else { return nil }
-        calibrationClient = nil
-        calibrationReplayUndo = nil
+        calibrating.end()
         reassignLiveDevices()
         armHousekeepingTimer()  // the screen's idle countdown starts again
         return session
@@ -127,7 +145,7 @@ extension Daemon {
     /// A sample, refusal or end the Router reported, to the session's client.
     func calibrationEvent(_ event: CalibrationSessionEvent) {
         let message: DaemonMessage
-        let client = calibrationClient.flatMap { clients[$0] }
+        let client = calibrating.client.flatMap { clients.connected[$0] }
         switch event {
         case .sample(let screen, let measurement):
             message = .calibrationSample(
@@ -139,8 +157,7 @@ extension Daemon {
         case .ended(let screen, let reason):
             message = .calibrationEnded(screen: screen, reason: reason, seq: nil)
             logger.info("calibration of screen \(Excerpt.of(screen)) ended: \(reason.rawValue)")
-            calibrationClient = nil
-            calibrationReplayUndo = nil
+            calibrating.end()
             // A reload reassigns every device itself, after the swap that ended the session.
             if reason != .reload { reassignLiveDevices() }
         }
@@ -149,7 +166,7 @@ extension Daemon {
         if case .overflow = client.outbox.enqueue(line: line(message)) {
             cutOff(client)
         } else if wasEmpty {
-            clientsToFlush.append(client)
+            clients.toFlush.append(client)
         }
     }
 
@@ -157,7 +174,7 @@ extension Daemon {
     /// change with the session, never which device drives which screen, so no event comes of it
     /// unless the config changed, which a reload handles first.
     private func reassignLiveDevices() {
-        for event in liveInput?.reassignDevices() ?? [] { process(event) }
+        for event in input.live?.reassignDevices() ?? [] { process(event) }
     }
 
     /// A device's assignment while a session runs on its screen: libinput's matrix is the
@@ -174,7 +191,7 @@ extension Daemon {
     /// A replayed frame of the session's screen with the calibration taken back out (the replay
     /// mapped it with the config's calibration): O(contacts).
     func uncalibrateForSession(_ frame: inout InputFrame) {
-        guard let undo = calibrationReplayUndo, let session = router.calibration, frame.screen == session.screen
+        guard let undo = calibrating.replayUndo, let session = router.calibration, frame.screen == session.screen
         else { return }
         for index in frame.contacts.indices {
             let point = frame.contacts[index].screenPoint

@@ -7,9 +7,50 @@ import TouchRouterProtocol
 import TouchRouterSystem
 
 extension Daemon {
+    /// The socket side: the listener, the clients connected through it by id, those with request
+    /// lines left over from a turn, and the fan-out's storage reused from frame to frame. Changed
+    /// on the loop only: accept, backlog and disconnect in this file, the fan-out in
+    /// Daemon+Routing.swift, the listener at start-up and stop (Daemon.swift).
+    struct Clients {
+        /// The listening socket; nil once the daemon is stopping.
+        var listener: Listener?
+        /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
+        private(set) var isAcceptPaused = false
+        var connected: [ClientID: ClientConnection] = [:]
+        /// The id the next client gets: ids are never reused.
+        private(set) var nextID: ClientID = 1
+        /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
+        var backlogged: Set<ClientID> = []
+        /// Clients given their first bytes by the frame being delivered (storage reused).
+        var toFlush: [ClientConnection] = []
+        /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
+        var encodedTouches: [UInt8] = []
+
+        /// An id for a client just accepted.
+        mutating func takeID() -> ClientID {
+            defer { nextID += 1 }
+            return nextID
+        }
+
+        /// Accept ran out of descriptors: the listener is out of the loop until a client leaves.
+        mutating func pauseAccepting() { isAcceptPaused = true }
+
+        /// A client left: the listener to put back in the loop, if accepting was paused.
+        mutating func resumeAccepting() -> Listener? {
+            guard isAcceptPaused, let listener else { return nil }
+            isAcceptPaused = false
+            return listener
+        }
+
+        /// Forgets a client that left.
+        mutating func remove(_ clientID: ClientID) {
+            backlogged.remove(clientID)
+            connected[clientID] = nil
+        }
+    }
 
     func acceptClients() {
-        guard let listener else { return }
+        guard let listener = clients.listener else { return }
         while true {
             let fd: FileDescriptor
             do {
@@ -20,7 +61,7 @@ extension Daemon {
                 // accepting until a client leaves.
                 logger.error("\(error); not accepting until a client disconnects")
                 loop.deregister(listener.fd)
-                isAcceptPaused = true
+                clients.pauseAccepting()
                 return
             } catch {
                 logger.error("\(error)")
@@ -28,10 +69,9 @@ extension Daemon {
             }
             let credentials = try? PeerCredentials(socket: fd)
             let client = ClientConnection(
-                id: nextClientID, fd: fd, credentials: credentials,
+                id: clients.takeID(), fd: fd, credentials: credentials,
                 queueCapacityBytes: options.clientQueueBytes)
-            nextClientID += 1
-            if clients.count >= options.maxClients || isStopping {
+            if clients.connected.count >= options.maxClients || isStopping {
                 // Best effort: one write of the final error line, then close.
                 client.outbox.finish(
                     with: ProtocolError(
@@ -39,7 +79,7 @@ extension Daemon {
                 _ = client.writePending()
                 fd.close()
                 metrics.clientsRefused += 1
-                logger.warning("\(client.label) refused: already \(clients.count) clients (--max-clients)")
+                logger.warning("\(client.label) refused: already \(clients.connected.count) clients (--max-clients)")
                 continue
             }
             do {
@@ -51,7 +91,7 @@ extension Daemon {
                 fd.close()
                 continue
             }
-            clients[client.id] = client
+            clients.connected[client.id] = client
             metrics.clientsConnected += 1
             logger.info("\(client.label) connected")
         }
@@ -64,7 +104,7 @@ extension Daemon {
             if events.contains(.failed) { disconnect(client, reason) }
             return
         }
-        guard clients[client.id] != nil else { return }
+        guard clients.connected[client.id] != nil else { return }
         guard !events.isDisjoint(with: [.readable, .peerClosed, .failed]) else { return }
         if client.inputClosed {
             // Only a full close (EPOLLHUP/ERR) can wake a half-closed client.
@@ -101,7 +141,7 @@ extension Daemon {
         var handled = 0
         let now = monotonicMicros()
         client.hasBacklog = false
-        defer { if client.hasBacklog && client.closing == nil { backloggedClients.insert(client.id) } }
+        defer { if client.hasBacklog && client.closing == nil { clients.backlogged.insert(client.id) } }
         while client.closing == nil {
             guard handled < ClientConnection.linesPerTurn, client.canTakeRequests else {
                 client.hasBacklog = client.framer.bufferedByteCount > 0
@@ -157,15 +197,15 @@ extension Daemon {
     /// left that can go on at once (the loop then polls without sleeping).
     /// Cost per call: at most `linesPerTurn` requests per backlogged client.
     func serveBacklog() -> Bool {
-        guard !backloggedClients.isEmpty else { return false }
+        guard !clients.backlogged.isEmpty else { return false }
         var canContinue = false
-        for clientID in backloggedClients.sorted() {
-            guard let client = clients[clientID], client.closing == nil else {
-                backloggedClients.remove(clientID)
+        for clientID in clients.backlogged.sorted() {
+            guard let client = clients.connected[clientID], client.closing == nil else {
+                clients.backlogged.remove(clientID)
                 continue
             }
             guard client.canTakeRequests else { continue }  // its EPOLLOUT brings it back
-            backloggedClients.remove(clientID)
+            clients.backlogged.remove(clientID)
             handleLines(of: client)
             guard client.closing == nil else { continue }
             flush(client)
@@ -181,8 +221,8 @@ extension Daemon {
         client.outbox.finish(with: error)
         client.closing = reason
         client.hasBacklog = false
-        backloggedClients.remove(client.id)
-        lingerDeadlines[client.id] = monotonicMicros() + 2_000_000
+        clients.backlogged.remove(client.id)
+        housekeeping.lingerDeadlines[client.id] = monotonicMicros() + 2_000_000
         armHousekeepingTimer()
         flush(client)
     }
@@ -231,25 +271,23 @@ extension Daemon {
     }
 
     func disconnect(_ client: ClientConnection, _ reason: DisconnectReason) {
-        guard clients[client.id] != nil else { return }
-        lingerDeadlines[client.id] = nil
+        guard clients.connected[client.id] != nil else { return }
+        housekeeping.lingerDeadlines[client.id] = nil
         client.closing = reason
         stats.coalescedByGoneClients += client.outbox.coalescedMessageCount
         stats.coalescedMostInOneStepByGoneClients = max(
             stats.coalescedMostInOneStepByGoneClients, client.outbox.mostCoalescedInOneStep)
-        backloggedClients.remove(client.id)
         loop.deregister(client.fd)
         client.fd.close()
-        clients[client.id] = nil
+        clients.remove(client.id)
         runtimeClientLeft(client)  // its subscriptions too, on the worker
-        if calibrationClient == client.id { endCalibrationSession() }  // silently: nobody to tell
+        if calibrating.client == client.id { endCalibrationSession() }  // silently: nobody to tell
         switch reason {
         case .closedByPeer, .daemonStopping: logger.info("\(client.label) disconnected: \(reason)")
         default: logger.warning("\(client.label) disconnected: \(reason)")
         }
-        if isStopping && clients.isEmpty { loop.stop() }
-        if isAcceptPaused, let listener {
-            isAcceptPaused = false
+        if isStopping && clients.connected.isEmpty { loop.stop() }
+        if let listener = clients.resumeAccepting() {
             try? loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
         }
     }

@@ -77,7 +77,7 @@ extension Daemon {
     /// counts would tell when a protected view is touched, as in `status`). Cost: the families'
     /// samples, bounded by the label bounds (docs/metrics.md), not by the layout or the clients.
     func metricsReply(format: MetricsFormat, seq: Int64?, for client: ClientConnection) -> [UInt8] {
-        guard isAdmin(client) || access.isEmpty else {
+        guard isAdmin(client) || current.access.isEmpty else {
             return errorLine(
                 code: .permissionDenied,
                 message: "metrics are for root or the daemon's user while views have access lists", seq: seq)
@@ -112,17 +112,17 @@ extension Daemon {
             [MetricSample([MetricLabel("version", daemonVersion)], .count(1))])
         add(
             "uptime_seconds", .gauge, "Time since the daemon started.", unit: "seconds",
-            [MetricSample(.micros(monotonicMicros() - startedMonotonicMicros))])
+            [MetricSample(.micros(monotonicMicros() - stats.startedMonotonicMicros))])
         add(
             "layout_generation", .gauge,
-            "The layout generation in effect (1 at start, +1 per reload or run-time change).", one(layoutGeneration))
+            "The layout generation in effect (1 at start, +1 per reload or run-time change).", one(current.generation))
         add(
             "reloads", .counter, "Reloads of the config file, by result (failed: the file did not load or validate).",
             labelled("result", [("ok", metrics.reloadsSucceeded), ("failed", UInt64(stats.reloadsFailed))]))
         add(
             "layout_builds", .counter, "Builds the layout worker was given: reloads and batches of run-time changes.",
             one(stats.layoutBuilds))
-        add("mounted_subtrees", .gauge, "Subtrees clients have mounted.", one(runtime.state.mounts.count))
+        add("mounted_subtrees", .gauge, "Subtrees clients have mounted.", one(current.runtime.state.mounts.count))
 
         // Screens and touches.
         var states: [MetricSample] = []
@@ -140,11 +140,13 @@ extension Daemon {
             "1 for the state each screen is in: active, idle (no touch for idle.seconds) or off (setScreenState).",
             states)
         // Panel power (docs/field.md, "Panel power"): only while a screen has `idle.power`.
-        if !panelPower.isEmpty {
+        if !panelPower.machines.isEmpty {
             var levels: [MetricSample] = []
             var commands: [MetricSample] = []
             var failures: [MetricSample] = []
-            for (screen, machine) in panelPower.sorted(by: { $0.key < $1.key }).prefix(Self.metricsScreenLabels) {
+            for (screen, machine) in panelPower.machines.sorted(by: { $0.key < $1.key }).prefix(
+                Self.metricsScreenLabels)
+            {
                 for level in PanelPowerLevel.allCases {
                     levels.append(
                         MetricSample(
@@ -228,7 +230,7 @@ extension Daemon {
             let (name, help) = Self.fieldFamily(kind)
             add(name, .counter, help, labelled("device", byDevice.entries.map { ($0.key, $0.count) }))
         }
-        let churn = liveInput?.churn ?? DeviceChurn()
+        let churn = input.live?.churn ?? DeviceChurn()
         add(
             "device_removals", .counter, "Touch devices removed (unplugged, reset, driver gone), by device name.",
             labelled("device", churn.removals.entries.map { ($0.key, $0.count) }))
@@ -238,7 +240,7 @@ extension Daemon {
             labelled("device", churn.returns.entries.map { ($0.key, $0.count) }))
 
         // Clients and requests.
-        add("clients", .gauge, "Clients connected now.", one(clients.count))
+        add("clients", .gauge, "Clients connected now.", one(clients.connected.count))
         add("clients_connected", .counter, "Connections accepted and served.", one(metrics.clientsConnected))
         add(
             "clients_refused", .counter, "Connections refused at once (--max-clients reached, or stopping).",
@@ -266,11 +268,15 @@ extension Daemon {
                 [("touches", UInt64(stats.touchMessagesQueued)), ("gesture", UInt64(stats.gestureMessagesQueued))]))
         add(
             "messages_coalesced", .counter, "touches messages merged away for clients that fell behind.",
-            one(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
+            one(
+                stats.coalescedByGoneClients + clients.connected.values.map(\.outbox.coalescedMessageCount).reduce(0, +)
+            ))
         add(
             "messages_dropped_non_finite", .counter, "Messages not sent because a number in them was not finite.",
             one(stats.nonFiniteMessagesDropped))
-        if let replay { add("replay_frames", .counter, "Recorded frames replayed.", one(replay.playedFrameCount)) }
+        if let replay = input.replay {
+            add("replay_frames", .counter, "Recorded frames replayed.", one(replay.playedFrameCount))
+        }
 
         add(
             "frame_latency_seconds", .histogram,

@@ -114,13 +114,13 @@ extension Daemon {
             passthrough[need.screen] = makePassthroughOutput(need, made: made[need.screen])
         }
         // A screen whose device could not be made keeps its panel: the compositor reads it as before.
-        liveInput?.setGrabbedScreens(Set(passthrough.values.filter(\.hasDevice).map(\.need.screen)))
-        if liveInput?.grabsPending == true { liveInput?.updateGrabs() }
+        input.live?.setGrabbedScreens(Set(passthrough.values.filter(\.hasDevice).map(\.need.screen)))
+        if input.live?.grabsPending == true { input.live?.updateGrabs() }
         updatePassthroughGates()
     }
 
     private func makePassthroughOutput(_ need: PassthroughNeed, made: PassthroughDevices?) -> PassthroughOutput {
-        guard replay == nil else {
+        guard input.replay == nil else {
             logger.notice("passthrough: screen \(Excerpt.of(need.screen)): replay, its frames go to the log")
             return PassthroughOutput(need: need, devices: nil)
         }
@@ -153,7 +153,7 @@ extension Daemon {
         guard let devices = output.devices else { return }
         if removeOnWorker {
             // The worker holds the only reference: the devices are destroyed there.
-            reloadWorker.retire(PassthroughDevices(takingFrom: devices), trim: false)
+            reloading.worker.retire(PassthroughDevices(takingFrom: devices), trim: false)
         } else {
             devices.touchscreen?.destroy()
             devices.pointer?.destroy()
@@ -164,7 +164,7 @@ extension Daemon {
     func endAllPassthrough() {
         for output in passthrough.values { endPassthrough(output, removeOnWorker: false) }
         passthrough.removeAll()
-        liveInput?.setGrabbedScreens([])
+        input.live?.setGrabbedScreens([])
     }
 
     /// Opens each screen's gate while all its physical devices are grabbed (replay: always), so a
@@ -172,7 +172,7 @@ extension Daemon {
     /// passthrough screens × the touch devices (a few of each).
     func updatePassthroughGates() {
         for output in passthrough.values {
-            let open = replay != nil || (liveInput?.screenIsGrabbed(output.need.screen) ?? false)
+            let open = input.replay != nil || (input.live?.screenIsGrabbed(output.need.screen) ?? false)
             output.touchEncoder.isOpen = open
             output.pointerEncoder.isOpen = open
         }
@@ -184,7 +184,7 @@ extension Daemon {
     /// at its first failure and dropped; the loop never waits. In replay mode: one log line.
     func writePassthrough(_ frame: PassthroughFrame) {
         guard let output = passthrough[frame.screen] else { return }
-        if replay != nil {
+        if input.replay != nil {
             logPassthrough(frame)
             return
         }
@@ -237,7 +237,7 @@ extension Daemon {
     /// physical devices grabbed, and the counts: the Router's (touches passed, dropped over
     /// `maxTouches`, …) and the devices' own.
     func passthroughStatus() -> JSONValue {
-        let grabs = liveInput?.grabs ?? []
+        let grabs = input.live?.grabs ?? []
         let routed = router.passthroughStatistics
         return .array(
             passthrough.values.sorted { $0.need.screen < $1.need.screen }.map { output in

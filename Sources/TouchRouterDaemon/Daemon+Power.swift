@@ -7,6 +7,13 @@ import TouchRouterProtocol
 import TouchRouterSystem
 
 extension Daemon {
+    /// Panel power's state: a machine per screen with `idle.power`, and the threads that run their
+    /// backends' commands (made at the first command). Changed on the loop only, in this file.
+    struct PanelPowerControl {
+        var machines: [String: PanelPower] = [:]
+        var workers: PowerWorkers?
+    }
+
     /// At start: a machine per screen with `idle.power`, each switching its panel on.
     func startPanelPower() {
         reconfigurePanelPower()
@@ -21,23 +28,23 @@ extension Daemon {
         for screen in layout.screens {
             if let power = config.fieldSettings[screen.name]?.power { wanted[screen.name] = power }
         }
-        for (screen, machine) in panelPower where wanted[screen] == nil {
-            panelPower[screen] = nil
+        for (screen, machine) in panelPower.machines where wanted[screen] == nil {
+            panelPower.machines[screen] = nil
             if machine.applied != .on || machine.running != nil {
                 let on = PanelPowerCommand(id: machine.nextCommandID, level: .on, supersedes: machine.running?.id)
                 submitPower(screen, on, machine.settings)
             }
         }
         for (screen, settings) in wanted.sorted(by: { $0.key < $1.key }) {
-            if var machine = panelPower[screen] {
+            if var machine = panelPower.machines[screen] {
                 guard machine.settings != settings else { continue }
                 let command: PanelPowerCommand? = machine.replaceSettings(settings, nowMicros: now)
-                panelPower[screen] = machine
+                panelPower.machines[screen] = machine
                 run(command, on: screen)
             } else {
                 var machine = PanelPower(settings: settings, nowMicros: now)
                 let command = machine.start(active: router.field.activity(ofScreen: screen) == .active, nowMicros: now)
-                panelPower[screen] = machine
+                panelPower.machines[screen] = machine
                 run(command, on: screen)
                 logger.info("screen \(Excerpt.of(screen)): panel power through \(describe(settings))")
             }
@@ -46,9 +53,9 @@ extension Daemon {
 
     /// The Router's `idle`/`active` for a screen: off or on.
     func panelPowerScreenChanged(_ change: ScreenStateChange) {
-        guard var machine = panelPower[change.screen] else { return }
+        guard var machine = panelPower.machines[change.screen] else { return }
         let command = machine.screenChanged(active: change.isActive, nowMicros: powerNow())
-        panelPower[change.screen] = machine
+        panelPower.machines[change.screen] = machine
         run(command, on: change.screen)
     }
 
@@ -56,48 +63,48 @@ extension Daemon {
     /// and the housekeeping timer moved if a dim is now due before it goes off.
     /// Cost: the powered screens times the screens; nothing when no screen has `idle.power`.
     func notePanelPower() {
-        guard !panelPower.isEmpty else { return }
+        guard !panelPower.machines.isEmpty else { return }
         let now = powerNow()
-        for screen in panelPower.keys {
+        for screen in panelPower.machines.keys {
             let quiet = router.field.quietSinceMicros(ofScreen: screen)
-            let command = panelPower[screen]!.noteField(quietSinceMicros: quiet, nowMicros: now)
+            let command = panelPower.machines[screen]!.noteField(quietSinceMicros: quiet, nowMicros: now)
             run(command, on: screen)
         }
-        if let due = panelPowerDeadlineMicros, due < (housekeepingArmedAt ?? .max) { armHousekeepingTimer() }
+        if let due = panelPowerDeadlineMicros, due < (housekeeping.armedAt ?? .max) { armHousekeepingTimer() }
     }
 
     /// The housekeeping timer: dims and retries that are due.
     func advancePanelPower(to now: UInt64) {
-        for screen in panelPower.keys {
-            guard let due = panelPower[screen]!.nextDeadlineMicros, due <= now else { continue }
-            run(panelPower[screen]!.advance(nowMicros: now), on: screen)
+        for screen in panelPower.machines.keys {
+            guard let due = panelPower.machines[screen]!.nextDeadlineMicros, due <= now else { continue }
+            run(panelPower.machines[screen]!.advance(nowMicros: now), on: screen)
         }
     }
 
     /// The earliest dim or retry, for the housekeeping timer.
     var panelPowerDeadlineMicros: UInt64? {
-        panelPower.values.compactMap(\.nextDeadlineMicros).min()
+        panelPower.machines.values.compactMap(\.nextDeadlineMicros).min()
     }
 
     /// `setScreenState`: the backend is asked again at once (an admin's word skips a backoff).
     func retryPanelPower(_ screen: String) {
-        guard panelPower[screen] != nil else { return }
-        run(panelPower[screen]!.retryNow(nowMicros: powerNow()), on: screen)
+        guard panelPower.machines[screen] != nil else { return }
+        run(panelPower.machines[screen]!.retryNow(nowMicros: powerNow()), on: screen)
     }
 
     /// Commands that ended: each told to its machine, its burst logged.
     func handlePowerResults() {
-        guard let workers = powerWorkers else { return }
+        guard let workers = panelPower.workers else { return }
         for result in workers.take() {
             let screen = Excerpt.of(result.screen)
             let what = "panel \(result.command.level.rawValue)"
-            guard var machine = panelPower[result.screen] else {
+            guard var machine = panelPower.machines[result.screen] else {
                 logger.info("screen \(screen): \(what) (\(result.outcome.rawValue)): \(result.detail)")
                 continue
             }
             let failuresBefore = machine.consecutiveFailures
             let next = machine.finished(result.command.id, result.outcome, nowMicros: powerNow())
-            panelPower[result.screen] = machine
+            panelPower.machines[result.screen] = machine
             switch result.outcome {
             case .succeeded where failuresBefore > 0:
                 logger.notice("screen \(screen): \(what) (\(result.detail)) after \(failuresBefore) failed attempts")
@@ -121,9 +128,9 @@ extension Daemon {
     /// At stop: a panel that may be dark is switched on, waited for up to its time limit (a
     /// stopped daemon cannot wake it).
     func panelsOnAtStop() {
-        guard let workers = powerWorkers else { return }
+        guard let workers = panelPower.workers else { return }
         var longest: UInt64 = 0
-        for (screen, machine) in panelPower where machine.applied != .on || machine.running != nil {
+        for (screen, machine) in panelPower.machines where machine.applied != .on || machine.running != nil {
             let on = PanelPowerCommand(id: machine.nextCommandID, level: .on, supersedes: machine.running?.id)
             submitPower(screen, on, machine.settings)
             longest = max(longest, machine.settings.timeoutMicros)
@@ -136,8 +143,8 @@ extension Daemon {
     /// The `panelPower` entries of `status`: per screen, its state, backend and counters.
     func panelPowerStatus() -> JSONValue {
         .array(
-            panelPower.keys.sorted().map { screen in
-                let machine = panelPower[screen]!
+            panelPower.machines.keys.sorted().map { screen in
+                let machine = panelPower.machines[screen]!
                 let counters = machine.counters
                 return .object([
                     "screen": .string(screen),
@@ -161,12 +168,12 @@ extension Daemon {
     private func powerNow() -> UInt64 { max(router.field.nowMicros, monotonicMicros()) }
 
     private func run(_ command: PanelPowerCommand?, on screen: String) {
-        guard let command, let settings = panelPower[screen]?.settings else { return }
+        guard let command, let settings = panelPower.machines[screen]?.settings else { return }
         submitPower(screen, command, settings)
     }
 
     private func submitPower(_ screen: String, _ command: PanelPowerCommand, _ settings: PanelPowerSettings) {
-        guard let workers = powerWorkers ?? openPowerWorkers() else { return }
+        guard let workers = panelPower.workers ?? openPowerWorkers() else { return }
         workers.submit(PowerJob(screen: screen, command: command, settings: settings))
     }
 
@@ -175,7 +182,7 @@ extension Daemon {
         do {
             let workers = try PowerWorkers()
             try loop.register(workers.fd, for: .readable) { [unowned self] _ in handlePowerResults() }
-            powerWorkers = workers
+            panelPower.workers = workers
             teardown.push { [weak self] in self?.panelsOnAtStop() }
             return workers
         } catch {

@@ -22,7 +22,7 @@ extension Daemon {
             return line(
                 .welcome(
                     Welcome(
-                        daemonVersion: daemonVersion, generation: layoutGeneration,
+                        daemonVersion: daemonVersion, generation: current.generation,
                         screens: layout.screens.map {
                             ScreenInfo(name: $0.name, width: $0.width, height: $0.height)
                         },
@@ -38,7 +38,7 @@ extension Daemon {
             var hit = router.tracker.hitTest(screen: screen.name, screenPoint)
             // A view the client may not see is, to it, no view: the point hits nothing it can know of
             // (a touch there never reaches a view open to it either: the view stops it).
-            if let found = hit, !access.permits(client.credentials, viewID: found.viewID) {
+            if let found = hit, !current.access.permits(client.credentials, viewID: found.viewID) {
                 stats.accessDenials += 1
                 hit = nil
             }
@@ -83,17 +83,17 @@ extension Daemon {
     func statusCounters(for client: ClientConnection) -> [String: JSONValue] {
         var counters: [String: JSONValue] = [
             "daemonVersion": .string(daemonVersion),
-            "generation": .integer(Int64(layoutGeneration)),
-            "clients": .integer(Int64(clients.count)),
-            "uptimeMicros": .integer(Int64(monotonicMicros() - startedMonotonicMicros)),
+            "generation": .integer(Int64(current.generation)),
+            "clients": .integer(Int64(clients.connected.count)),
+            "uptimeMicros": .integer(Int64(monotonicMicros() - stats.startedMonotonicMicros)),
             "clientsCutOff": .integer(Int64(stats.clientsCutOff)),
             "clientsFlooding": .integer(Int64(stats.clientsFlooding)),
             "reloadsFailed": .integer(Int64(stats.reloadsFailed)),
             "changesRefused": .integer(Int64(stats.changesRefused)),
-            "mountedSubtrees": .integer(Int64(runtime.state.mounts.count)),
+            "mountedSubtrees": .integer(Int64(current.runtime.state.mounts.count)),
             "layoutBuilds": .integer(Int64(stats.layoutBuilds)),
             // Builds running or queued (0, 1 or 2): 0 means every request so far is live.
-            "layoutBuildsPending": .integer(Int64((reloadInFlight == nil ? 0 : 1) + (reloadQueued == nil ? 0 : 1))),
+            "layoutBuildsPending": .integer(Int64(reloading.pendingBuilds)),
             "config": .string(options.configPath),
             "input": .string(options.replayPath.map { "replay \($0)" } ?? "live"),
         ]
@@ -117,37 +117,40 @@ extension Daemon {
                 let turn = loop.takeLongestTurn()
                 counters["loopLongestTurnMicros"] = .integer(Int64(turn.micros))
                 counters["loopLongestTurnCPUMicros"] = .integer(Int64(turn.cpuMicros))
-                counters["lastLayoutBuildCPUMicros"] = .integer(Int64(lastBuildCPUMicros))
-                if let histogram = stampToWritten, let p50 = histogram.percentile(0.5),
+                counters["lastLayoutBuildCPUMicros"] = .integer(Int64(reloading.lastBuildCPUMicros))
+                if let histogram = benchmark.stampToWritten, let p50 = histogram.percentile(0.5),
                     let p99 = histogram.percentile(0.99)
                 {
                     counters["frameStampToWrittenP50Micros"] = .integer(Int64(p50))
                     counters["frameStampToWrittenP99Micros"] = .integer(Int64(p99))
                 }
-                stampToWritten?.reset()
-                if replay != nil, options.replaySpeed != 0 {
-                    counters["replayLongestLatenessMicros"] = .integer(Int64(replayLongestLatenessMicros))
-                    counters["replayLongestBusyLatenessMicros"] = .integer(Int64(replayLongestBusyLatenessMicros))
-                    replayLongestLatenessMicros = 0
-                    replayLongestBusyLatenessMicros = 0
+                benchmark.stampToWritten?.reset()
+                if input.replay != nil, options.replaySpeed != 0 {
+                    let lateness = benchmark.takeLongestLateness()
+                    counters["replayLongestLatenessMicros"] = .integer(Int64(lateness.micros))
+                    counters["replayLongestBusyLatenessMicros"] = .integer(Int64(lateness.busyMicros))
                 }
             }
             counters["coalescedMessages"] = .integer(
-                Int64(stats.coalescedByGoneClients + clients.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
+                Int64(
+                    stats.coalescedByGoneClients
+                        + clients.connected.values.map(\.outbox.coalescedMessageCount).reduce(0, +)))
             counters["coalescedMostInOneStep"] = .integer(
                 Int64(
-                    clients.values.map(\.outbox.mostCoalescedInOneStep).reduce(
+                    clients.connected.values.map(\.outbox.mostCoalescedInOneStep).reduce(
                         stats.coalescedMostInOneStepByGoneClients, max)))
         }
         if admin, let session = router.calibration {
             counters["calibration"] = .object([
                 "screen": .string(session.screen),
-                "clientPid": calibrationClient.flatMap { clients[$0]?.credentials }.map { .integer(Int64($0.pid)) }
+                "clientPid": calibrating.client.flatMap { clients.connected[$0]?.credentials }.map {
+                    .integer(Int64($0.pid))
+                }
                     ?? .null,
                 "samples": .integer(Int64(session.sampleCount)),
             ])
         }
-        if admin || access.isEmpty {
+        if admin || current.access.isEmpty {
             counters["touchMessages"] = .integer(Int64(stats.touchMessagesQueued))
             counters["gestureMessages"] = .integer(Int64(stats.gestureMessagesQueued))
             counters["nonFiniteMessagesDropped"] = .integer(Int64(stats.nonFiniteMessagesDropped))
@@ -155,9 +158,9 @@ extension Daemon {
             counters["activeTouches"] = .integer(Int64(router.tracker.activeTouchCount))
             for (name, value) in router.tracker.statistics.namedCounters { counters[name] = .integer(Int64(value)) }
             counters["fieldDevices"] = fieldCounters()
-            if !panelPower.isEmpty { counters["panelPower"] = panelPowerStatus() }
+            if !panelPower.machines.isEmpty { counters["panelPower"] = panelPowerStatus() }
             if !passthrough.isEmpty { counters["passthrough"] = passthroughStatus() }
-            if let replay {
+            if let replay = input.replay {
                 counters["replayFramesPlayed"] = .integer(Int64(replay.playedFrameCount))
                 counters["replayFinished"] = .bool(replay.isFinished)
             }

@@ -6,6 +6,21 @@ import TouchRouterProtocol
 import TouchRouterSystem
 
 extension Daemon {
+    /// Where frames come from: libinput on the seat (or the `--device` nodes), or a recording
+    /// played on the replay timer, with the screen each replayed device drives. Set at start-up
+    /// (`init`, `openLiveInput`); the clock moves as frames are played (Daemon+Replay.swift), the
+    /// targets are replaced at each reload. No access to it may span a call (a histogram update, a
+    /// reassign in place): one such access makes the compiler check every access to `input` at run
+    /// time, about 170 instructions per frame (callgrind); hence `BenchmarkCounters` apart.
+    struct Input {
+        /// Live input; nil in replay mode, and after teardown.
+        var live: LibinputReader?
+        /// The recording's clock (`--replay`); nil for live input.
+        var replay: ReplayClock?
+        /// The replayed devices, and the screen and matcher the current config gives each.
+        var replayTargets = ReplayTargets(frames: [])
+    }
+
     /// libinput on the seat (or the `--device` nodes); its fd joins the loop.
     func openLiveInput() throws {
         let backend: LibinputBackend =
@@ -17,11 +32,11 @@ extension Daemon {
                 calibrationAware(config.screenAssignment(for: device, defaultCalibration: defaultCalibration))
             },
             log: { level, message in logger.log(level, message) })
-        liveInput = reader
-        teardown.push { [weak self] in self?.liveInput = nil }
+        input.live = reader
+        teardown.push { [weak self] in self?.input.live = nil }
         try loop.register(FileDescriptor(rawValue: reader.fileDescriptor), for: .readable) {
             [unowned self] _ in
-            guard let reader = liveInput else { return }
+            guard let reader = input.live else { return }
             for event in reader.dispatch() { process(event) }
             // After the batch is routed: what was read so far reached the compositor too.
             if reader.grabsPending { reader.updateGrabs() }
@@ -54,8 +69,8 @@ extension Daemon {
     /// a replayed frame stands for the time it was due (ReplayClock).
     func routerMicros(for event: InputEvent) -> UInt64 {
         guard case .frame(let frame) = event else { return monotonicMicros() }
-        if replay != nil && !options.replayRestampsFrames {
-            return replay?.monotonicMicros(ofFrameStamped: frame.timestampMicros) ?? monotonicMicros()
+        if input.replay != nil && !options.replayRestampsFrames {
+            return input.replay?.monotonicMicros(ofFrameStamped: frame.timestampMicros) ?? monotonicMicros()
         }
         return frame.timestampMicros
     }
@@ -70,7 +85,7 @@ extension Daemon {
     /// gesture's only when some subscriber takes it.
     func deliver(_ routed: [Routed]) {
         if !routed.isEmpty {
-            clientsToFlush.removeAll(keepingCapacity: true)
+            clients.toFlush.removeAll(keepingCapacity: true)
             for item in routed {
                 switch item {
                 case .touches(let viewTouches, let subscribers): fanOut(viewTouches, to: subscribers)
@@ -83,11 +98,11 @@ extension Daemon {
                 case .calibration(let event): calibrationEvent(event)
                 }
             }
-            for client in clientsToFlush where client.closing == nil { flush(client) }
-            clientsToFlush.removeAll(keepingCapacity: true)
+            for client in clients.toFlush where client.closing == nil { flush(client) }
+            clients.toFlush.removeAll(keepingCapacity: true)
         }
         notePanelPower()
-        if let due = routerDeadlineMicros, due < (housekeepingArmedAt ?? .max) { armHousekeepingTimer() }
+        if let due = routerDeadlineMicros, due < (housekeeping.armedAt ?? .max) { armHousekeepingTimer() }
     }
 
     /// The Router's next deadline, read in place. (Reading a computed property of a struct stored
@@ -101,14 +116,14 @@ extension Daemon {
     /// A view's touches to its subscribers that take touches (and may see the view), encoded once.
     func fanOut(_ viewTouches: ViewTouches, to subscribers: [ClientID]) {
         countRouted(viewTouches)
-        encodedTouches.removeAll(keepingCapacity: true)
-        guard TouchesEncoder.appendLine(viewTouches, to: &encodedTouches) else {
+        clients.encodedTouches.removeAll(keepingCapacity: true)
+        guard TouchesEncoder.appendLine(viewTouches, to: &clients.encodedTouches) else {
             stats.nonFiniteMessagesDropped += 1
             return
         }
         forEachRecipient(of: viewTouches.viewID, among: subscribers, wanting: .touches) { client in
             stats.touchMessagesQueued += 1
-            return client.outbox.enqueue(encodedTouches: encodedTouches, for: viewTouches)
+            return client.outbox.enqueue(encodedTouches: clients.encodedTouches, for: viewTouches)
         }
     }
 
@@ -136,14 +151,14 @@ extension Daemon {
         of viewID: String, among subscribers: [ClientID], wanting kind: DeliveredKind,
         enqueue: (ClientConnection) -> ClientOutbox.EnqueueResult
     ) {
-        let checksAccess = !access.isEmpty && !access.permits(nil, viewID: viewID)
+        let checksAccess = !current.access.isEmpty && !current.access.permits(nil, viewID: viewID)
         for clientID in subscribers {
-            guard let client = clients[clientID], client.closing == nil, client.takes(kind) else { continue }
-            if checksAccess && !access.permits(client.credentials, viewID: viewID) { continue }
+            guard let client = clients.connected[clientID], client.closing == nil, client.takes(kind) else { continue }
+            if checksAccess && !current.access.permits(client.credentials, viewID: viewID) { continue }
             let wasEmpty = client.outbox.isEmpty
             switch enqueue(client) {
             case .queued:
-                if wasEmpty { clientsToFlush.append(client) }
+                if wasEmpty { clients.toFlush.append(client) }
             case .coalesced:
                 // Once per client: a stalled client is coalesced at every message from then on.
                 if !client.wasBehind {
@@ -163,13 +178,13 @@ extension Daemon {
             "screen \(Excerpt.of(change.screen)) is \(change.isActive ? "active" : "idle") (\(change.reason.rawValue))")
         guard let screenIndex = layout.screens.firstIndex(where: { $0.name == change.screen }) else { return }
         let message = line(.screenState(change))
-        for client in clients.values where client.closing == nil {
+        for client in clients.connected.values where client.closing == nil {
             guard subscriptions.isSubscribed(client.id, toAnyViewOfScreenAt: screenIndex) else { continue }
             let wasEmpty = client.outbox.isEmpty
             if case .overflow = client.outbox.enqueue(line: message) {
                 cutOff(client)
             } else if wasEmpty {
-                clientsToFlush.append(client)
+                clients.toFlush.append(client)
             }
         }
     }

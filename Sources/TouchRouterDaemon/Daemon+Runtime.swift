@@ -71,9 +71,9 @@ extension Daemon {
             // views a mount hides now, which an unmount queued before this may bring back), so
             // made-up ids do not grow this set; while a reload is on its way, every id: the new
             // file may say `resetOnDisconnect` for it.
-            let reloading = reloadInFlight?.readsFile == true || reloadQueued?.readsFile == true
-            let resets = runtime.base.runtime.resetsOnDisconnect
-            client.changedViewIDs.formUnion(reloading ? Array(views.keys) : views.keys.filter(resets.contains))
+            let resets = current.runtime.base.runtime.resetsOnDisconnect
+            client.changedViewIDs.formUnion(
+                reloading.readsFileSoon ? Array(views.keys) : views.keys.filter(resets.contains))
         default: break
         }
         queueLayoutWork(RuntimeWork(kind: kind, clientID: client.id, credentials: client.credentials, seq: seq))
@@ -99,7 +99,7 @@ extension Daemon {
             if let name = screenName ?? layout.screens.first?.name {
                 work.touchedViews = router.tracker.touchedViews(screen: name)
             }
-            if work.isAdmin { work.clientLabels = clients.mapValues(\.label) }
+            if work.isAdmin { work.clientLabels = clients.connected.mapValues(\.label) }
         default: break
         }
         client.awaitsLayoutReply = true
@@ -110,14 +110,8 @@ extension Daemon {
     /// Queues run-time work behind the build in progress (merged with what waits there), or
     /// starts a build. Cost: O(1).
     func queueLayoutWork(_ work: RuntimeWork) {
-        guard !isStopping else { return }
-        if reloadInFlight != nil {
-            var queued = reloadQueued ?? ReloadJob(readsFile: false)
-            queued.runtime.append(work)
-            reloadQueued = queued
-        } else {
-            startReload(ReloadJob(readsFile: false, runtime: [work]))
-        }
+        guard !isStopping, let job = reloading.layoutWork(work) else { return }
+        startReload(job)
     }
 
     /// A client left: its mounts, resettable changes and subscriptions are undone by the worker. A
@@ -129,7 +123,7 @@ extension Daemon {
     /// Cost: O(the distinct views the client's `setView`s named), O(1) for most clients.
     func runtimeClientLeft(_ client: ClientConnection) {
         guard !isStopping else { return }
-        let resets = runtime.base.runtime.resetsOnDisconnect
+        let resets = current.runtime.base.runtime.resetsOnDisconnect
         guard client.sentMount || client.hasSubscribed || client.changedViewIDs.contains(where: resets.contains)
         else { return }
         queueLayoutWork(RuntimeWork(kind: .clientLeft, clientID: client.id, credentials: nil, seq: nil))
@@ -144,18 +138,20 @@ extension Daemon {
         for (item, answer) in zip(work, answers) {
             if case .clientLeft = item.kind { continue }
             let type = item.typeName
-            guard let client = clients[item.clientID], client.closing == nil else { continue }
+            guard let client = clients.connected[item.clientID], client.closing == nil else { continue }
             let reply: [UInt8]
             switch answer {
             case .applied(let views):
-                let message = LayoutChangeReply(generation: layoutGeneration, views: views, seq: item.seq)
+                let message = LayoutChangeReply(generation: current.generation, views: views, seq: item.seq)
                 reply = line(
                     type == "mount" ? .mounted(message) : type == "unmount" ? .unmounted(message) : .viewsSet(message))
-                logger.info("\(client.label) \(type) \(excerptList(views)): generation \(layoutGeneration)")
+                logger.info("\(client.label) \(type) \(excerptList(views)): generation \(current.generation)")
             case .refused(let failures):
                 // A view the client may not see is named as unknown, as one that does not exist is.
                 let asker = item.runtimeClient
-                let unknown = item.namedViews.filter { !runtime.contains($0) || !runtime.isVisible($0, to: asker) }
+                let unknown = item.namedViews.filter {
+                    !current.runtime.contains($0) || !current.runtime.isVisible($0, to: asker)
+                }
                 let error = ProtocolError.refused(failures, unknownViews: unknown, seq: item.seq)
                 if error.code == .permissionDenied { stats.accessDenials += 1 }
                 logger.info("\(client.label) \(type) refused: \(Excerpt.of(error.message))")
@@ -172,13 +168,13 @@ extension Daemon {
             }
             client.awaitsLayoutReply = false
             if reply.count > client.outbox.byteBudget && client.retireLargeBuffer == nil {
-                client.retireLargeBuffer = { [reloadWorker] in reloadWorker.retire($0, trim: false) }
+                client.retireLargeBuffer = { [worker = reloading.worker] in worker.retire($0, trim: false) }
             }
             if client.outbox.enqueue(reply: reply) == .overflow {
                 cutOff(client)
                 continue
             }
-            backloggedClients.insert(client.id)
+            clients.backlogged.insert(client.id)
             client.hasBacklog = client.framer.bufferedByteCount > 0
             flush(client)
         }
@@ -194,7 +190,7 @@ extension Daemon {
     /// queued as a reply (it lists at most the client's own subscriptions). Cost: the lines.
     func announceEndedSubscriptions(_ ended: [ClientID: [SubscriptionTable.EndReason: [String]]]) {
         for (clientID, reasons) in ended.sorted(by: { $0.key < $1.key }) {
-            guard let client = clients[clientID], client.closing == nil else { continue }
+            guard let client = clients.connected[clientID], client.closing == nil else { continue }
             for (reason, views) in reasons.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 logger.info("\(client.label): subscriptions ended (\(reason.rawValue)): \(excerptList(views))")
                 let ended = line(.subscriptionEnded(views: views, reason: reason.rawValue))

@@ -18,88 +18,55 @@ public final class Daemon {
     /// the loop failed, and when `init` fails half-way.
     let teardown = TeardownStack()
     let loop: EventLoop
-    var listener: Listener?
     let signals: SignalChannel
+    /// The replay timer (Daemon+Replay.swift); once stopping, the deadline for clients' last bytes.
     let timer: MonotonicTimer
-    /// Armed only while something has a deadline: a retry once a second (a config watch to
-    /// re-establish after its directory was moved away, a reload that failed for want of
-    /// resources) or a misbehaving client's final error line, which it gets 2 s to take.
-    let housekeepingTimer: MonotonicTimer
-    /// When the next retry is due, if one waits.
-    var retryAtMicros: UInt64?
-    /// When the housekeeping timer is set to go off; nil while disarmed.
-    var housekeepingArmedAt: UInt64?
-    /// Clients being closed after a final error line: when they are closed at the latest.
-    var lingerDeadlines: [ClientID: UInt64] = [:]
-    var configWatch: ConfigWatch?
-    /// The last reload failed for a transient reason (EMFILE, ENFILE, EINTR, ENOMEM): try again.
-    var reloadRetryPending = false
-    /// Builds new layouts off the loop.
-    let reloadWorker: ReloadWorker
-    /// The reload being built, and the one queued behind it.
-    var reloadInFlight: ReloadJob?
-    var reloadQueued: ReloadJob?
-    /// The views a run-time build changed, for its `layoutChanged`, sent after the requests' replies.
-    var pendingViewsChanged: [String]?
-    /// The last layout build's CPU time on the worker, µs (a benchmark counter in admin `status`).
-    var lastBuildCPUMicros: UInt64 = 0
-    /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).
-    var loopIsRealtime = false
-    let systemd = SystemdNotifier()
-    var watchdogTimer: MonotonicTimer?
+    /// A stop began (`beginStop`): no new work is taken, clients get their last bytes and go.
+    var isStopping = false
 
     /// The routing core (TouchRouterCore/Router.swift): the field stage, the tracker, gesture
     /// recognition and the subscriptions, driven from Daemon+Routing.swift.
     var router: Router
-    /// The config routing follows, with its run-time changes (`runtime.effective`).
+    /// The config routing follows, with its run-time changes (`current.runtime.effective`).
     var config: Config { router.config }
     var layout: Layout { router.layout }
     var subscriptions: SubscriptionTable { router.subscriptions }
-    /// The config file's layout, what clients changed at run time, and the two together.
-    var runtime: RuntimeLayout
-    var layoutGeneration: UInt64 = 1
-    /// The access lists with their names resolved (the fan-out's per-client check).
-    var access: AccessPolicy
-
-    var clients: [ClientID: ClientConnection] = [:]
-    var nextClientID: ClientID = 1
-    var replay: ReplayClock?
-    /// The replayed devices, and the screen and matcher the current config gives each.
-    var replayTargets = ReplayTargets(frames: [])
-    var liveInput: LibinputReader?
-    /// The client running the calibration session (`router.calibration`), and for replayed input the
-    /// matrix that takes the screen's calibration back out of its frames (Daemon+Calibration.swift).
-    var calibrationClient: ClientID?
-    var calibrationReplayUndo: [Double]?
-    var isStopping = false
-    /// accept(2) ran out of descriptors; the listener is out of the loop until a client leaves.
-    var isAcceptPaused = false
-    let startedMonotonicMicros = monotonicMicros()
+    /// The layout in effect beside the Router's: run-time layout, generation, access lists
+    /// (Daemon+Reload.swift).
+    var current: CurrentLayout
+    /// Where frames come from: libinput, or a recording and its clock (Daemon+Routing.swift).
+    var input = Input()
+    /// The listener, the connected clients and the fan-out's reused storage (Daemon+Clients.swift).
+    var clients = Clients()
+    /// The housekeeping timer and its retry and lingering deadlines (Daemon+Housekeeping.swift).
+    var housekeeping: Housekeeping
+    /// The config watch, the reload worker and its builds (Daemon+Reload.swift).
+    var reloading: Reloading
+    /// The calibration session's client and replay undo (Daemon+Calibration.swift).
+    var calibrating = Calibrating()
+    /// Panel power's machines and worker threads (Daemon+Power.swift).
+    var panelPower = PanelPowerControl()
+    /// Passthrough (Daemon+Passthrough.swift): each passing screen's virtual devices and encoders.
+    var passthrough: [String: PassthroughOutput] = [:]
+    /// systemd's notify socket and watchdog, and the loop's scheduling policy (below).
+    var service = Service()
+    /// The daemon's own counters, for admin `status` (DaemonSupport.swift).
     var stats = Stats()
     /// The counters only the metrics keep (Daemon+Metrics.swift).
     var metrics = MetricsCounters()
-    /// One view's touches line, encoded once per frame for all its subscribers (buffer reused).
-    var encodedTouches: [UInt8] = []
-    /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`): per replayed frame, µs from its stamp until its
-    /// writes are done. Nil, and never touched, otherwise.
-    var stampToWritten: MicrosHistogram?
-    /// Benchmarks only (`TOUCHROUTERD_MEASURE_LOOP`, finite `--speed`): the longest a replayed frame
-    /// waited past its due time since the last admin `status` (µs): how late the loop got to it.
-    var replayLongestLatenessMicros: UInt64 = 0
-    /// Benchmarks only, with `replayLongestLatenessMicros`: the longest part of a replayed frame's
-    /// lateness that the loop spent busy in turns (`EventLoop.busyMicros`), the daemon's own share;
-    /// the rest of a lateness is the thread not running.
-    var replayLongestBusyLatenessMicros: UInt64 = 0
-    /// Clients given their first bytes by the frame being delivered (storage reused).
-    var clientsToFlush: [ClientConnection] = []
-    /// Clients with buffered request lines left over from a turn (see `serveBacklog`).
-    var backloggedClients: Set<ClientID> = []
-    /// Panel power (Daemon+Power.swift): a machine per screen with `idle.power`, and the threads
-    /// that run their backends (made at the first command).
-    var panelPower: [String: PanelPower] = [:]
-    var powerWorkers: PowerWorkers?
-    /// Passthrough (Daemon+Passthrough.swift): each passing screen's virtual devices and encoders.
-    var passthrough: [String: PassthroughOutput] = [:]
+    /// Benchmarks only: replayed frames' stamp-to-written and lateness (Daemon+Replay.swift).
+    var benchmark = BenchmarkCounters()
+
+    /// How the daemon runs as a system service. Set in `run()`, read when a reload starts (is a
+    /// run-time build urgent?) and when systemd is told of one.
+    struct Service {
+        /// Nil unless a service manager asked to be told (NOTIFY_SOCKET).
+        let systemd = SystemdNotifier()
+        /// Pings systemd's watchdog; only when the unit sets WatchdogSec=.
+        var watchdog: MonotonicTimer?
+        /// The loop's thread runs at `SCHED_FIFO` (`--realtime-priority` was granted).
+        var loopIsRealtime = false
+    }
 
     /// Exit status of `main`: 0 after a graceful stop, 1 when the daemon could not start, 2 for a
     /// bad command line.
@@ -158,13 +125,12 @@ public final class Daemon {
         self.logger = logger
         let config = try loadConfig(path: options.configPath)
         router = Router(config: config, nowMicros: monotonicMicros())
-        runtime = RuntimeLayout(base: config)
-        access = AccessPolicy(config: config)
+        current = CurrentLayout(runtime: RuntimeLayout(base: config), access: AccessPolicy(config: config))
         // The parse's temporary memory is free now: give it back (RssAnon of a large layout).
         malloc_trim(0)
         // Not after a reload: malloc_trim walks every heap, the loop's too, and held its lock for
         // tens of ms at 100k views (touchrouter-bench reload); docs/performance.md.
-        for name in access.unknownNames {
+        for name in current.access.unknownNames {
             logger.warning("access list: no such \(name); it admits nobody")
         }
         for name in OwnerCheck.unknownNames(in: config.runtime) {
@@ -175,8 +141,8 @@ public final class Daemon {
                 path: path, devicePath: options.replayDevicePath, config: config,
                 logKernelBug: { logger.warning("replay: \($0)") },
                 logScale: { logger.info("replay: \(Excerpt.of(path)): \($0)") })
-            replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
-            replayTargets = ReplayTargets(frames: frames)
+            input.replay = try ReplayClock(frames: frames, speed: options.replaySpeed, loops: options.replayLoops)
+            input.replayTargets = ReplayTargets(frames: frames)
             logger.info(
                 "replay: \(path), \(frames.count) frames, speed \(options.replaySpeed)"
                     + (options.replayLoops ? ", looping" : ""))
@@ -193,7 +159,7 @@ public final class Daemon {
             self.timer = timer
             let housekeepingTimer = try MonotonicTimer()
             teardown.push { housekeepingTimer.fd.close() }
-            self.housekeepingTimer = housekeepingTimer
+            housekeeping = Housekeeping(timer: housekeepingTimer)
             let reloadWorker = try ReloadWorker()
             let logger = self.logger
             teardown.push {
@@ -204,7 +170,7 @@ public final class Daemon {
                     reloadWorker.close()
                 }
             }
-            self.reloadWorker = reloadWorker
+            reloading = Reloading(worker: reloadWorker)
             try registerAndListen()
         } catch {
             teardown.run()
@@ -221,31 +187,31 @@ public final class Daemon {
         }
         // Benchmarks only: the longest loop turn, wall and CPU, in admin `status` (docs/performance.md).
         loop.measuresTurns = getenv("TOUCHROUTERD_MEASURE_LOOP") != nil
-        if loop.measuresTurns && options.replayRestampsFrames { stampToWritten = MicrosHistogram() }
+        if loop.measuresTurns && options.replayRestampsFrames { benchmark.stampToWritten = MicrosHistogram() }
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
-        try loop.register(housekeepingTimer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
+        try loop.register(housekeeping.timer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }
         loop.afterEachBatch = { [unowned self] in serveBacklog() }
-        try loop.register(reloadWorker.fd, for: .readable) { [unowned self] _ in handleReloadOutcome() }
+        try loop.register(reloading.worker.fd, for: .readable) { [unowned self] _ in handleReloadOutcome() }
         do {
             let watch = try ConfigWatch(configPath: options.configPath)
             teardown.push { watch.close() }
             try loop.register(watch.fd, for: .readable) { [unowned self] _ in handleConfigWatch() }
-            configWatch = watch
+            reloading.configWatch = watch
         } catch {
             logger.warning("not watching \(options.configPath) for changes: \(error); SIGHUP still reloads")
         }
-        if replay == nil { try openLiveInput() }
+        if input.replay == nil { try openLiveInput() }
         applyPassthrough(PassthroughNeed.of(config))
         teardown.push { [weak self] in self?.endAllPassthrough() }
 
         // Last: nothing can fail after it, so a daemon that cannot start never had a socket file.
         let listener = try Listener.open(options.socket)
         teardown.push { [weak self] in
-            self?.listener?.close()
-            self?.listener = nil
+            self?.clients.listener?.close()
+            self?.clients.listener = nil
         }
-        self.listener = listener
+        clients.listener = listener
         try loop.register(listener.fd, for: .readable) { [unowned self] _ in acceptClients() }
         logger.notice(
             "listening on \(listener.path)"
@@ -258,12 +224,12 @@ public final class Daemon {
     /// tears everything down in reverse order — also when the loop fails.
     public func run() throws {
         defer { tearDown() }
-        if replay != nil && !options.replayWaitsForSubscriber { startReplay() }
+        if input.replay != nil && !options.replayWaitsForSubscriber { startReplay() }
         startPanelPower()
         armHousekeepingTimer()  // a screen with `idle` counts down from the start
-        systemd?.notify(
-            "READY=1\nSTATUS=layout generation \(layoutGeneration), serving \(listener?.path ?? options.socket.path)")
-        if let systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
+        let socketPath = clients.listener?.path ?? options.socket.path
+        service.systemd?.notify("READY=1\nSTATUS=layout generation \(current.generation), serving \(socketPath)")
+        if let systemd = service.systemd, let interval = SystemdNotifier.watchdogIntervalMicros() {
             // The only periodic wake-up, and only when the unit sets WatchdogSec=.
             let watchdog = try MonotonicTimer()
             try watchdog.armPeriodic(intervalMicros: max(interval / 2, 1))
@@ -272,7 +238,7 @@ public final class Daemon {
                 watchdog.acknowledge()
                 systemd.notify("WATCHDOG=1")
             }
-            watchdogTimer = watchdog
+            service.watchdog = watchdog
         }
         if let priority = options.realtimePriority { makeLoopRealtime(priority: priority) }
         try loop.run()
@@ -284,7 +250,7 @@ public final class Daemon {
     func makeLoopRealtime(priority: Int32) {
         do throws(SystemError) {
             try ThreadScheduling.makeRealtime(priority: priority)
-            loopIsRealtime = true
+            service.loopIsRealtime = true
             logger.notice("routing at SCHED_FIFO priority \(priority)")
         } catch {
             logger.warning(
@@ -296,7 +262,7 @@ public final class Daemon {
     /// The one teardown path: clients closed, then every resource released in the reverse order
     /// of its acquisition (the socket file first, the signal channel last).
     func tearDown() {
-        for client in Array(clients.values) { disconnect(client, .daemonStopping) }
+        for client in Array(clients.connected.values) { disconnect(client, .daemonStopping) }
         teardown.run()
         logger.notice("stopped")
     }
@@ -317,57 +283,11 @@ public final class Daemon {
     func handleTimer() {
         timer.acknowledge()
         if isStopping {
-            logger.warning("stop: flush deadline passed, closing \(clients.count) client(s) with unsent data")
+            logger.warning("stop: flush deadline passed, closing \(clients.connected.count) client(s) with unsent data")
             loop.stop()
             return
         }
         playDueFrames()
-    }
-
-    /// Advances the Router (idle countdowns, held and stuck contacts, a long press, a tap waiting
-    /// for a double tap), closes lingering clients whose deadline passed, re-establishes a lost
-    /// config watch and retries a reload that failed for want of resources; re-armed for what
-    /// still waits. Cost: the Router's `advance`, and one pass over the lingering clients (each
-    /// misbehaved in the last 2 s).
-    func handleHousekeepingTimer() {
-        housekeepingTimer.acknowledge()
-        housekeepingArmedAt = nil
-        let now = monotonicMicros()
-        if let due = routerDeadlineMicros, due <= now { deliver(router.advance(to: now)) }
-        advancePanelPower(to: now)
-        for (clientID, deadline) in lingerDeadlines where deadline <= now {
-            lingerDeadlines[clientID] = nil
-            if let client = clients[clientID], let reason = client.closing { disconnect(client, reason) }
-        }
-        if let due = retryAtMicros, due <= now {
-            retryAtMicros = nil
-            if let configWatch, !configWatch.isWatching { reestablishConfigWatch() }
-            if reloadRetryPending {
-                reloadRetryPending = false
-                requestReload(trigger: "retry after a transient failure")
-            }
-        }
-        armHousekeepingTimer()
-    }
-
-    func scheduleRetry() {
-        retryAtMicros = monotonicMicros() + 1_000_000
-        armHousekeepingTimer()
-    }
-
-    /// Arms the timer for the earliest deadline (the Router's among them), or disarms it when
-    /// nothing waits.
-    func armHousekeepingTimer() {
-        let next =
-            ([retryAtMicros, routerDeadlineMicros, panelPowerDeadlineMicros].compactMap { $0 }
-            + lingerDeadlines.values).min()
-        guard next != housekeepingArmedAt else { return }
-        do {
-            if let next { try housekeepingTimer.arm(atMonotonicMicros: next) } else { try housekeepingTimer.disarm() }
-            housekeepingArmedAt = next
-        } catch {
-            logger.error("housekeeping timer: \(error)")
-        }
     }
 
     // MARK: Stopping
@@ -376,21 +296,21 @@ public final class Daemon {
     func beginStop(reason: String) {
         guard !isStopping else { return }
         logger.notice("stopping: \(reason)")
-        systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
+        service.systemd?.notify("STOPPING=1\nSTATUS=stopping: \(reason)")
         deliver(router.cancelAll(reason: .shutdown, nowMicros: monotonicMicros()))
         endAllPassthrough()  // what is still down on a virtual device ends before the device goes
         isStopping = true
-        if let listener {
+        if let listener = clients.listener {
             loop.deregister(listener.fd)
             listener.close()
-            self.listener = nil
+            clients.listener = nil
         }
         let goodbye = errorLine(code: .shuttingDown, message: "the daemon is stopping")
-        for client in Array(clients.values) where client.closing == nil {
+        for client in Array(clients.connected.values) where client.closing == nil {
             _ = client.outbox.enqueue(line: goodbye)
             flush(client)
         }
-        if clients.isEmpty {
+        if clients.connected.isEmpty {
             loop.stop()
         } else {
             try? timer.arm(atMonotonicMicros: monotonicMicros() + 2_000_000)

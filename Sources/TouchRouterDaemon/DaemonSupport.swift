@@ -4,6 +4,7 @@ import Glibc
 import TouchRouterCommandLine
 import TouchRouterCore
 import TouchRouterProtocol
+import TouchRouterSystem
 
 /// Releases, pushed as resources are acquired and run in reverse.
 final class TeardownStack {
@@ -67,6 +68,8 @@ struct MicrosHistogram {
 extension Daemon {
     /// The daemon's own counters, for admin `status`.
     struct Stats {
+        /// When the daemon started (CLOCK_MONOTONIC, µs): its uptime in `status` and the metrics.
+        let startedMonotonicMicros = monotonicMicros()
         var touchMessagesQueued = 0
         var gestureMessagesQueued = 0
         /// `touches` and `gesture` messages not sent because a number in them was not finite (never

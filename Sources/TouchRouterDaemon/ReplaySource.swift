@@ -104,14 +104,17 @@ struct ReplayTargets {
         frame.matcherIndex = match.matcherIndex
     }
 
-    /// After a reload: each device matched again; returns the names of those no screen takes now.
-    mutating func reassign(_ config: Config) -> [String] {
+    /// After a reload: each device matched again, and the names of those no screen takes now. A new
+    /// value, not a mutation in place, so that no access to `Daemon.input` spans a call (see
+    /// `Daemon.Input`).
+    func reassigned(_ config: Config) -> (targets: ReplayTargets, unplaced: [String]) {
+        var reassigned = self
         var unplaced: [String] = []
         for id in targets.keys.sorted() {
             let name = targets[id]!.device.name
-            targets[id]!.match = config.screenMatch(forDeviceNamed: name, udevProperties: [:], node: nil)
-            if targets[id]!.match == nil { unplaced.append(name) }
+            reassigned.targets[id]!.match = config.screenMatch(forDeviceNamed: name, udevProperties: [:], node: nil)
+            if reassigned.targets[id]!.match == nil { unplaced.append(name) }
         }
-        return unplaced
+        return (reassigned, unplaced)
     }
 }
