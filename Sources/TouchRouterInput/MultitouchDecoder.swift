@@ -1,10 +1,10 @@
 /// Turns a touch device's raw evdev events into the tracker's input frames, the way the kernel and
 /// libinput 1.22 (its "fallback" touchscreen dispatch) would for the same events. Pure: no I/O.
 ///
-/// One file on purpose: the decoder is one state machine (slots, pending flags, seat slots, the
-/// SYN_DROPPED state) read in the order an event flows: feed, protocol A, processing, the flush at
-/// SYN_REPORT. Its state is private to it; split across files, every slot field would be open to
-/// the whole module. The pure arithmetic it applies (the kernel's defuzz, libinput's hysteresis) is
+/// One file over 400 lines on purpose: the decoder is one state machine (slots, pending flags, seat
+/// slots, the SYN_DROPPED state) read in the order an event flows: feed, protocol A, processing, the
+/// flush at SYN_REPORT. Its state is private to it; split across files, every slot field would be open
+/// to the whole module. The pure arithmetic it applies (the kernel's defuzz, libinput's hysteresis) is
 /// in `EvdevFilters.swift`.
 import TouchRouterCore
 
