@@ -66,6 +66,51 @@ extension Config {
     }
 }
 
+/// Where a touch-down's climb ends and whether it is passed through (docs/passthrough.md): from the
+/// hit view towards the root, the climb stops at the first view that has a subscriber, an access
+/// list or a `passthrough` key; the touch is passed through when that view's key passes through.
+/// The Router's routing targets (`Router.routingStops`) and `touchrouterctl render`'s passthrough
+/// marks both follow this rule, so the picture shows what the daemon does.
+public struct PassthroughRule: Sendable {
+    /// Views with an access list: a climb stops there and never reaches the browser.
+    public let accessListViews: Set<String>
+    /// The views' `passthrough` keys, by view id.
+    public let passthrough: [String: PassthroughSettings]
+    /// The views a climb stops at besides subscribed ones: access lists and `passthrough` keys
+    /// (`true` or `false`). The Router's routing targets are these plus the subscribed views.
+    public let routingStops: Set<String>
+
+    /// The rule for explicit access-list views and `passthrough` keys.
+    public init(accessListViews: Set<String>, passthrough: [String: PassthroughSettings]) {
+        self.accessListViews = accessListViews
+        self.passthrough = passthrough
+        routingStops = accessListViews.union(passthrough.keys)
+    }
+
+    /// The rule of a config.
+    public init(config: Config) {
+        self.init(accessListViews: Set(config.viewAccess.keys), passthrough: config.viewPassthrough)
+    }
+
+    /// The view the climb along `chain` (the hit view's id, then each ancestor's up to the root)
+    /// stops at, or nil when nothing on it takes the touch.
+    public func climbEnd(_ chain: some Sequence<String>, subscribedViews: some SubscribedViews) -> String? {
+        chain.first { subscribedViews.hasSubscribers($0) || routingStops.contains($0) }
+    }
+
+    /// The passthrough region a touch-down with this `chain` is passed through by (the view whose
+    /// key passes it, with its settings), or nil when the climb ends anywhere else: a subscriber,
+    /// an access list, `passthrough: false`, or nothing.
+    public func region(_ chain: some Sequence<String>, subscribedViews: some SubscribedViews) -> (
+        view: String, settings: PassthroughSettings
+    )? {
+        guard let end = climbEnd(chain, subscribedViews: subscribedViews), let settings = passthrough[end],
+            settings.passesThrough
+        else { return nil }
+        return (end, settings)
+    }
+}
+
 extension ConfigParser {
     static let passthroughKeys = ["mode", "maxTouches", "rightClickMs"]
 

@@ -103,7 +103,7 @@ public struct Router: Sendable {
     /// The views a touch-down's climb stops at besides subscribed ones: those with an access list
     /// or a `passthrough` key (`true` or `false`).
     private static func routingStops(_ config: Config) -> Set<String> {
-        Set(config.viewAccess.keys).union(config.viewPassthrough.keys)
+        PassthroughRule(config: config).routingStops
     }
 
     // MARK: - Operations

@@ -12,11 +12,22 @@ public struct RenderOptions: Sendable {
     public var cellSize: Double = 1
     /// Views that declare an access list (marked with a padlock).
     public var accessListViews: Set<String> = []
+    /// The views' `passthrough` keys: the areas passed through are hatched, `passthrough: false`
+    /// views marked (nothing is drawn for them when empty).
+    public var passthrough: [String: PassthroughSettings] = [:]
+    /// Views counted as subscribed when deciding what is passed through (offline nothing is known
+    /// to be subscribed: a subscribed view ends the climb before a passthrough region).
+    public var subscribedViews: Set<String> = []
 
-    public init(showHidden: Bool = false, cellSize: Double = 1, accessListViews: Set<String> = []) {
+    public init(
+        showHidden: Bool = false, cellSize: Double = 1, accessListViews: Set<String> = [],
+        passthrough: [String: PassthroughSettings] = [:], subscribedViews: Set<String> = []
+    ) {
         self.showHidden = showHidden
         self.cellSize = cellSize
         self.accessListViews = accessListViews
+        self.passthrough = passthrough
+        self.subscribedViews = subscribedViews
     }
 }
 
@@ -35,6 +46,8 @@ public struct LayoutPicture: Sendable {
         public var hiddenInTree: Bool
         /// The view's colour when it takes touches.
         public var colour: RGB?
+        /// The parent's index in `views` (nil for the root).
+        public var parent: Int?
     }
 
     public let screen: Screen
@@ -56,24 +69,27 @@ public struct LayoutPicture: Sendable {
         func walk(
             _ view: View, depth: Int, parent: TouchRouterCore.AffineTransform,
             inherited: HitTestIgnoreReason?,
-            hidden: Bool
+            hidden: Bool, parentIndex: Int?
         ) {
             let reason = inherited ?? view.ignoreReason
             let hiddenInTree = hidden || view.hidden
             let toScreen = Self.concat(parent, Self.localToParent(view))
             var drawn = DrawnView(
                 view: view, depth: depth, toScreen: toScreen, inertReason: reason, hiddenInTree: hiddenInTree,
-                colour: nil)
+                colour: nil, parent: parentIndex)
             if reason == nil {
                 drawn.colour = Palette.viewColour(colourIndex)
                 colourIndex += 1
             }
+            let index = views.count
             views.append(drawn)
             for child in view.children {
-                walk(child, depth: depth + 1, parent: toScreen, inherited: reason, hidden: hiddenInTree)
+                walk(
+                    child, depth: depth + 1, parent: toScreen, inherited: reason, hidden: hiddenInTree,
+                    parentIndex: index)
             }
         }
-        walk(screen.root, depth: 0, parent: .identity, inherited: nil, hidden: false)
+        walk(screen.root, depth: 0, parent: .identity, inherited: nil, hidden: false, parentIndex: nil)
         self.views = views
         regions = EffectiveRegions(index: index, cellSize: options.cellSize)
     }
@@ -144,9 +160,11 @@ public struct LayoutPicture: Sendable {
         out.element("rect", [("width", n(screen.width)), ("height", n(screen.height)), ("fill", "#ffffff")])
         drawRegions(&out)
         drawViews(&out)
+        if !options.passthrough.isEmpty { drawPassthrough(&out) }
         if !traces.isEmpty { drawHeatmap(&out) }
         drawLabels(&out)
         drawAccessMarks(&out)
+        if !options.passthrough.isEmpty { drawPassthroughStops(&out) }
         if !traces.isEmpty { drawTraces(&out) }
         out.element(
             "rect",

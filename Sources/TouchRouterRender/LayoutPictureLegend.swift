@@ -5,7 +5,7 @@ import TouchRouterCore
 extension LayoutPicture {
 
     var legendRows: Int {
-        views.filter { $0.colour != nil }.count + 14
+        views.filter { $0.colour != nil }.count + 14 + (options.passthrough.isEmpty ? 0 : 3)
     }
 
     var legendRowHeight: Double {
@@ -60,6 +60,19 @@ extension LayoutPicture {
         padlock(&out, x: 9, y: y - 10)
         text(46, "declares an access list")
         y += row
+        if !options.passthrough.isEmpty {
+            let cells = passthroughAreas.reduce(0) { $0 + $1.cells }
+            let share = Double(cells) / Double(regions.columns * regions.rows) * 100
+            swatch(fill: "url(#passthrough-hatch)", stroke: "\(Palette.passthrough)")
+            text(46, "hatched: passed through (\(cFormat("%.1f", share))%)")
+            y += row
+            let subscribed = options.subscribedViews.sorted().joined(separator: ", ")
+            text(46, subscribed.isEmpty ? "(as if no program subscribed)" : "(as if only \(subscribed) subscribed)")
+            y += row
+            passthroughStopMark(&out, x: 8, y: y - 10)
+            text(46, "passthrough: false (never passed through)")
+            y += row
+        }
         if !traces.isEmpty {
             let delivered = traces.filter { if case .delivered = $0.outcome { true } else { false } }.count
             let missed = traces.filter { $0.outcome == .missed }.count
@@ -90,6 +103,10 @@ extension LayoutPicture {
             var label =
                 "\(drawn.view.id)  \(cFormat(share < 0.1 && share > 0 ? "%.2f" : "%.1f", share))%"
             if options.accessListViews.contains(drawn.view.id) { label += "  [access list]" }
+            if let settings = options.passthrough[drawn.view.id] {
+                label +=
+                    settings.passesThrough ? "  [passthrough: \(settings.mode.rawValue)]" : "  [passthrough: false]"
+            }
             text(indent + row * 0.9 + 8, label)
             y += row
         }

@@ -35,6 +35,8 @@ public enum Palette {
     public static let inert = RGB(red: 0x8a, green: 0x8a, blue: 0x8a)
     /// Touch-downs the tracker dropped by a rule (multipleTouch, exclusiveTouch, no subscriber).
     public static let dropped = RGB(red: 0x30, green: 0x30, blue: 0x30)
+    /// Passthrough: the hatch over areas passed to the virtual device, and the `passthrough: false` mark.
+    public static let passthrough = RGB(red: 0x0b, green: 0x4f, blue: 0x8a)
     /// How much white the filled effective regions are mixed with (0.62: light, labels stay legible).
     public static let regionWhite = 0.62
 

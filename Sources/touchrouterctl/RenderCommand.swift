@@ -15,7 +15,8 @@ enum RenderCommand: Command {
             ToolOption.config.described("The config file to draw.", isRequired: true), ToolOption.screen,
             recording, live, seconds,
             ToolOption.subscribed.described(
-                "With --recording: views with subscribers, comma-separated (default: every view)."),
+                "Subscribed views, comma-separated: for --recording (default: every view) and the passthrough "
+                    + "hatch (default: none)."),
             hidden, output,
         ],
         discussion: """
@@ -26,7 +27,9 @@ enum RenderCommand: Command {
             unit for curves and slants). Solid outline: the view's bounds; dashed: its touch area
             (bounds grown by the touch margin, following the shape). Grey and dashed: views that take
             no touches (not interactive, alpha below 0.01, or inside one); hidden views only with
-            --hidden. A padlock marks views with an access list.
+            --hidden. A padlock marks views with an access list. Hatched and outlined: the areas whose
+            touches a passthrough view hands to the screen's virtual device, as if only the --subscribed
+            views (default: none) had subscribers; a crossed circle marks 'passthrough: false' views.
 
             --recording maps the recording onto this screen (its rotation and calibration) and routes
             it through the real tracker: each contact's path in the colour of the view it was
@@ -58,7 +61,9 @@ enum RenderCommand: Command {
         var picture = LayoutPicture(
             index: screen.makeHitTestIndex(),
             options: RenderOptions(
-                showHidden: arguments.value(hidden), accessListViews: Set(offline.config.viewAccess.keys)))
+                showHidden: arguments.value(hidden), accessListViews: Set(offline.config.viewAccess.keys),
+                passthrough: offline.config.viewPassthrough,
+                subscribedViews: Set(arguments.value(ToolOption.subscribed).map(Self.viewList) ?? [])))
         if let path = arguments.value(recording) {
             do {
                 picture.traces = try recordedTraces(path: path, offline: offline, arguments: arguments)
@@ -101,13 +106,18 @@ enum RenderCommand: Command {
             mapping: mapping)
         let layout = Layout(screens: [screen])
         if let listed = arguments.value(ToolOption.subscribed) {
-            let subscribed = Set(listed.split(separator: ",").map(String.init))
+            let subscribed = Set(viewList(listed))
                 .union(offline.config.viewAccess.keys)
             return TraceRecorder.traces(
                 of: frames, layout: layout, screen: screen.name, subscribedViews: subscribed)
         }
         return TraceRecorder.traces(
             of: frames, layout: layout, screen: screen.name, subscribedViews: EveryView())
+    }
+
+    /// `--subscribed a,b`'s view ids.
+    private static func viewList(_ listed: String) -> [String] {
+        listed.split(separator: ",").map(String.init)
     }
 
     /// Subscribes to the screen's root and subtree for `seconds` and collects the delivered touches.

@@ -267,7 +267,7 @@ struct ExplainCommandTests {
                   --recording FILE      Draw a recording's touches (libinput record YAML or evemu .events).
                   --live SOCKET         Draw the touches a running daemon delivers.
                   --seconds N           How long --live watches (default 10).
-                  --subscribed IDS      With --recording: views with subscribers, comma-separated (default: every view).
+                  --subscribed IDS      Subscribed views, comma-separated: for --recording (default: every view) and the passthrough hatch (default: none).
                   --hidden              Also draw hidden views (dotted, grey).
                   -o, --output FILE     Write the SVG here (default: standard output).
                   -h, --help            Show this help.
