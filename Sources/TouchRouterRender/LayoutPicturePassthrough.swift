@@ -24,18 +24,19 @@ extension LayoutPicture {
         guard !options.passthrough.isEmpty else { return [] }
         let rule = PassthroughRule(accessListViews: options.accessListViews, passthrough: options.passthrough)
         var areas: [Int: PassthroughArea] = [:]
-        for (index, rectangles) in regions.rectangles {
+        for index in regions.rectangles.keys.sorted() {
+            let rectangles = regions.rectangles[index]!
             let chain = sequence(first: index) { views[$0].parent }.map { views[$0].view.id }
             guard let (regionID, settings) = rule.region(chain, subscribedViews: options.subscribedViews),
                 let regionIndex = sequence(first: index, next: { views[$0].parent }).first(where: {
                     views[$0].view.id == regionID
                 })
             else { continue }
-            areas[
-                regionIndex,
-                default: PassthroughArea(viewIndex: regionIndex, settings: settings, rectangles: [], cells: 0)
-            ]
-            .rectangles += rectangles
+            if areas[regionIndex] == nil {
+                areas[regionIndex] = PassthroughArea(
+                    viewIndex: regionIndex, settings: settings, rectangles: [], cells: 0)
+            }
+            areas[regionIndex]!.rectangles += rectangles
             areas[regionIndex]!.cells += regions.cellCounts[index] ?? 0
         }
         return areas.keys.sorted().map { areas[$0]! }
