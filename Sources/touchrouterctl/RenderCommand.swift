@@ -106,8 +106,8 @@ enum RenderCommand: Command {
             mapping: mapping)
         let layout = Layout(screens: [screen])
         if let listed = arguments.value(ToolOption.subscribed) {
-            let subscribed = Set(viewList(listed))
-                .union(offline.config.viewAccess.keys)
+            // Access lists and passthrough keys stop the climb too, as in the daemon.
+            let subscribed = Set(viewList(listed)).union(PassthroughRule(config: offline.config).routingStops)
             return TraceRecorder.traces(
                 of: frames, layout: layout, screen: screen.name, subscribedViews: subscribed)
         }

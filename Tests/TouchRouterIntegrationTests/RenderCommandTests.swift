@@ -261,6 +261,34 @@ struct RenderCommandTests {
         #expect(result.stdout.contains("4 touch-downs, 4 delivered"))
     }
 
+    @Test("passthrough keys: the climb stops at them with --subscribed; the hatch and the mark are drawn")
+    func passthrough() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = try String(contentsOfFile: Self.splitConfig, encoding: .utf8)
+            .replacingOccurrences(of: #"id: "right","#, with: #"id: "right", passthrough: true,"#)
+            .replacingOccurrences(of: #"id: "left-edge","#, with: #"id: "left-edge", passthrough: false,"#)
+        try directory.write("passthrough.json5", text)
+        let result = try TouchrouterctlProcess.run(
+            [
+                "render", "--config", directory.file("passthrough.json5"), "--recording", Self.fourFingers,
+                "--subscribed", "left,panel",
+            ])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let paths = result.stdout.components(separatedBy: "<polyline data-view=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
+        // x ≈ 263 stops at left-edge (passthrough: false), 500 at left, 750 and 1107 at right.
+        #expect(paths.sorted() == ["left", "left-edge", "right", "right"])
+        #expect(
+            result.stdout.contains(
+                #"<path data-view="right" data-mode="touch" fill="url(#passthrough-hatch)" d="M640 0h300v768h-300zM940 0h340v768h-340z"/>"#
+            )
+        )
+        #expect(result.stdout.contains(#"<g data-view="left-edge" class="passthrough-stop""#))
+        #expect(result.stdout.contains("(as if only left, panel subscribed)"))
+    }
+
     @Test("usage errors: both sources, a bad --seconds, a missing config")
     func usageErrors() throws {
         let both = try TouchrouterctlProcess.run(
