@@ -46,6 +46,13 @@ struct AccessPolicy: Sendable {
         for screen in config.layout.screens { walk(screen.root, inherited: []) }
     }
 
+    /// Root and the daemon's own user: they may reload, calibrate, change the screens' state, and
+    /// see everything (every view, every counter, the clients an explanation reaches).
+    static func isAdmin(_ credentials: PeerCredentials?) -> Bool {
+        guard let credentials else { return false }
+        return credentials.uid == 0 || credentials.uid == geteuid()
+    }
+
     /// No view has a list: every check passes without a lookup.
     var isEmpty: Bool { chains.isEmpty }
 

@@ -69,12 +69,8 @@ extension Daemon {
         }
     }
 
-    /// Root and the daemon's own user: they may reload and see everything (every view, every
-    /// counter).
-    func isAdmin(_ client: ClientConnection) -> Bool {
-        guard let credentials = client.credentials else { return false }
-        return credentials.uid == 0 || credentials.uid == geteuid()
-    }
+    /// The client is an admin (`AccessPolicy.isAdmin`).
+    func isAdmin(_ client: ClientConnection) -> Bool { AccessPolicy.isAdmin(client.credentials) }
 
     /// The `status` counters for `client` (docs/operations.md lists each). Every count is a total
     /// since start. A client learns nothing of other clients' interests, and, while any view has an

@@ -29,7 +29,7 @@ struct ExplainRequest {
     func reply(screenName: String?, screenPoint: Point, credentials: PeerCredentials?, seq: Int64?)
         -> DaemonMessage
     {
-        let admin = Self.isAdmin(credentials)
+        let admin = AccessPolicy.isAdmin(credentials)
         let found = screenName.map(layout.screen(named:)) ?? layout.screens.first
         // A screen whose root the client may not see is, to it, no screen.
         guard let screen = found, admin || access.permits(credentials, viewID: screen.root.id) else {
@@ -58,11 +58,5 @@ struct ExplainRequest {
             for index in visible.chain.indices { visible.chain[index].takesDelivery = false }
         }
         return .explanation(ExplainReply(explanation: visible, seq: seq))
-    }
-
-    /// Root or the daemon's own user (as for `reload`).
-    static func isAdmin(_ credentials: PeerCredentials?) -> Bool {
-        guard let credentials else { return false }
-        return credentials.uid == 0 || credentials.uid == geteuid()
     }
 }

@@ -163,9 +163,10 @@ struct ExplainCommandTests {
     }
 
     /// The daemon's own user is an admin as root is: a daemon run as nobody (setpriv) explains a
-    /// restricted point whole to a nobody client, with the receiving clients.
+    /// restricted point whole to a nobody client, with the receiving clients, and takes its
+    /// `reload`; a client of another user (not root) is refused the reload.
     @Test(
-        "explain: the daemon's own user sees a restricted view whole, as an admin",
+        "the daemon's own user is an admin: explain shows a restricted view whole, reload is taken",
         .enabled(
             if: OtherUserClient.isAvailable,
             "needs root, setpriv and /usr/bin/python3 to run the daemon and a client as nobody"))
@@ -175,30 +176,56 @@ struct ExplainCommandTests {
         chmod(directory.path, 0o777)
         try directory.write("access.json5", AccessListTests.config)
         try directory.write(
-            "nobody.py",
+            "client.py",
             """
             import json, socket, sys
             s = socket.socket(socket.AF_UNIX)
             s.connect(sys.argv[1])
-            s.sendall((json.dumps({"type": "explain", "point": [100, 100], "seq": 1}) + "\\n").encode())
-            print(s.makefile(encoding="utf-8").readline().strip(), flush=True)
+            f = s.makefile(encoding="utf-8")
+            for request in ({"type": "explain", "point": [100, 100], "seq": 1}, {"type": "reload", "seq": 2}):
+                s.sendall((json.dumps(request) + "\\n").encode())
+                while True:
+                    line = f.readline().strip()
+                    if json.loads(line).get("seq") == request["seq"]:
+                        print(line, flush=True)
+                        break
             """)
         let daemon = try DaemonProcess(
             directory: directory,
             arguments: [
                 "--config", directory.file("access.json5"), "--replay", HitTestDaemonTests.recording,
-                "--replay-wait-for", "5",
+                "--replay-wait-for", "5", "--socket-mode", "0666",
             ],
             launcher: ["/usr/bin/setpriv"] + OtherUserClient.nobody)
         defer { daemon.stop() }
-        let text = try OtherUserClient.run(script: directory.file("nobody.py"), arguments: [daemon.socketPath])
-        guard case .success(.explanation(let reply)) = DaemonMessageDecoder.decode(line: Array(text.utf8)) else {
-            Issue.record("unexpected reply: \(text)\n\(daemon.log)")
+        let replies = try OtherUserClient.run(script: directory.file("client.py"), arguments: [daemon.socketPath])
+            .split(separator: "\n").map { DaemonMessageDecoder.decode(line: Array($0.utf8)) }
+        guard replies.count == 2, case .success(.explanation(let reply)) = replies[0] else {
+            Issue.record("unexpected replies: \(replies)\n\(daemon.log)")
             return
         }
         // (100, 100) hits left-edge, root's only: to an admin the walk reaches it.
         #expect(reply.explanation.target != nil && reply.explanation.steps.contains { $0.viewID.hasPrefix("left") })
         #expect(reply.clients != nil, "an admin's explanation names the receiving clients")
+        guard case .success(.reloaded) = replies[1] else {
+            Issue.record("the daemon's own user could not reload: \(replies[1])\n\(daemon.log)")
+            return
+        }
+        // Another user, not root, is no admin.
+        let other = try OtherUserClient.run(
+            script: directory.file("client.py"), arguments: [daemon.socketPath],
+            credentials: ["--reuid=65533", "--regid=65533", "--clear-groups"]
+        ).split(separator: "\n").map { DaemonMessageDecoder.decode(line: Array($0.utf8)) }
+        guard other.count == 2, case .success(.error(let refused)) = other[1] else {
+            Issue.record("another user's reload was not refused: \(other)\n\(daemon.log)")
+            return
+        }
+        #expect(refused.code == .permissionDenied)
+        guard case .success(.explanation(let outsider)) = other[0] else {
+            Issue.record("no explanation for another user: \(other[0])")
+            return
+        }
+        #expect(outsider.clients == nil)
     }
 
     @Test("usage errors")
