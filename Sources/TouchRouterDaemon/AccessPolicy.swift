@@ -49,8 +49,8 @@ struct AccessPolicy: Sendable {
     /// Root and the daemon's own user: they may reload, calibrate, change the screens' state, and
     /// see everything (every view, every counter, the clients an explanation reaches).
     static func isAdmin(_ credentials: PeerCredentials?) -> Bool {
-        guard let credentials else { return false }
-        return credentials.uid == 0 || credentials.uid == geteuid()
+        guard let peer = credentials else { return false }
+        return peer.uid == 0 || peer.uid == geteuid()
     }
 
     /// No view has a list: every check passes without a lookup.
