@@ -175,11 +175,11 @@ struct CalibrationSessionTests {
 
     // MARK: - The Router around a session
 
-    static func config(screenKeys: String = "") throws -> Config {
+    static func config(screenKeys: String = "", width: Int = 800, height: Int = 480) throws -> Config {
         let text = """
             {
               screens: [
-                { name: "main", width: 800, height: 480, \(screenKeys)
+                { name: "main", width: \(width), height: \(height), \(screenKeys)
                   root: { id: "root", children: [{ id: "button", frame: [0, 0, 800, 480] }] } },
                 { name: "side", width: 100, height: 100,
                   root: { id: "sideRoot", children: [{ id: "sideButton", frame: [0, 0, 100, 100] }] } },
@@ -270,6 +270,19 @@ struct CalibrationSessionTests {
         let rotated = try Self.config(screenKeys: "rotation: 180,")
         let swapped = router.swapLayout(
             PreparedLayout(rotated.layout), config: rotated, subscriptions: nil, nowMicros: 2)
+        #expect(Self.summary(swapped).last?.contains("reload") == true)
+        #expect(router.calibration == nil)
+    }
+
+    /// The screen's size is part of what the session measured: a new width or a new height alone
+    /// ends it.
+    @Test(arguments: [(800, 600), (1000, 480)])
+    func aReloadThatResizesTheScreenEndsTheSession(width: Int, height: Int) throws {
+        var router = Self.router(try Self.config())
+        _ = router.startCalibration(Self.session(), nowMicros: 0)
+        let resized = try Self.config(width: width, height: height)
+        let swapped = router.swapLayout(
+            PreparedLayout(resized.layout), config: resized, subscriptions: nil, nowMicros: 1)
         #expect(Self.summary(swapped).last?.contains("reload") == true)
         #expect(router.calibration == nil)
     }

@@ -12,6 +12,11 @@ struct CalibrationToolTests {
         #expect(targets == [Point(80, 48), Point(720, 48), Point(80, 432), Point(720, 432)])
     }
 
+    @Test func threeTargetsAreTheTopCornersAndTheBottomMiddle() throws {
+        let targets = try #require(CalibrationTargets.targets(count: 3, width: 800, height: 480))
+        #expect(targets == [Point(80, 48), Point(720, 48), Point(400, 432)])
+    }
+
     @Test func nineTargetsAreAThreeByThreeGridAndFiveAddTheCentre() throws {
         let nine = try #require(CalibrationTargets.targets(count: 9, width: 1080, height: 1920))
         let xs: [Double] = [108, 540, 972]

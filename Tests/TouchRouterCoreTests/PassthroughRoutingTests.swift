@@ -84,6 +84,15 @@ struct PassthroughRoutingTests {
         #expect(router.tracker.statistics.droppedMultipleTouch == 0)
     }
 
+    @Test func fingersOnAnUnsubscribedViewInsideARegionArePassedWhateverItsMultipleTouch() throws {
+        // `banner` (multipleTouch false, the default, nobody subscribed) lies in the root's
+        // region: the region takes the second finger, though the view hit would refuse it.
+        var router = F.router(try F.config())
+        let routed = router.route(F.frame(1000, F.down(0, 350, 50), F.down(1, 450, 150)), nowMicros: 1000)
+        #expect(F.passed(routed) == ["main: down 0#0 (350,50), down 1#1 (450,150)"])
+        #expect(router.tracker.statistics.droppedMultipleTouch == 0)
+    }
+
     // MARK: - Slots and tracking ids
 
     @Test func slotsAreTheLowestFreeAndTrackingIDsOnlyGrow() throws {
