@@ -96,6 +96,7 @@ public enum GestureDefaults {
     public static let fingerLimit = 10
     /// The most taps a tap may ask for.
     public static let tapLimit = 10
-    /// The most recognisers one view may have (bounds the work per touch).
+    /// The most recognisers one view may have (bounds the work per touch; `RecogniserSet`, a
+    /// view's arbitration links, holds 16).
     public static let recognisersPerView = 16
 }

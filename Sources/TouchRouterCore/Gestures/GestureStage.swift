@@ -59,19 +59,24 @@ public struct GestureStage: Sendable {
         output.touches.reserveCapacity(batches.count)
         fireDeadlines(upTo: timestampMicros, into: &output)
         for message in batches {
-            let viewID = message.viewID
-            if views[viewID] == nil {
+            // By index, one hash of the view id and no copy of its state (reading `views[id]`
+            // copies the whole value: two copies a message, measured with callgrind).
+            var index = views.index(forKey: message.viewID)
+            if index == nil {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
-                guard let specs = specsByView[viewID], message.touches.contains(where: { $0.phase == .began }) else {
+                guard let specs = specsByView[message.viewID], message.touches.contains(where: { $0.phase == .began })
+                else {
                     output.touches.append(message)
                     continue
                 }
-                views[viewID] = ViewGestures(
-                    viewID: viewID, screen: message.screen, specs: specs, recordsTransitions: recordsFailures)
+                views[message.viewID] = ViewGestures(
+                    viewID: message.viewID, screen: message.screen, specs: specs, recordsTransitions: recordsFailures)
+                index = views.index(forKey: message.viewID)
             }
-            views[viewID]!.step(message, scale: scale, into: &output)
-            if views[viewID]!.isIdle { views[viewID] = nil }
+            guard let index else { continue }
+            views.values[index].step(message, scale: scale, into: &output)
+            if views.values[index].isIdle { views.remove(at: index) }
         }
         return output
     }

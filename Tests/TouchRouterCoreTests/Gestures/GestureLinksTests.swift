@@ -1,0 +1,43 @@
+import Testing
+
+@testable import TouchRouterCore
+
+/// Arbitration's links (who waits for whom, who excludes whom) are sets of places in the view's
+/// list, which holds at most 16.
+@Suite("Gesture arbitration: links")
+struct GestureLinksTests {
+    @Test("a set of places holds each of 0 to 15 and lists them in order")
+    func setOfPlaces() {
+        var set = RecogniserSet()
+        for index in [15, 0, 7, 14] { set.insert(index) }
+        #expect(Array(set) == [0, 7, 14, 15])
+        #expect((0..<16).filter { set.contains($0) } == [0, 7, 14, 15])
+        #expect(Array(RecogniserSet()).isEmpty)
+    }
+
+    /// A view may have 16 gestures: arbitration's links hold for the last places of a full list
+    /// too (14 inert two-finger rotates first, then the tap and the double tap).
+    @Test("a full list of 16: the single tap in place 15 waits for the double tap in place 16")
+    func linksAtTheEndOfAFullList() {
+        var rotate = GestureSpec(.rotate)
+        rotate.exclusive = false
+        let specs =
+            Array(repeating: rotate, count: GestureDefaults.recognisersPerView - 2)
+            + GestureConflictTests.tapAndDoubleTap()
+        var single = GestureHarness(specs)
+        single.down(0, 0, 500, 500)
+        single.up(30, 0)
+        #expect(single.summary == [])
+        single.advance(330)
+        #expect(single.summary == ["tap recognized"])
+        #expect(single.events.first?.recogniserIndex == 14)
+        var double = GestureHarness(specs)
+        double.down(0, 0, 500, 500)
+        double.up(30, 0)
+        double.down(100, 0, 505, 500)
+        double.up(130, 0)
+        double.advance(5000)
+        #expect(double.summary == ["tap recognized"])
+        #expect(double.events.first?.taps == 2 && double.events.first?.recogniserIndex == 15)
+    }
+}
