@@ -160,10 +160,13 @@ public struct CalibrationSession: Sendable {
 
     /// A press ended: its sample or refusal; nothing for one libinput cancelled (a palm, the
     /// kernel gave the contact up), which measured nothing a person did on purpose.
+    /// (A cancelled press gives nothing even when it came too soon or with two fingers: its
+    /// refusal would ask the person to do again what they did not mean to do.)
     private mutating func end(_ press: Press, cancelled: Bool) -> CalibrationSessionEvent? {
+        guard !cancelled else { return nil }
         if press.tooSoon { return .refused(screen: screen, .tooSoon) }
         if press.multipleFingers { return .refused(screen: screen, .multipleFingers) }
-        guard !cancelled, !press.xs.isEmpty, let device else { return nil }
+        guard !press.xs.isEmpty, let device else { return nil }
         let median = Point(Self.median(press.xs), Self.median(press.ys))
         sampleCount += 1
         return .sample(

@@ -423,7 +423,8 @@ public struct TouchTracker: Sendable {
     // MARK: - Delivery
 
     /// Emits one message per view with a changed touch: its changed touches plus its stationary
-    /// ones, in began order; views in the order of their earliest touch. Then forgets ended touches.
+    /// ones, in began order; views in the order of their earliest-began changed touch (stationary
+    /// ones do not count, docs/tracking.md). Then forgets ended touches.
     private mutating func flush(timestampMicros: UInt64) {
         var anyEnded = false
         for first in touches.indices where touches[first].pendingPhase != nil && !touches[first].delivered {

@@ -171,7 +171,8 @@ extension Daemon {
             } else {
                 reply = line(.reloaded(generation: current.generation, seq: seq))
             }
-            if client.outbox.enqueue(line: reply) == .overflow { cutOff(client) } else { flush(client) }
+            // A reply: never counted against the queue's budget, however many failures it lists.
+            if client.outbox.enqueue(reply: reply) == .overflow { cutOff(client) } else { flush(client) }
         }
         if let next = reloading.finished(startsNext: !isStopping) { startReload(next) }
     }

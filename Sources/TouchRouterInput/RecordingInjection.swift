@@ -54,16 +54,17 @@ public enum RecordingInjection {
                     bitmaskBytes[type, default: []].append(UInt8(truncatingIfNeeded: try hex(field)))
                 }
             case "A:":
+                // The resolution is optional, as for the replay's reader (RecordingEvemu.swift): 0.
                 let numbers = fields.dropFirst(2).compactMap { Int32($0) }
-                guard fields.count == 7, numbers.count == 5 else {
+                guard fields.count == 6 || fields.count == 7, numbers.count == fields.count - 2 else {
                     throw InjectionFileError(
-                        path: path, line: number, reason: "A: needs CODE MIN MAX FUZZ FLAT RES")
+                        path: path, line: number, reason: "A: needs CODE MIN MAX FUZZ FLAT [RES]")
                 }
                 spec.absoluteAxes.append(
                     AbsoluteAxis(
                         code: UInt16(truncatingIfNeeded: try hex(fields[1])), minimum: numbers[0],
                         maximum: numbers[1],
-                        fuzz: numbers[2], flat: numbers[3], resolution: numbers[4]))
+                        fuzz: numbers[2], flat: numbers[3], resolution: numbers.count == 5 ? numbers[4] : 0))
             default:
                 continue
             }
@@ -124,7 +125,10 @@ public enum RecordingInjection {
         }
         return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap {
             index, line in
-            let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line[...]
+            // Everything after a '#' is a comment, but a name keeps its own ("Panel #2"), as in
+            // the replay's reader.
+            let isName = line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("N:")
+            let content = isName ? line[...] : line.firstIndex(of: "#").map { line[..<$0] } ?? line[...]
             let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
             let trimmed = String(content.drop(while: blank).reversed().drop(while: blank).reversed())
             return trimmed.isEmpty ? nil : (index + 1, trimmed)

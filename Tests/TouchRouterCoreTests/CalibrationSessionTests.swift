@@ -173,6 +173,30 @@ struct CalibrationSessionTests {
         #expect(events.isEmpty)
     }
 
+    /// A palm gives nothing, not even a refusal a person would have to read: also when it came
+    /// too soon after the last press, or with a second finger.
+    @Test func aCancelledPressGivesNothingEvenTooSoonOrWithTwoFingers() {
+        var session = Self.session()
+        let soon = Self.feed(
+            &session,
+            Self.press(0, [(1, 1)]) + [
+                Self.frame(20_000, [Self.contact(.down, 0, 1, 1)]), Self.frame(30_000, [Self.contact(.cancel, 0)]),
+            ])
+        #expect(soon.count == 1)
+        guard case .sample = soon.first else {
+            Issue.record("expected the first press's sample alone, got \(soon)")
+            return
+        }
+        var twoFingers = Self.session()
+        let events = Self.feed(
+            &twoFingers,
+            [
+                Self.frame(0, [Self.contact(.down, 0, 1, 1), Self.contact(.down, 1, 5, 5)]),
+                Self.frame(10_000, [Self.contact(.cancel, 0), Self.contact(.cancel, 1)]),
+            ])
+        #expect(events.isEmpty)
+    }
+
     // MARK: - The Router around a session
 
     static func config(screenKeys: String = "", width: Int = 800, height: Int = 480) throws -> Config {

@@ -67,13 +67,29 @@ struct LiveInputTests {
         )
     }
 
+    /// What `--replay` reads, `inject --device-desc` reads the same: a name with a `#` in it, an
+    /// axis without its resolution (0 then).
+    @Test("a description with '#' in its name and an axis without resolution is read as the replay reads it")
+    func descriptionAsTheReplayReadsIt() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(
+            "panel.desc", "# EVEMU 1.3\nN: Panel #2\nI: 0018 0001 0002 0003\nA: 35 0 799 0 0\nA: 36 0 479 0 0 12 # y\n")
+        let spec = try RecordingInjection.deviceSpec(path: path)
+        #expect(spec.name == "Panel #2")
+        #expect(spec.axis(EvdevCode.absMtPositionX)?.maximum == 799)
+        #expect(spec.axis(EvdevCode.absMtPositionX)?.resolution == 0)
+        #expect(spec.axis(EvdevCode.absMtPositionY)?.resolution == 12)
+        #expect(try Recording.load(path: path).device.name == "Panel #2")
+    }
+
     @Test("a broken description names the file and line")
     func brokenDescription() throws {
         let directory = try ScratchDirectory()
         defer { directory.remove() }
         let path = try directory.write("bad.desc", "N: x\nA: 35 0 zz 0 0 0\n")
         #expect(
-            throws: InjectionFileError(path: path, line: 2, reason: "A: needs CODE MIN MAX FUZZ FLAT RES")
+            throws: InjectionFileError(path: path, line: 2, reason: "A: needs CODE MIN MAX FUZZ FLAT [RES]")
         ) {
             try RecordingInjection.deviceSpec(path: path)
         }

@@ -80,4 +80,34 @@ struct LogAndReloadErrorTests {
         }
         #expect(failed >= 1)
     }
+
+    /// A reply never counts against `--client-queue-bytes` (docs/protocol.md, "Limits"): a refused
+    /// reload's 100 failures (about 20 KB here) reach an admin whose queue holds 4 KiB.
+    @Test("a refused reload's long reply reaches a client with a small queue, which is not cut off")
+    func longRefusalNotCutOff() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configPath = directory.file("layout.json5")
+        try directory.write("layout.json5", try String(contentsOfFile: Scenario.layoutPath, encoding: .utf8))
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: configPath, waitFor: 99) + ["--client-queue-bytes", "4096"])
+        defer { daemon.stop() }
+        let admin = try LineClient(socketPath: daemon.socketPath)
+        _ = try admin.hello("admin")
+        let views = (0..<150).map { "{ id: \"view-with-a-long-name-\($0)\", frame: [0, 0, 10, -1] }" }
+        try directory.write(
+            "layout.json5",
+            """
+            { screens: [{ name: "main", width: 100, height: 100, root: { id: "main", children: [
+            \(views.joined(separator: ",\n"))
+            ] } }] }
+            """)
+        try admin.send(ClientRequest(.reload, seq: 4))
+        guard case .error(let error) = try admin.readReply() else { throw HarnessError("no invalid-config reply") }
+        #expect(error.code == .invalidConfig && error.seq == 4)
+        #expect(error.failures.count == 100)
+        try admin.send(ClientRequest(.status, seq: 5))
+        guard case .status = try admin.readReply() else { throw HarnessError("the client was cut off") }
+    }
 }
