@@ -43,19 +43,17 @@ extension HitTestExplanation {
                             inTouchMargin: false))
                 }
             }
+            // Where the climb ends is the daemon's rule (PassthroughRule: a subscriber, an access
+            // list or a `passthrough` key, true or false); the links say why.
+            let rule = PassthroughRule(accessListViews: accessListViews, passthrough: passthrough)
+            target = rule.climbEnd(ancestors.reversed().lazy.map(\.id), subscribedViews: subscribedViews)
             for view in ancestors.reversed() {
-                let declares = accessListViews.contains(view.id)
-                // `passthrough` (true or false) stops the climb like an access list does.
-                let passes = passthrough[view.id]
-                let takes = subscribedViews.hasSubscribers(view.id) || declares || passes != nil
+                let takes = view.id == target
                 chain.append(
                     ChainLink(
-                        viewID: view.id, takesDelivery: takes, declaresAccessList: declares,
-                        passesThrough: passes?.passesThrough == true))
-                if takes {
-                    target = view.id
-                    break
-                }
+                        viewID: view.id, takesDelivery: takes, declaresAccessList: accessListViews.contains(view.id),
+                        passesThrough: passthrough[view.id]?.passesThrough == true))
+                if takes { break }
             }
             notes = Self.notes(
                 hitView: ancestors[ancestors.count - 1], screen: screen, touchedViews: touchedViews)

@@ -46,14 +46,22 @@ struct LogAndReloadErrorTests {
         #expect(log.contains("cr lf end") && log.contains("ls ps "))
     }
 
+    /// A daemon on a copy of the scenario's layout in `directory` (`layout.json5`), for the test to
+    /// break.
+    static func daemonWithItsOwnLayout(_ directory: TemporaryDirectory, extraArguments: [String] = []) throws
+        -> DaemonProcess
+    {
+        try directory.write("layout.json5", try String(contentsOfFile: Scenario.layoutPath, encoding: .utf8))
+        return try DaemonProcess(
+            directory: directory,
+            arguments: Scenario.arguments(config: directory.file("layout.json5"), waitFor: 99) + extraArguments)
+    }
+
     @Test("a reload of a broken file answers invalid-config with the file's errors; the layout stays")
     func refusedReload() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let configPath = directory.file("layout.json5")
-        try directory.write("layout.json5", try String(contentsOfFile: Scenario.layoutPath, encoding: .utf8))
-        let daemon = try DaemonProcess(
-            directory: directory, arguments: Scenario.arguments(config: configPath, waitFor: 99))
+        let daemon = try Self.daemonWithItsOwnLayout(directory)
         defer { daemon.stop() }
         let admin = try LineClient(socketPath: daemon.socketPath)
         guard case .welcome(let welcome) = try admin.hello("admin") else { throw HarnessError("no welcome") }
@@ -87,11 +95,7 @@ struct LogAndReloadErrorTests {
     func longRefusalNotCutOff() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let configPath = directory.file("layout.json5")
-        try directory.write("layout.json5", try String(contentsOfFile: Scenario.layoutPath, encoding: .utf8))
-        let daemon = try DaemonProcess(
-            directory: directory,
-            arguments: Scenario.arguments(config: configPath, waitFor: 99) + ["--client-queue-bytes", "4096"])
+        let daemon = try Self.daemonWithItsOwnLayout(directory, extraArguments: ["--client-queue-bytes", "4096"])
         defer { daemon.stop() }
         let admin = try LineClient(socketPath: daemon.socketPath)
         _ = try admin.hello("admin")
