@@ -33,6 +33,10 @@ struct ConfigFieldTests {
         #expect(plain.fieldSettings.isEmpty)
         let wake = try Config.parse(Data(Self.screen("wake: {swallow: true}").utf8), fileName: "test.json5")
         #expect(wake.fieldSettings["main"]?.wakeGraceMicros == 250_000)
+        // Everything is off unless asked for: a `wake` without `swallow` lets the waking touch through.
+        let graceOnly = try Config.parse(Data(Self.screen("wake: {graceMs: 300}").utf8), fileName: "test.json5")
+        #expect(graceOnly.fieldSettings["main"]?.swallowsWakingTouch == false)
+        #expect(graceOnly.fieldSettings["main"]?.wakeGraceMicros == 300_000)
     }
 
     @Test(arguments: [

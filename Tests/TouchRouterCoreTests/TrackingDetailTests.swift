@@ -68,6 +68,18 @@ struct TrackingDetailTests {
         #expect(moved.previousLocalPoint == Point(-50, -50))
     }
 
+    /// The previous point is where the touch was at its last delivery (a move), not where it
+    /// began, converted through the new tree.
+    @Test func previousLocationAfterAReloadIsTheLastDeliveredPoint() {
+        var tracker = TouchTracker(layout: TrackingFixtures.layout)
+        _ = tracker.process(frame(1000, down(0, 150, 150)), subscribedViews: allViews)
+        _ = tracker.process(frame(1200, move(0, 155, 156)), subscribedViews: allViews)
+        _ = tracker.replaceLayout(TrackingFixtures.reloaded, timestampMicros: 1500)
+        let moved = tracker.process(frame(2000, move(0, 160, 160)), subscribedViews: allViews)[0].touches[0]
+        #expect(moved.localPoint == Point(-40, -40))
+        #expect(moved.previousLocalPoint == Point(-45, -44))
+    }
+
     /// A touch bound to a transformed view keeps being delivered when a reload makes the view
     /// untouchable (hidden, transparent, not interactive, empty, singular, or under a hidden parent),
     /// and its local points stay `View.convertFromParent`'s, bit for bit: the index keeps the

@@ -38,6 +38,21 @@ extension TrackingScenarios {
                 frame(2_000_000, down(0, 555, 100.000001), expect: ["multi: #4 began (55, 100)"]),
             ]),
         TrackingScenario(
+            name: "a slow drag in steps each within the slop is not a tap: the slop is from where it began",
+            steps: [
+                frame(1_000_000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
+                frame(1_050_000, move(0, 540, 10), expect: ["multi: #1 moved (40, 10)"]),
+                frame(1_100_000, move(0, 570, 10), expect: ["multi: #1 moved (70, 10)"]),
+                frame(1_150_000, up(0), expect: ["multi: #1 ended (70, 10)"]),
+                frame(1_200_000, down(0, 570, 10), expect: ["multi: #2 began (70, 10)"]),
+            ]),
+        TrackingScenario(
+            name: "a move then a lift of one contact in one frame is one message: ended where it moved to",
+            steps: [
+                frame(1_000_000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),
+                frame(1_050_000, move(0, 530, 30), up(0), expect: ["multi: #1 ended (30, 30)"]),
+            ]),
+        TrackingScenario(
             name: "a drag or a cancel breaks the run of taps",
             steps: [
                 frame(1_000_000, down(0, 510, 10), expect: ["multi: #1 began (10, 10)"]),

@@ -40,4 +40,18 @@ struct GestureLinksTests {
         #expect(double.summary == ["tap recognized"])
         #expect(double.events.first?.taps == 2 && double.events.first?.recogniserIndex == 15)
     }
+
+    /// A tap waits only for taps with as many fingers: a one-finger tap beside a two-finger double
+    /// tap is recognised at its lift.
+    @Test("a one-finger tap does not wait for a two-finger double tap")
+    func otherFingerCountsDoNotBlock() {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        double.fingers = 2
+        var run = GestureHarness([GestureSpec(.tap), double])
+        run.down(0, 0, 500, 500)
+        run.up(30, 0)
+        #expect(run.summary == ["tap recognized"])
+        #expect(run.events.first?.timestampMicros == GestureHarness.micros(30))
+    }
 }

@@ -21,6 +21,19 @@ struct RecogniserTableTests {
         }
     }
 
+    /// Movement counts from where the finger went down, not from its last step: two steps of 3 mm
+    /// are 6 mm, beyond the 5 mm a tap and a long press allow.
+    @Test("a tap and a long press fail on movement made in small steps", arguments: [GestureKind.tap, .longPress])
+    func movementInSteps(_ kind: GestureKind) {
+        var run = GestureHarness(kind)
+        run.down(0, 0, 500, 500)
+        run.move(20, 0, 530, 500)
+        run.move(40, 0, 560, 500)
+        run.up(60, 0)
+        run.advance(2000)
+        #expect(run.summary == [])
+    }
+
     @Test("a two-finger tap needs both fingers down together", arguments: [1, 2, 3])
     func tapFingers(_ fingers: Int) {
         var run = GestureHarness(.tap) { $0.fingers = 2 }
