@@ -197,6 +197,21 @@ struct CalibrationSessionTests {
         #expect(events.isEmpty)
     }
 
+    /// The session's device is the first to *press*: a finger of another device that was down
+    /// before the start and lifts first does not make that device the session's.
+    @Test func theSessionsDeviceIsTheFirstToPressNotTheFirstToSendAFrame() {
+        var session = Self.session()
+        let events = Self.feed(
+            &session,
+            [Self.frame(1000, [Self.contact(.up, 3)], device: Self.other)] + Self.press(300_000, [(80, 48)]))
+        #expect(events.count == 1)
+        guard case .sample(_, let measurement) = events.first else {
+            Issue.record("expected the panel's sample, got \(events)")
+            return
+        }
+        #expect(measurement.device == Self.panel)
+    }
+
     // MARK: - The Router around a session
 
     static func config(screenKeys: String = "", width: Int = 800, height: Int = 480) throws -> Config {

@@ -23,6 +23,22 @@ struct ConfigAccessTests {
         #expect(config.layout.screens[0].root.children.map(\.id) == ["pin", "open"])
     }
 
+    /// Names are at most 32 characters (useradd's limit): 32 is taken, 33 is not.
+    @Test("a user name of 32 characters is taken, one of 33 is refused")
+    func nameLength() throws {
+        let name32 = "k" + String(repeating: "x", count: 31)
+        let taken = try Config.parse(
+            Data(fileWithChildren(#"{ id: "pin", frame: [0, 0, 50, 50], access: { users: ["\#(name32)"] } },"#).utf8),
+            fileName: "access.json5")
+        #expect(taken.viewAccess["pin"] == AccessList(users: [.name(name32)]))
+        #expect(throws: ConfigErrors.self) {
+            try Config.parse(
+                Data(
+                    fileWithChildren(#"{ id: "pin", frame: [0, 0, 50, 50], access: { users: ["\#(name32)y"] } },"#)
+                        .utf8), fileName: "access.json5")
+        }
+    }
+
     @Test("the top-level \"access\" key stays reserved")
     func topLevelStillReserved() throws {
         let text = "{ access: {}, screens: [{ name: \"main\", width: 1, height: 1, root: { id: \"r\" } }] }"

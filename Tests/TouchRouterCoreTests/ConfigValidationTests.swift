@@ -199,6 +199,9 @@ struct ConfigValidationTests {
         .screen(
             "calibration with a string", #"calibration: [1, 0, 0, 0, 1, "0"],"#, .invalidCalibration,
             at: "calibration"),
+        .screen(
+            "calibration of 6 numbers and a string", #"calibration: [1, 0, 0, 0, 1, 0, "x"],"#, .invalidCalibration,
+            at: "calibration"),
         .screen("empty matcher", "devices: [{}],", .invalidValue, at: "{}", says: "at least one of"),
         .screen(
             "unknown matcher key", #"devices: [{ nmae: "x" }],"#, .unknownKey, at: "nmae",

@@ -124,6 +124,20 @@ struct MalformedRecordingTests {
         }
     }
 
+    /// A recording nests at most 64 levels (the document's mapping is the first): 64 pass the
+    /// depth check (the reader then refuses the devices for what they are), 65 do not.
+    @Test(arguments: [(63, false), (64, true)])
+    func nestingLimit(brackets: Int, tooDeep: Bool) {
+        let text =
+            "version: 1\ndevices: " + String(repeating: "[", count: brackets) + String(repeating: "]", count: brackets)
+        do {
+            _ = try LibinputRecordReader.parse(text, file: "deep.yml")
+            Issue.record("a recording without devices was read")
+        } catch {
+            #expect(error.message.contains("nested deeper than 64 levels") == tooDeep, "\(error)")
+        }
+    }
+
     /// `parse` fails with a RecordingError naming `file` and `line` (0: the file as a whole), whose
     /// message contains `word` and whose description starts `file:line: `; `input` says what was read.
     func expectError(

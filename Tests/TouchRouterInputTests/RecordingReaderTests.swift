@@ -175,4 +175,22 @@ struct RecordingFileTests {
         try FileManager.default.removeItem(atPath: directory.path("EP04.desc"))
         #expect(throws: RecordingError.self) { try Recording.load(path: eventsPath) }
     }
+
+    /// Of two descriptions whose names are prefixes of the events file's, the longer is its own:
+    /// `EP0430M09.tap.desc`, not `EP0430M09.desc` (another panel here).
+    @Test func theLongestPrefixDescriptionIsTheEventsOwn() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let own = try String(contentsOfFile: Fixtures.path("evemu/EP0430M09.desc"), encoding: .utf8)
+        let other = try String(
+            contentsOfFile: Fixtures.path("evemu/Atmel maXTouch Touchscreen.desc"), encoding: .utf8)
+        let events = try String(
+            contentsOfFile: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"), encoding: .utf8)
+        try directory.write("EP0430M09.desc", other)
+        try directory.write("EP0430M09.tap.desc", own)
+        let eventsPath = try directory.write(
+            "EP0430M09.tap.events", events.split(separator: "\n").filter { $0.hasPrefix("E:") }.joined(separator: "\n"))
+        let loaded = try Recording.load(path: eventsPath)
+        #expect(loaded.device.name == "EP0430M09")
+    }
 }
