@@ -117,6 +117,19 @@ struct CalibrationToolTests {
         #expect(try Self.parsedCalibration(edited, screen: "service") == [1, 0, 0, 0, 1, 0])
     }
 
+    /// The reader's columns are characters: non-ASCII text before the key on its line (a comment
+    /// saying "café") does not shift the edit.
+    @Test func nonASCIITextBeforeTheKeyOnItsLine() throws {
+        let text = """
+            { screens: [{ name: "main", /* café – écran */ width: 800, height: 480, calibration: [1, 0, 0, 0, 1, 0],
+                root: { id: "r" } }] }
+
+            """
+        let edited = try Self.edit(text)
+        #expect(edited == text.replacingFirst("[1, 0, 0, 0, 1, 0]", with: Self.matrixText))
+        #expect(try Self.parsedCalibration(edited) == Self.matrix)
+    }
+
     @Test func aSecondApplyChangesOnlyTheMatrix() throws {
         let once = try Self.edit(Self.twoScreens)
         let second = [1.01, 0, -0.005, 0, 0.99, 0.004]

@@ -196,7 +196,11 @@ struct FieldStageTests {
         var stage = Self.stage(FieldSettings(idleMicros: 1_000_000))
         _ = stage.advance(nowMicros: 1_000_000)
         #expect(stage.activity(ofScreen: "main") == .idle)
-        if turnedOff { _ = stage.setScreenState("main", off: true, nowMicros: 2_000_000) }
+        if turnedOff {
+            // idle and active alternate: `off` on a screen already idle tells nobody anything.
+            #expect(stage.setScreenState("main", off: true, nowMicros: 2_000_000)?.screenChanges == [])
+            #expect(stage.setScreenState("main", off: true, nowMicros: 2_000_001)?.screenChanges == [])
+        }
         let on = stage.setScreenState("main", off: false, nowMicros: 5_000_000)
         #expect(on?.screenChanges.map(\.isActive) == [true])
         #expect(stage.activity(ofScreen: "main") == .active)

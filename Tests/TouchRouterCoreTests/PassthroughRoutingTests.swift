@@ -114,6 +114,14 @@ struct PassthroughRoutingTests {
         #expect(F.passed(routed) == ["main: up 0#0 (900,100), down 1#1 (900,500)"])
     }
 
+    /// A down and an up of one contact in one input frame are two evdev frames: the up is never
+    /// merged into the down (the virtual touchscreen would keep the finger down).
+    @Test func aDownAndAnUpInOneFrameAreTwoFrames() throws {
+        var router = F.router(try F.config())
+        let routed = router.route(F.frame(1000, F.down(0, 900, 100), F.up(0)), nowMicros: 1000)
+        #expect(F.passed(routed) == ["main: down 0#0 (900,100)", "main: up 0#0 (900,100)"])
+    }
+
     @Test func eachScreenHasItsOwnSlots() throws {
         var router = F.router(try F.config())
         let main = router.route(F.frame(1000, F.down(0, 900, 100)), nowMicros: 1000)

@@ -25,4 +25,26 @@ struct SubscriptionLimitTests {
         // Another client has its own limit.
         #expect(!table.add(2, to: ["extra"], subtree: false, owner: known).overLimit)
     }
+
+    /// A screen's `idle` and `active` go to the clients subscribed to a view of that screen, not
+    /// of another: three screens, one client on each.
+    @Test("a client subscribed on one screen is subscribed to that screen only")
+    func screenOfASubscription() {
+        let screens = ["a", "b", "c"].map { name in
+            Screen(
+                name: name, width: 10, height: 10,
+                root: View(
+                    id: name, frame: Rect(x: 0, y: 0, width: 10, height: 10),
+                    children: [View(id: name + "-child", frame: Rect(x: 0, y: 0, width: 5, height: 5))]))
+        }
+        var table = SubscriptionTable(layout: Layout(screens: screens))
+        #expect(table.subscribe(1, to: ["a-child"], subtree: false).isEmpty)
+        #expect(table.subscribe(2, to: ["b"], subtree: false).isEmpty)
+        #expect(table.subscribe(3, to: ["c-child"], subtree: false).isEmpty)
+        for (client, screen) in [(1, 0), (2, 1), (3, 2)] {
+            #expect(
+                (0..<3).map { table.isSubscribed(ClientID(client), toAnyViewOfScreenAt: $0) }
+                    == (0..<3).map { $0 == screen }, "client \(client)")
+        }
+    }
 }

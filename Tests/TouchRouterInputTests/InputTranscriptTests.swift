@@ -39,6 +39,24 @@ struct InputTranscriptTests {
         #expect(InputTranscript.differences(expected: expected, actual: actual, tolerance: 0.01).isEmpty)
     }
 
+    /// A cancel ends a pairing as an up does: the slot's next contact pairs again.
+    @Test("a slot cancelled and pressed again, with other slot numbers, agrees")
+    func cancelThenDownAgain() {
+        let wanted = """
+            frame s 1 dev=0 down:0:10.000:10.000 down:1:50.000:50.000
+            frame s 2 dev=0 cancel:1:50.000:50.000
+            frame s 3 dev=0 down:1:70.000:70.000
+            frame s 4 dev=0 up:0:10.000:10.000 up:1:70.000:70.000
+            """
+        let actual = """
+            frame s 1 dev=3 down:4:10.000:10.000 down:5:50.000:50.000
+            frame s 2 dev=3 cancel:5:50.000:50.000
+            frame s 3 dev=3 down:5:70.000:70.000
+            frame s 4 dev=3 up:4:10.000:10.000 up:5:70.000:70.000
+            """
+        #expect(InputTranscript.differences(expected: wanted, actual: actual, tolerance: 0.01).isEmpty)
+    }
+
     @Test(
         "a moved position, a missing frame and a swapped contact are reported",
         arguments: [

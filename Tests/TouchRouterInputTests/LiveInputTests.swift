@@ -142,6 +142,12 @@ struct LiveInputTests {
             config.screenAssignment(for: device("x", ["ID_PATH": "usb-2"]), defaultCalibration: identity)?
                 .calibrationMatrix
                 == ScreenMapping.libinputMatrix(rotation: 90, calibration: ScreenMapping.identityCalibration))
+        // A rotated screen without `calibration` keeps the device's own udev matrix, rotation after it.
+        let udev: [Float] = [1.1, 0, -0.05, 0, 0.9, 0.02]
+        #expect(
+            config.screenAssignment(for: device("x", ["ID_PATH": "usb-2"]), defaultCalibration: udev)?
+                .calibrationMatrix
+                == ScreenMapping.libinputMatrix(rotation: 90, calibration: udev.map(Double.init)))
         #expect(
             config.screenAssignment(
                 for: device("y", node: "/dev/input/event9"), defaultCalibration: identity)?

@@ -65,6 +65,15 @@ struct ReplayScheduleTests {
         if speed == 1 { #expect(previous?.dueOffsetMicros == 9 * 3_010 + 3_000) }
     }
 
+    /// Pass k plays each frame at its recorded offset + k × (span + gap): every pass keeps the
+    /// recording's spacing.
+    @Test func everyPassKeepsTheRecordedSpacing() throws {
+        var schedule = try ReplaySchedule(
+            frames: Self.frames(at: [1_000, 2_000, 4_000]), speed: 1, loop: true, loopGapMicros: 10)
+        let offsets = (0..<9).map { _ in schedule.next()?.dueOffsetMicros }
+        #expect(offsets == [0, 1_000, 3_000, 3_010, 4_010, 6_010, 6_020, 7_020, 9_020])
+    }
+
     @Test func realRecordingLoops() throws {
         let recording = try Recording.load(
             path: Fixtures.path("evemu/EP0430M09.2-fingers-touch-release.events"))
