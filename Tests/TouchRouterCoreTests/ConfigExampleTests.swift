@@ -186,6 +186,16 @@ struct ConfigInputTests {
         var ignoring = config
         ignoring.unmatchedDevices = .ignore
         #expect(ignoring.screenName(forDeviceNamed: "Wacom", udevProperties: [:], node: nil) == nil)
+        // Two screens that both match: the first in the file takes the device.
+        let both = try Config.parse(
+            Array(
+                """
+                { screens: [
+                    { name: "a", width: 10, height: 10, root: { id: "a" }, devices: [{ name: "panel*" }] },
+                    { name: "b", width: 10, height: 10, root: { id: "b" }, devices: [{ name: "panel 2*" }] },
+                ] }
+                """.utf8), fileName: "both.json5")
+        #expect(both.screenName(forDeviceNamed: "panel 2", udevProperties: [:], node: nil) == "a")
     }
 
     @Test("input keys parse with their defaults")

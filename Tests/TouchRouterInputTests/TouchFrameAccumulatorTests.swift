@@ -30,6 +30,12 @@ struct TouchFrameAccumulatorTests {
         _ = accumulator.flush()
         _ = accumulator.add(ContactEvent(kind: .up, slot: 3), timestampMicros: 3)
         #expect(accumulator.flush() == [ContactEvent(kind: .up, slot: 3, screenPoint: Point(7, 8))])
+        // Lifted, the slot is no longer down (passthrough grabs a panel only with nothing down).
+        #expect(accumulator.contactsDown == 0)
+        _ = accumulator.add(ContactEvent(kind: .down, slot: 1, screenPoint: Point(1, 1)), timestampMicros: 4)
+        _ = accumulator.add(ContactEvent(kind: .down, slot: 2, screenPoint: Point(2, 2)), timestampMicros: 4)
+        _ = accumulator.add(ContactEvent(kind: .cancel, slot: 1), timestampMicros: 5)
+        #expect(accumulator.contactsDown == 1)
     }
 
     @Test("a device that never sends a frame yields early frames and stays bounded")
