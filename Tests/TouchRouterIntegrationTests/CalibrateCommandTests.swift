@@ -267,6 +267,26 @@ struct CalibrateCommandTests {
         #expect(try within.tool(["--max-error", "8.5"]).exitCode == 0)
     }
 
+    /// Without the screen's size (`millimetresPerUnit` null) millimetres are counted at 96 units per
+    /// inch: a 10-unit residual is 2.6 mm, within 5 mm (at 96 mm per inch it would be 38 mm).
+    @Test func withoutTheScreensSizeMillimetresAreAt96UnitsPerInch() throws {
+        var result = Self.result()
+        result["residuals"] = [0.5, 10, 0.5, 0.5]
+        result["maximumResidual"] = 10
+        let start: [String: Any] = [
+            "type": "calibrationStarted", "screen": "main", "width": 800, "height": 480, "rotation": 0,
+            "millimetresPerUnit": NSNull(), "timeoutMs": 120_000, "minimumGapMs": 250,
+        ]
+        let run = try Run(["events": Self.presses.map { Self.sample($0.normalized) }, "result": result, "start": start])
+        #expect(try run.tool(["--max-error", "5"]).exitCode == 0)
+        let strict = try Run([
+            "events": Self.presses.map { Self.sample($0.normalized) }, "result": result, "start": start,
+        ])
+        let outcome = try strict.tool(["--max-error", "2.5"])
+        #expect(outcome.exitCode == 3)
+        #expect(outcome.stderr.contains("a press lands 2.6 mm from its target"), "\(outcome.stderr)")
+    }
+
     @Test func aSessionTheDaemonEndsFailsWithItsReason() throws {
         let run = try Run([
             "events": [

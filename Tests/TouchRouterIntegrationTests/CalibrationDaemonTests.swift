@@ -22,9 +22,9 @@ struct CalibrationDaemonTests {
 
     func daemon(
         _ directory: TemporaryDirectory, frames: [(Double, [TestRecording.Change])], speed: String = "0",
-        extraArguments: [String] = []
+        extraArguments: [String] = [], config: String = Self.config()
     ) throws -> DaemonProcess {
-        try directory.write("calibration.json5", Self.config())
+        try directory.write("calibration.json5", config)
         try directory.write("calibration.events", FieldRecording.events(frames))
         return try DaemonProcess(
             directory: directory,
@@ -130,6 +130,35 @@ struct CalibrationDaemonTests {
         // The session is over.
         try client.send(ClientRequest(.calibrationCancel, seq: 3))
         #expect(try client.readReply().errorCode == .invalidMessage)
+    }
+
+    /// Without a physical size (none configured, the panel gives no resolution) the verification's
+    /// millimetres are null, never the 96-dpi fallback's guess.
+    @Test("without a known size the verification has units and null millimetres")
+    func verificationWithoutSize() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try self.daemon(
+            directory, frames: [(0.10, [.down(0, 100, 200)]), (0.20, [.up(0)])],
+            config: Self.config().replacingOccurrences(of: "physicalSize: [160, 96],", with: ""))
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .calibrationStarted(let started) = try start(client) else { throw HarnessError("no session") }
+        #expect(started.millimetresPerUnit == nil)
+        func press(_ x: Double, _ y: Double) -> CalibrationPress {
+            CalibrationPress(target: Point(x, y), normalized: Point(y / 480, 1 - x / 800))
+        }
+        try client.send(
+            ClientRequest(
+                .calibrationFinish(
+                    points: [press(80, 48), press(720, 48), press(400, 432)],
+                    verify: CalibrationPress(target: Point(400, 240), normalized: Point(0.5, 0.5 - 5.0 / 800))),
+                seq: 2))
+        guard case .calibrationResult(let result) = try client.readReply() else {
+            throw HarnessError("no calibrationResult")
+        }
+        #expect(Self.close(result.verification?.units ?? 0, 5))
+        #expect(result.verification != nil && result.verification?.millimetres == nil)
     }
 
     @Test("two fingers, a bounce and another device's press are refused, each with its reason")
