@@ -76,6 +76,20 @@ struct PanelPowerDaemonTests {
     }
 
     /// The screen's `panelPower` entry of an admin `status`.
+    /// Screen keys whose panel command appends `on` to the file `marks` and runs `off` (a JSON
+    /// array); idle after `idleSeconds`, `timeout` (e.g. `, timeoutSeconds: 0.5`) inside `power`.
+    static func markingKeys(_ marks: String, idleSeconds: String = "600", off: String, timeout: String = "") -> String {
+        "idle: {seconds: \(idleSeconds), power: {command: {on: [\"/bin/sh\", \"-c\", \"echo on >> \(marks)\"], "
+            + "off: \(off)}\(timeout)}}, wake: {swallow: true}"
+    }
+
+    /// Waits until the file `marks` holds exactly `expected`.
+    func waitForMarks(_ marks: String, _ expected: String, _ daemon: DaemonProcess) throws {
+        try waitUntil("marks \(expected.debugDescription)", daemon) {
+            (try? String(contentsOfFile: marks, encoding: .utf8)) == expected
+        }
+    }
+
     func power(_ daemon: DaemonProcess) throws -> [String: JSONValue] {
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.send(ClientRequest(.status, seq: 9))
@@ -196,11 +210,10 @@ struct PanelPowerDaemonTests {
         let marks = directory.file("marks")
         let daemon = try self.daemon(
             directory,
-            keys: "idle: {seconds: 600, power: {command: {on: [\"/bin/sh\", \"-c\", \"echo on >> \(marks)\"], "
-                + "off: [\"/bin/sleep\", \"100\"]}, timeoutSeconds: 0.5}}, wake: {swallow: true}")
+            keys: Self.markingKeys(marks, off: #"["/bin/sleep", "100"]"#, timeout: ", timeoutSeconds: 0.5"))
         defer { daemon.stop() }
         let watcher = try subscriber(daemon, "main")
-        try waitUntil("on at start", daemon) { (try? String(contentsOfFile: marks, encoding: .utf8)) == "on\n" }
+        try waitForMarks(marks, "on\n", daemon)
         _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
         try daemon.waitForLog("screen main: panel off timed out: still running after 0.5 s, killed")
         // Retried with backoff while the screen stays off: at least this one counted.
@@ -208,9 +221,7 @@ struct PanelPowerDaemonTests {
         #expect(timedOut >= 1)
         let app = try subscriber(daemon, "button")
         try expectTheTap(app)
-        try waitUntil("on after the touch", daemon) {
-            (try? String(contentsOfFile: marks, encoding: .utf8)) == "on\non\n"
-        }
+        try waitForMarks(marks, "on\non\n", daemon)
         _ = watcher
     }
 
@@ -221,19 +232,16 @@ struct PanelPowerDaemonTests {
         let marks = directory.file("marks")
         let daemon = try self.daemon(
             directory,
-            keys: "idle: {seconds: 600, power: {command: {on: [\"/bin/sh\", \"-c\", \"echo on >> \(marks)\"], "
-                + "off: [\"/bin/sleep\", \"100\"]}, timeoutSeconds: 120}}, wake: {swallow: true}")
+            keys: Self.markingKeys(marks, off: #"["/bin/sleep", "100"]"#, timeout: ", timeoutSeconds: 120"))
         defer { daemon.stop() }
         let watcher = try subscriber(daemon, "main")
-        try waitUntil("on at start", daemon) { (try? String(contentsOfFile: marks, encoding: .utf8)) == "on\n" }
+        try waitForMarks(marks, "on\n", daemon)
         _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
         let pid = daemon.process.processIdentifier
         try waitUntil("the off running", daemon) { !Self.children(of: pid).isEmpty }
         let app = try subscriber(daemon, "button")
         try expectTheTap(app)
-        try waitUntil("on after the touch", daemon) {
-            (try? String(contentsOfFile: marks, encoding: .utf8)) == "on\non\n"
-        }
+        try waitForMarks(marks, "on\non\n", daemon)
         try waitUntil("the off killed", daemon) { Self.children(of: pid).isEmpty }
         let entry = try power(daemon)
         #expect(entry["superseded"] == .integer(1) && entry["timedOut"] == .integer(0))
@@ -248,18 +256,16 @@ struct PanelPowerDaemonTests {
         let marks = directory.file("marks")
         let daemon = try self.daemon(
             directory,
-            keys: "idle: {seconds: 600, power: {command: {on: [\"/bin/sh\", \"-c\", \"echo on >> \(marks)\"], "
-                + "off: [\"/bin/sh\", \"-c\", \"echo off >> \(marks)\"]}}}, wake: {swallow: true}")
+            keys: Self.markingKeys(marks, off: #"["/bin/sh", "-c", "echo off >> \#(marks)"]"#))
         defer { daemon.stop() }
         let watcher = try subscriber(daemon, "main")
-        func marked(_ text: String) -> Bool { (try? String(contentsOfFile: marks, encoding: .utf8)) == text }
-        try waitUntil("on at start", daemon) { marked("on\n") }
+        try waitForMarks(marks, "on\n", daemon)
         _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
-        try waitUntil("off", daemon) { marked("on\noff\n") }
+        try waitForMarks(marks, "on\noff\n", daemon)
         // Power removed while the panel is dark: one last on through the old backend.
         try directory.write("power.json5", FieldRecording.config("idle: {seconds: 600}, wake: {swallow: true}"))
         try daemon.waitForLog("layout generation 2")
-        try waitUntil("on through the old backend", daemon) { marked("on\noff\non\n") }
+        try waitForMarks(marks, "on\noff\non\n", daemon)  // on through the old backend
         // A backlight that is not there: the screen is still off, its off fails and is counted.
         try directory.write(
             "power.json5",
