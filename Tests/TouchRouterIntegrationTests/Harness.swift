@@ -82,11 +82,13 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Waits until the log contains `text` (polling the file; generous limit against hangs).
-    func waitForLog(_ text: String, timeoutSeconds: Double = 30) throws {
+    /// Waits until the log contains `text`, `occurrences` times or more (polling the file; generous
+    /// limit against hangs).
+    func waitForLog(_ text: String, occurrences: Int = 1, timeoutSeconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while !log.contains(text) {
-            if !process.isRunning && !log.contains(text) {
+        func found() -> Bool { log.components(separatedBy: text).count > occurrences }
+        while !found() {
+            if !process.isRunning && !found() {
                 throw HarnessError(
                     "daemon exited (status \(process.terminationStatus)) before logging \"\(text)\":\n\(log)")
             }

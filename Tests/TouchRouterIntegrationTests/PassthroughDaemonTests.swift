@@ -62,4 +62,36 @@ struct PassthroughDaemonTests {
         #expect(screen["touchscreen"] == nil)  // replay: no device
         #expect(screen["touches-passed"] == .integer(1))
     }
+
+    /// A reload that changes a passing screen's size makes its devices anew (here, in replay: the
+    /// screen is stopped and started again); one that changes nothing of it keeps them.
+    @Test("a reload that resizes a passing screen stops and starts it; an unrelated change keeps it")
+    func reloadRemakesAChangedScreen() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func config(width: Int, extraView: String = "") -> String {
+            """
+            {screens: [{name: "main", width: \(width), height: 768,
+              root: {id: "root", passthrough: true, children: [{id: "native", frame: [640, 0, 640, 768]}\(extraView)]}}]}
+            """
+        }
+        try directory.write("pass.json5", config(width: 1280))
+        try directory.write("pass.events", FieldRecording.events([(0.0, [.down(0, 100, 100)]), (0.2, [.up(0)])]))
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: [
+                "--config", directory.file("pass.json5"), "--replay", directory.file("pass.events"),
+                "--replay-device", FieldRecording.description, "--speed", "0", "--replay-wait-for", "1",
+            ])
+        defer { daemon.stop() }
+        let started = "passthrough: screen main: replay, its frames go to the log"
+        try daemon.waitForLog(started)
+        try directory.write("pass.json5", config(width: 1280, extraView: #", {id: "more", frame: [0, 0, 10, 10]}"#))
+        try daemon.waitForLog("layout generation 2")
+        try directory.write("pass.json5", config(width: 1024))
+        try daemon.waitForLog("layout generation 3")
+        try daemon.waitForLog(started, occurrences: 2)
+        let stopped = "passthrough: screen main stopped"
+        #expect(daemon.log.components(separatedBy: stopped).count == 2, "stopped once, at the resize:\n\(daemon.log)")
+    }
 }
