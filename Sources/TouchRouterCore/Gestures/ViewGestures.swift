@@ -24,9 +24,8 @@ struct ViewGestures: Sendable {
     }
 
     static func recognisers(for specs: [GestureSpec]) -> [Recogniser] {
-        zip(specs, RecogniserLinks.links(for: specs)).enumerated().map {
-            Recogniser(spec: $1.0, index: $0, links: $1.1)
-        }
+        let links = RecogniserLinks.links(for: specs)
+        return specs.indices.map { Recogniser(spec: specs[$0], index: $0, links: links[$0]) }
     }
 
     /// Nothing down and nothing waiting: the view's state can go. Cost: one read per recogniser
