@@ -247,6 +247,15 @@ struct ConfigValidationTests {
             .invalidID, at: "name"),
     ]
 
+    /// An id may hold letters, digits, `-`, `_` and `.` (configuration.md, View: id).
+    @Test func idsTakeLettersDigitsDashUnderscoreAndDot() {
+        let errors = configErrors(
+            fileWithChildren(
+                #"{ id: "key-7", frame: [0, 0, 5, 5] }, { id: "key_8", frame: [0, 0, 5, 5] }, "#
+                    + #"{ id: "menu.item.2", frame: [0, 0, 5, 5] }, { id: "Z9", frame: [0, 0, 5, 5] }"#))
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
     /// Of a key given twice in a view, the first is read (the duplicate is reported, and the
     /// second value is not checked: `alpha: 2` would be out of range).
     @Test func theFirstOfADuplicateKeyIsRead() {

@@ -176,6 +176,31 @@ struct RecordingFileTests {
         #expect(throws: RecordingError.self) { try Recording.load(path: eventsPath) }
     }
 
+    /// A libinput record file of several devices plays the first that has events (a keyboard
+    /// recorded beside the panel may come first, with none), or the first device when none has.
+    @Test func aRecordingPlaysTheFirstDeviceWithEvents() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        func device(_ name: String, events: Bool) -> String {
+            """
+            - node: /dev/input/event\(name.count)
+              evdev:
+                name: "\(name)"
+                absinfo:
+                  53: [0, 799, 0, 0, 0]
+                properties: [1]
+              events:\(events ? "\n  - evdev:\n    - [0, 0, 3, 57, 7]\n    - [0, 0, 0, 0, 0]" : " []")
+            """
+        }
+        let header = "version: 1\nndevices: 2\ndevices:\n"
+        let withEvents = try directory.write(
+            "two.yml", header + device("Keys", events: false) + "\n" + device("Panel", events: true) + "\n")
+        #expect(try Recording.load(path: withEvents).device.name == "Panel")
+        let without = try directory.write(
+            "none.yml", header + device("Keys", events: false) + "\n" + device("Panel", events: false) + "\n")
+        #expect(try Recording.load(path: without).device.name == "Keys")
+    }
+
     /// Of two descriptions whose names are prefixes of the events file's, the longer is its own:
     /// `EP0430M09.tap.desc`, not `EP0430M09.desc` (another panel here).
     @Test func theLongestPrefixDescriptionIsTheEventsOwn() throws {
