@@ -90,6 +90,29 @@ struct RuntimeLayoutTests {
         #expect(layout.base.layout != layout.effective.layout)
     }
 
+    /// `alpha` takes 0…1, both ends included (a view made fully opaque again, or fully
+    /// transparent); just outside either end is refused.
+    @Test func alphaTakesZeroToOneBothEndsIncluded() throws {
+        var layout = RuntimeLayout(base: try Self.config())
+        for alpha in ["0.5", "1", "0", "1.0"] {
+            #expect(
+                try layout.apply(Self.setView([("list", #"{"alpha":\#(alpha)}"#)]), by: Self.client(1000)).get() == [
+                    "list"
+                ])
+            #expect(Self.view("list", in: layout)?.alpha == Double(alpha))
+        }
+        for alpha in ["1.0000001", "-0.0000001"] {
+            guard
+                case .failure(let failures) = layout.apply(
+                    Self.setView([("list", #"{"alpha":\#(alpha)}"#)]), by: Self.client(1000))
+            else {
+                Issue.record("alpha \(alpha) accepted")
+                continue
+            }
+            #expect(failures.failures.map(\.code) == [.config(.alphaOutOfRange)])
+        }
+    }
+
     @Test func oneBadFieldRefusesTheWholeRequestAndEveryFailureIsListed() throws {
         var layout = RuntimeLayout(base: try Self.config())
         let before = layout.effective
