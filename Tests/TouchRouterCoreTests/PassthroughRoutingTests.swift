@@ -62,6 +62,22 @@ struct PassthroughRoutingTests {
         #expect(router.passthroughStatistics.isEmpty)
     }
 
+    /// A reload that gives a view `passthrough` (none had it before) passes the next touches on
+    /// it through.
+    @Test func aReloadThatAddsPassthroughPassesTheNextTouches() throws {
+        let none = F.text(rootKeys: "", pinchKeys: "", mouseKeys: "")
+            .replacingOccurrences(of: "passthrough: false", with: "hidden: false")
+            .replacingOccurrences(of: "passthrough: true", with: "hidden: false")
+        var router = F.router(try F.config(none))
+        #expect(router.passthroughStatistics.isEmpty)
+        #expect(F.passed(router.route(F.frame(1000, F.down(0, 900, 500)), nowMicros: 1000)).isEmpty)
+        _ = router.route(F.frame(2000, F.up(0)), nowMicros: 2000)
+        let with = try F.config(F.text(pinchKeys: "", mouseKeys: ""))
+        _ = router.swapLayout(PreparedLayout(with.layout), config: with, subscriptions: nil, nowMicros: 3000)
+        #expect(
+            F.passed(router.route(F.frame(4000, F.down(0, 900, 500)), nowMicros: 4000)) == ["main: down 0#0 (900,500)"])
+    }
+
     @Test func aTouchStaysPassedThroughWhenItSlidesOntoANativeViewUntilItLifts() throws {
         var router = F.router(try F.config())
         _ = router.route(F.frame(1000, F.down(0, 350, 50)), nowMicros: 1000)
