@@ -130,9 +130,9 @@ public enum JSONWriter {
     static func appendShortDecimal(_ value: Double, to buffer: inout [UInt8]) -> Bool {
         let magnitude = value.magnitude
         guard magnitude >= 0.001, magnitude < 1e9 else { return false }
-        // Times 10⁶, a value with at most 6 decimals is within 2⁻⁵² of itself of an integer (its
-        // own half-ulp and the product's, scaled): values with more digits leave here, at one
-        // multiplication's cost instead of seven tries. The bound has a margin of 4×.
+        // A value with at most 6 decimals, times 10⁶, is an integer give or take 2⁻⁵² of the
+        // product (the value's half-ulp and the product's rounding): other values leave here, at
+        // one multiplication's cost instead of seven tries (the test allows 2⁻⁵⁰: a margin of 4×).
         let micros = magnitude * 1e6
         guard (micros - Double(Int64(micros + 0.5))).magnitude <= micros * 0x1p-50 else { return false }
         var power = 1.0
@@ -174,8 +174,7 @@ public enum JSONWriter {
                 rest /= 10
             } while rest > 0
             if negative { put(UInt8(ascii: "-")) }
-            let written = UnsafeRawBufferPointer(rebasing: bytes[start...])
-            buffer.append(contentsOf: written.assumingMemoryBound(to: UInt8.self))
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start...]))
         }
     }
 
