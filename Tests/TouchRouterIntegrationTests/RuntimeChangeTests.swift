@@ -208,6 +208,25 @@ struct RuntimeChangeTests {
         guard case .status = status else { throw HarnessError("no status after the flood") }
     }
 
+    @Test("every view a setView names takes a change token: one naming more than the burst is refused whole")
+    func aSetViewTakesATokenPerView() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let client = try LineClient(socketPath: daemon.socketPath)
+        let children = (0..<201).map { #"{"id":"m\#($0)","frame":[0,0,1,1]}"# }.joined(separator: ",")
+        let (mounted, _) = try Self.exchange(
+            client, #"{"type":"mount","view":"layer","children":[\#(children)],"seq":1}"#)
+        guard case .mounted = mounted else { throw HarnessError("not mounted: \(mounted)") }
+        // The mount took 1 token of the burst of 200; 201 views take 201.
+        let views = (0..<201).map { #""m\#($0)":{"alpha":0.5}"# }.joined(separator: ",")
+        let (reply, _) = try Self.exchange(client, #"{"type":"setView","views":{\#(views)},"seq":2}"#)
+        #expect(reply.errorCode == .tooManyChanges)
+        #expect(try Self.layoutView(client, "m200").hasPrefix(#"{"id":"m200""#))
+        #expect(try Self.layoutView(client, "m200").contains(#""alpha""#) == false, "nothing of it applied")
+    }
+
     @Test(
         "python-client.py and touchrouterctl set/mount/unmount change the running layout; the mount goes with its client"
     )
