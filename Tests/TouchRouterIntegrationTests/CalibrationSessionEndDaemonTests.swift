@@ -5,8 +5,31 @@ import TouchRouterCore
 import TouchRouterProtocol
 
 /// How a calibration session ends in the real daemon (disconnect, timeout, reload) and what it
-/// does to touches already down when it starts; the helpers are in CalibrationDaemonTests.swift.
+/// does to touches already down when it starts, and one session at a time across screens; the
+/// helpers are in CalibrationDaemonTests.swift.
 extension CalibrationDaemonTests {
+    @Test("one session at a time on the whole daemon: a start on another screen is busy too")
+    func oneSessionAcrossScreens() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = Self.config()
+        guard let end = config.range(of: "}]}", options: .backwards) else { throw HarnessError("config shape") }
+        let twoScreens = config.replacingCharacters(
+            in: end, with: #"}, {name: "side", width: 100, height: 100, root: {id: "sideRoot"}}]}"#)
+        let daemon = try self.daemon(directory, frames: [(0.1, [.down(0, 1, 1)]), (0.2, [.up(0)])], config: twoScreens)
+        defer { daemon.stop() }
+        let first = try LineClient(socketPath: daemon.socketPath)
+        guard case .calibrationStarted = try start(first) else { throw HarnessError("not started") }
+        let second = try LineClient(socketPath: daemon.socketPath)
+        try second.send(
+            ClientRequest(.calibrationStart(screen: "side", timeoutMillis: 60_000, minimumGapMillis: 250), seq: 3))
+        #expect(
+            try second.readReply()
+                == .error(
+                    ProtocolError(
+                        code: .calibrationBusy, message: "a calibration session is running on screen main", seq: 3)))
+    }
+
     @Test("the client's disconnect ends the session: the screen routes again and its filters act again")
     func disconnectRestoresRouting() throws {
         let directory = try TemporaryDirectory()
