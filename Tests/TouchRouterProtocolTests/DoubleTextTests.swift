@@ -37,9 +37,7 @@ struct DoubleTextTests {
         for _ in 0..<200_000 {
             let places = Int.random(in: 0...8, using: &random)
             let digits = UInt64.random(in: 0..<(1 << 50), using: &random) >> UInt64.random(in: 0...49, using: &random)
-            var divisor = 1.0
-            for _ in 0..<places { divisor *= 10 }
-            let value = Double(digits) / divisor * (Bool.random(using: &random) ? 1 : -1)
+            let value = Double(digits) / Self.powerOfTen(places) * (Bool.random(using: &random) ? 1 : -1)
             #expect(Self.written(value) == Self.expected(value), "\(digits) / 10^\(places)")
         }
     }
@@ -61,12 +59,15 @@ struct DoubleTextTests {
         var random = SeededRandom(seed: 13)
         for _ in 0..<50_000 {
             let places = Int.random(in: 0...6, using: &random)
-            var divisor = 1.0
-            for _ in 0..<places { divisor *= 10 }
-            let value = Double(UInt64.random(in: 1..<1_000_000_000_000, using: &random)) / divisor
+            let value = Double(UInt64.random(in: 1..<1_000_000_000_000, using: &random)) / Self.powerOfTen(places)
             for neighbour in [value.nextUp, value.nextDown, value] {
                 #expect(Self.written(neighbour) == Self.expected(neighbour), "\(neighbour.bitPattern)")
             }
         }
+    }
+
+    /// 10^places, exact (places ≤ 22), by repeated multiplication as a reader would write it.
+    static func powerOfTen(_ places: Int) -> Double {
+        (0..<places).reduce(1.0) { power, _ in power * 10 }
     }
 }
