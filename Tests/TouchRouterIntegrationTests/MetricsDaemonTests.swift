@@ -122,11 +122,14 @@ struct MetricsDaemonTests {
         // --output: the file appears whole, mode 0644 whatever the umask, no temporary file left.
         let output = directory.file("textfile/touchrouter.prom")
         try FileManager.default.createDirectory(atPath: directory.file("textfile"), withIntermediateDirectories: false)
-        let previous = umask(0o077)
-        defer { umask(previous) }
+        // The umask is the child's own: the test process's is shared with the tests running
+        // beside it (set here, their files came out 0600 and unreadable to another user).
         let written = try ProgramRun(
-            Paths.product("touchrouterctl"),
-            ["metrics", "--format", "prometheus", "--output", output, "--socket", daemon.socketPath])
+            "/bin/sh",
+            [
+                "-c", "umask 077 && exec \"$0\" \"$@\"", Paths.product("touchrouterctl"),
+                "metrics", "--format", "prometheus", "--output", output, "--socket", daemon.socketPath,
+            ])
         #expect(written.status == 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: output)
         #expect((attributes[.posixPermissions] as? Int) == 0o644)
