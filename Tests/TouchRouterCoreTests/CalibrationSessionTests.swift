@@ -242,11 +242,18 @@ struct CalibrationSessionTests {
         var router = Self.router(try Self.config())
         let down = router.route(.frame(Self.frame(0, [Self.contact(.down, 0, 10, 10)])), nowMicros: 0)
         #expect(Self.summary(down) == ["touches button began → [7]"])
+        // A finger down on the other screen when the session starts is not cancelled: it ends as usual.
+        let sideDown = router.route(
+            .frame(Self.frame(500, [Self.contact(.down, 1, 5, 5)], device: Self.other, screen: "side")), nowMicros: 500)
+        #expect(Self.summary(sideDown) == ["touches sideButton began → [7]"])
         let started = router.startCalibration(Self.session(), nowMicros: 1000)
         #expect(Self.summary(started) == ["touches button cancelled → [7]"])
         if case .touches(let touches, _) = started.first {
             #expect(touches.touches.first?.cancelReason == .viewRemoved)
         }
+        let sideUp = router.route(
+            .frame(Self.frame(1500, [Self.contact(.up, 1)], device: Self.other, screen: "side")), nowMicros: 1500)
+        #expect(Self.summary(sideUp) == ["touches sideButton ended → [7]"])
         // The finger lifts, a press comes: the session's, nothing routed.
         #expect(router.route(.frame(Self.frame(2000, [Self.contact(.up, 0)])), nowMicros: 2000).isEmpty)
         var routed: [String] = []
