@@ -54,4 +54,33 @@ struct GestureLinksTests {
         #expect(run.summary == ["tap recognized"])
         #expect(run.events.first?.timestampMicros == GestureHarness.micros(30))
     }
+
+    /// The one case where waiting would show: a two-finger double tap that is itself waiting (for a
+    /// two-finger triple tap) does not watch touches, so it cannot fail on a one-finger tap. The
+    /// one-finger tap that does not wait for it is recognised and fails it as a rival; one that
+    /// waited would be stuck until the triple tap failed, which releases the double tap instead.
+    @Test("a one-finger tap beats a waiting two-finger double tap")
+    func oneFingerTapBeatsAWaitingDoubleTap() {
+        var double = GestureSpec(.tap)
+        double.taps = 2
+        double.fingers = 2
+        var triple = double
+        triple.taps = 3
+        var run = GestureHarness([GestureSpec(.tap), double, triple])
+        for start in [0.0, 100] {  // two two-finger taps: the double tap waits for the triple
+            run.frame(start, [down(0, 500), down(1, 520)])
+            run.frame(start + 30, [ContactEvent(kind: .up, slot: 0), ContactEvent(kind: .up, slot: 1)])
+        }
+        #expect(run.summary == [])
+        run.down(200, 0, 510, 500)
+        run.up(230, 0)
+        run.advance(5000)
+        #expect(run.summary == ["tap recognized"])
+        #expect(run.events.first?.recogniserIndex == 0)
+        #expect(run.events.first?.timestampMicros == GestureHarness.micros(230))
+    }
+
+    private func down(_ slot: Int32, _ x: Double) -> ContactEvent {
+        ContactEvent(kind: .down, slot: slot, screenPoint: Point(x, 500))
+    }
 }
