@@ -11,11 +11,12 @@ import TouchRouterProtocol
 struct CalibrationDaemonTests {
     /// An 800 × 480 screen on the EP0430M09 (raw axes 0…1279 × 0…767) mounted at 90° with a
     /// calibration, 160 × 96 mm, short contacts (under 50 ms) filtered; `button` covers it.
-    static func config(_ keys: String = "") -> String {
+    /// The screen `main` (with more `keys`), then `otherScreens` (", {name: ...}" each).
+    static func config(_ keys: String = "", otherScreens: String = "") -> String {
         """
         {screens: [{name: "main", width: 800, height: 480, rotation: 90, physicalSize: [160, 96],
           calibration: [1.1, 0.05, -0.04, -0.03, 0.95, 0.02], filters: {minContactMs: 50}, \(keys)
-          root: {id: "main", children: [{id: "button", frame: [0, 0, 800, 480]}]}}]}
+          root: {id: "main", children: [{id: "button", frame: [0, 0, 800, 480]}]}}\(otherScreens)]}
         """
     }
 

@@ -12,10 +12,8 @@ extension CalibrationDaemonTests {
     func oneSessionAcrossScreens() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let config = Self.config()
-        guard let end = config.range(of: "}]}", options: .backwards) else { throw HarnessError("config shape") }
-        let twoScreens = config.replacingCharacters(
-            in: end, with: #"}, {name: "side", width: 100, height: 100, root: {id: "sideRoot"}}]}"#)
+        let side = #", {name: "side", width: 100, height: 100, root: {id: "sideRoot"}}"#
+        let twoScreens = Self.config(otherScreens: side)
         let daemon = try self.daemon(directory, frames: [(0.1, [.down(0, 1, 1)]), (0.2, [.up(0)])], config: twoScreens)
         defer { daemon.stop() }
         let first = try LineClient(socketPath: daemon.socketPath)
