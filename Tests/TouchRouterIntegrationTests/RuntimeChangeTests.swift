@@ -84,13 +84,15 @@ struct RuntimeChangeTests {
             #"{"type":"setView","views":{"guest":{"alpha":0.5},"pad":{"alpha":0.5}},"seq":3}"#,
             #"{"type":"setView","views":{"guest":{"alpha":0.5}},"seq":4}"#,
             #"{"type":"setView","views":{"panel":{"alpha":0.5}},"seq":5}"#,
+            // Refused on two counts: the gravest, permission, is the error's code.
+            #"{"type":"setView","views":{"nope":{"alpha":0.5},"pad":{"alpha":0.5}},"seq":6}"#,
         ]
         let text = try OtherUserClient.run(
             script: directory.file("outsider.py"), arguments: [daemon.socketPath] + requests)
         #expect(
             text.split(separator: "\n") == [
                 "error permission-denied", "error permission-denied", "error permission-denied", "viewsSet -",
-                "error permission-denied",
+                "error permission-denied", "error permission-denied",
             ], "\(daemon.log)")
 
         let owner = try LineClient(socketPath: daemon.socketPath)
@@ -100,7 +102,7 @@ struct RuntimeChangeTests {
         #expect(try Self.layoutView(owner, "pad").contains("hidden") == false)
         guard
             case .viewsSet(let set) = try Self.exchange(
-                owner, #"{"type":"setView","views":{"pad":{"hidden":true}},"seq":6}"#
+                owner, #"{"type":"setView","views":{"pad":{"hidden":true}},"seq":7}"#
             ).reply
         else { throw HarnessError("root refused") }
         #expect(set.views == ["pad"] && set.generation == 4)

@@ -164,6 +164,9 @@ struct RuntimeStateTests {
         }
         let counters = try Self.counters(client, seq: 2)
         #expect(counters["ownSubscriptionCount"]?.integerValue == 2, "\(counters)")
+        guard case .array(let listed) = counters["ownSubscriptions"] else { throw HarnessError("no ownSubscriptions") }
+        #expect(listed.count == 2)
+        #expect(counters["ownSubscriptionsTruncated"] == nil, "nothing left out")
         #expect(ended == 39)
     }
 
