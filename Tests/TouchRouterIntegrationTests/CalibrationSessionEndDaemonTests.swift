@@ -26,6 +26,9 @@ extension CalibrationDaemonTests {
                 == .error(
                     ProtocolError(
                         code: .calibrationBusy, message: "a calibration session is running on screen main", seq: 3)))
+        // Its client ends it (the test that runs as another user checks this too, but may skip).
+        try first.send(ClientRequest(.calibrationCancel, seq: 4))
+        #expect(try first.readReply() == .calibrationEnded(screen: "main", reason: .cancelled, seq: 4))
     }
 
     @Test("the client's disconnect ends the session: the screen routes again and its filters act again")
