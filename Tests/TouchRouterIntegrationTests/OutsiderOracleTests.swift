@@ -10,13 +10,16 @@ import TouchRouterProtocol
 /// view that does not exist gets, and nothing it receives may name them.
 @Suite("Access lists: an outsider learns nothing of a hidden view", .serialized)
 struct OutsiderOracleTests {
-    /// `apps` (with the mount point `slot`) is nobody's; `pin` and everything in it is root's only,
-    /// though nobody is on its owner list too.
+    /// `apps` (with the mount point `slot`) is nobody's, but for `deep-secret` two levels down;
+    /// `pin` and everything in it is root's only, though nobody is on its owner list too; so is the
+    /// screen `till`.
     static let config = """
         { screens: [{ name: "main", width: 1000, height: 1000, root: { id: "main", children: [
             { id: "apps", frame: [0, 0, 500, 1000], owner: { users: [65534] }, children: [
                 { id: "slot", frame: [0, 0, 500, 500], mount: true },
-                { id: "public", frame: [0, 500, 500, 500] },
+                { id: "public", frame: [0, 500, 500, 500], children: [
+                    { id: "deep-secret", frame: [0, 0, 10, 10], access: { users: [0] } },
+                ] },
             ] },
             { id: "pin", frame: [500, 0, 500, 1000], access: { users: [0] }, owner: { users: [0, 65534] }, children: [
                 { id: "pin-secret-key", frame: [0, 0, 200, 200] },
@@ -59,6 +62,7 @@ struct OutsiderOracleTests {
         ask({"type": "explain", "point": [100, 700], "seq": 12})
         ask({"type": "explain", "screen": "till", "point": [1, 1], "seq": 13})
         ask({"type": "explain", "screen": "no-such-key", "point": [1, 1], "seq": 14})
+        ask({"type": "layout", "seq": 15})
         print("READY", flush=True)
         sys.stdin.readline()
         ask({"type": "status", "seq": 99})
@@ -156,6 +160,14 @@ struct OutsiderOracleTests {
                 #expect(!reply.line.contains(hidden), "reply \(seq) names \(hidden): \(reply.line)")
             }
         }
+        // Its layout has neither the hidden screen nor a hidden view at any depth.
+        guard case .layout(let layout)? = replies[15]?.message else {
+            Issue.record("no layout reply: \(text)")
+            return
+        }
+        #expect(layout.layout.screens.map(\.name) == ["main"])
+        let layoutLine = replies[15]?.line ?? ""
+        #expect(layoutLine.contains("\"public\"") && !layoutLine.contains("deep-secret"), "\(layoutLine)")
         // Of root's four changes, the outsider hears of the two that change a view it may see, and
         // only of that view.
         let changes = events.compactMap { message -> [String]? in
@@ -163,6 +175,15 @@ struct OutsiderOracleTests {
             return nil
         }
         #expect(changes == [["public"], ["public"]], "\(text)")
+        // Touch counters would tell when a hidden view is touched: admins only, while lists exist.
+        guard case .status(let outsiderStatus)? = replies[99]?.message else {
+            Issue.record("no status reply: \(text)")
+            return
+        }
+        #expect(outsiderStatus.counters["touchMessages"] == nil && outsiderStatus.counters["activeTouches"] == nil)
+        try admin.send(ClientRequest(.status, seq: 5))
+        guard case .status(let adminStatus) = try admin.readReply() else { throw HarnessError("no admin status") }
+        #expect(adminStatus.counters["touchMessages"] != nil && adminStatus.counters["activeTouches"] != nil)
         try daemon.waitForLog("denied (access list): pin-secret-key")
     }
 }
