@@ -109,6 +109,8 @@ struct RuntimeChangeTests {
         #expect(try Self.layoutView(owner, "pad").contains("hidden"))
     }
 
+    /// (The reply before the change's `viewsChanged`: a client that reads one line per request gets
+    /// its reply first.)
     @Test("replies stay in request order: a status sent right after a setView is answered after it")
     func repliesInOrder() throws {
         let directory = try TemporaryDirectory()
@@ -118,11 +120,13 @@ struct RuntimeChangeTests {
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.send(
             #"{"type":"setView","views":{"pad":{"alpha":0.5}},"seq":1}"# + "\n" + #"{"type":"status","seq":2}"#)
-        var seqs: [Int64] = []
-        while seqs.count < 2, let message = try client.readMessage() {
-            if let seq = message.seq { seqs.append(seq) }
+        var order: [String] = []
+        while order.count < 3, let message = try client.readMessage() {
+            if let seq = message.seq { order.append("reply \(seq)") }
+            if case .viewsChanged(_, let views) = message { order.append("viewsChanged \(views)") }
         }
-        #expect(seqs == [1, 2])
+        #expect(order.filter { $0.hasPrefix("reply") } == ["reply 1", "reply 2"])
+        #expect(order.first == "reply 1" && order.contains("viewsChanged [\"pad\"]"), "\(order)")
     }
 
     @Test("one bad field refuses the whole request: nothing changes, every failure is listed")
