@@ -48,6 +48,11 @@ struct RuntimeChangeTests {
 
     static func layoutView(_ client: LineClient, _ id: String) throws -> String {
         let (reply, _) = try exchange(client, #"{"type":"layout","seq":90}"#)
+        return view(id, in: reply)
+    }
+
+    /// The view's own fields as `reply` (a `layout`) writes them ("" when it is not there).
+    static func view(_ id: String, in reply: DaemonMessage) -> String {
         let text = String(decoding: reply.encodedLine(), as: UTF8.self)
         guard let range = text.range(of: "{\"id\":\"\(id)\"") else { return "" }
         return String(text[range.lowerBound...].prefix { $0 != "}" })
@@ -127,6 +132,41 @@ struct RuntimeChangeTests {
         }
         #expect(order.filter { $0.hasPrefix("reply") } == ["reply 1", "reply 2"])
         #expect(order.first == "reply 1" && order.contains("viewsChanged [\"pad\"]"), "\(order)")
+    }
+
+    /// Requests that come while a build runs wait for the next one, together; there each `layout`
+    /// is answered after the changes, with what they made and the generation it has once live.
+    /// Four clients' lines wait while the daemon is stopped, so that one of them starts a build
+    /// and the other three (two changes and a layout at least, or a change and both layouts)
+    /// make the next.
+    @Test("a layout answered in a build that changes the layout reports the new generation")
+    func layoutInAChangingBuild() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Self.startDaemon(directory)
+        defer { daemon.stop() }
+        let changes = [("pad", "0.5"), ("layer", "0.25")]
+        let changers = try changes.map { _ in try LineClient(socketPath: daemon.socketPath) }
+        let askers = try (0..<2).map { _ in try LineClient(socketPath: daemon.socketPath) }
+        for client in changers + askers { _ = try client.hello("client") }
+        daemon.signal(SIGSTOP)
+        for (client, (id, alpha)) in zip(changers, changes) {
+            try client.send(#"{"type":"setView","views":{"\#(id)":{"alpha":\#(alpha)}},"seq":1}"#)
+        }
+        for client in askers { try client.send(#"{"type":"layout","seq":2}"#) }
+        daemon.signal(SIGCONT)
+        let madeIn = try changers.map { client -> UInt64 in
+            guard case .viewsSet(let set) = try client.readReply() else { throw HarnessError("refused") }
+            return set.generation
+        }
+        for asker in askers {
+            let reply = try asker.readReply()
+            guard case .layout(let layout) = reply else { throw HarnessError("no layout: \(reply)") }
+            for ((id, alpha), generation) in zip(changes, madeIn) {
+                let shown = Self.view(id, in: reply).contains("\"alpha\":\(alpha)")
+                #expect(shown == (layout.generation >= generation), "\(id) at generation \(layout.generation)")
+            }
+        }
     }
 
     @Test("one bad field refuses the whole request: nothing changes, every failure is listed")
