@@ -73,6 +73,26 @@ struct StalledReaderTests {
             return
         }
         #expect(mostInOneStep >= 1 && mostInOneStep <= 8)
+        // A total never goes down: what was coalesced for clients that left stays counted (two
+        // leave, each after hundreds of coalesced messages; the status after each sees it gone).
+        func status() throws -> [String: JSONValue] {
+            try control.send(ClientRequest(.status, seq: 2))
+            guard case .status(let status) = try control.readReply() else { throw HarnessError("no status reply") }
+            return status.counters
+        }
+        var totals = [try status()["coalescedMessages"]?.integerValue ?? 0]
+        for leaving in 0..<2 {
+            Glibc.shutdown(stalled[leaving].fd, Int32(SHUT_RDWR))
+            let remaining = Int64(stalledCount + 2 - (leaving + 1))
+            var after = try status()
+            for _ in 0..<1000 where after["clients"]?.integerValue != remaining {
+                usleep(2000)
+                after = try status()
+            }
+            #expect(after["clients"]?.integerValue == remaining)
+            totals.append(after["coalescedMessages"]?.integerValue ?? 0)
+        }
+        #expect(totals == totals.sorted(), "coalescedMessages went down: \(totals)")
         withExtendedLifetime(stalled) {}
     }
 }
