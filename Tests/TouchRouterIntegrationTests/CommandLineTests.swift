@@ -39,6 +39,10 @@ struct CommandLineTests {
                 "--socket-mode 999: expected octal permissions"
             ),
             (
+                ["--config", "c.json5", "--socket-mode", "1000"],
+                "--socket-mode 1000: expected octal permissions"
+            ),
+            (
                 ["--config", "c.json5", "--seat", "seat1", "--device", "/dev/input/event3"],
                 "--seat and --device"
             ),
@@ -203,18 +207,20 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("s")))
     }
 
-    @Test("--socket-mode and --socket-group set the socket file's permissions and group")
-    func socketModeAndGroup() throws {
+    @Test(
+        "--socket-mode and --socket-group set the socket file's permissions and group",
+        arguments: [("0600", mode_t(0o600)), ("0777", mode_t(0o777))])
+    func socketModeAndGroup(mode: String, expected: mode_t) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let daemon = try DaemonProcess(
             directory: directory,
-            arguments: Scenario.arguments() + ["--socket-mode", "0600", "--socket-group", "\(getgid())"],
+            arguments: Scenario.arguments() + ["--socket-mode", mode, "--socket-group", "\(getgid())"],
             socketName: "deep/er/touchrouter.sock")
         defer { daemon.stop() }
         var status = stat()
         #expect(stat(daemon.socketPath, &status) == 0)
-        #expect(status.st_mode & 0o777 == 0o600)
+        #expect(status.st_mode & 0o777 == expected)
         #expect(status.st_gid == getgid())
         #expect((status.st_mode & S_IFMT) == S_IFSOCK)
     }
