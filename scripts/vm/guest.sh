@@ -837,6 +837,39 @@ print(" ".join(str(x) for x in (p["touches-passed"] - p["heldBack"], p["dropped-
 }
 scenario "passthrough: virtual touchscreen, grab, cancel, SIGKILL" passthrough
 
+# 12. A screen whose virtual device cannot be made keeps its panel (docs/passthrough.md, "Service"):
+#     a daemon with scripts/vm/passthrough.json5 runs in its own mount namespace where /dev/uinput
+#     is /dev/null, so its virtual devices cannot be made. Passes when it logs why, never grabs
+#     'pass panel', and a tap on the panel reaches the panel's own node (what the compositor reads).
+passthrough_without_device() {
+    local config="$WORK/nodevice.json5" socket=/run/touchrouter-nodevice.sock log="$WORK/nodevice-daemon.log"
+    local phys="$WORK/nodevice-phys.out" panel pids=()
+    cp "$REPO/scripts/vm/passthrough.json5" "$config"
+    unshare --mount sh -c 'mount --bind /dev/null /dev/uinput && exec "$@"' sh \
+        "$BIN/touchrouterd" --config "$config" --socket "$socket" > /dev/null 2> "$log" &
+    pids+=($!)
+    wait_for "$log" 'passthrough: screen pass: cannot create its virtual device' 1 60 \
+        || { echo "no device failure logged: $(tail -2 "$log" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    launch nodevice "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 \
+        --gesture "tap 100 100"
+    wait_for "$log" 'touch device [0-9]+ "pass panel" .* added, drives screen pass' 1 60 \
+        || { echo "the daemon never took the panel: $(tail -2 "$log" | tr '\n' ';')"; kill "${pids[@]}"; return 1; }
+    panel=$(grep -o '/dev/input/event[0-9]*' "$OUT/nodevice.device" | head -1)
+    stdbuf -oL libinput debug-events --device "$panel" > "$phys" 2>&1 &
+    pids+=($!)
+    wait_for "$phys" 'DEVICE_ADDED' 1 60 || { echo "libinput debug-events never started"; kill "${pids[@]}"; return 1; }
+    go nodevice
+    wait_for "$phys" 'TOUCH_UP' 1 30 \
+        || { echo "the panel's node saw no tap: grabbed? $(grep -c 'grabbed (passthrough)' "$log")"; kill "${pids[@]}"; return 1; }
+    ! grep -q 'grabbed (passthrough)' "$log" || { echo "the panel was grabbed"; kill "${pids[@]}"; return 1; }
+    local injector="PID_nodevice"
+    wait "${!injector}"
+    kill "${pids[@]}"
+    wait "${pids[@]}" 2>/dev/null
+    echo "no virtual device (uinput is /dev/null): the failure logged, the panel not grabbed, its tap on its own node"
+}
+scenario "passthrough: no virtual device, the panel kept" passthrough_without_device
+
 kill "$MONITOR_PID" "$READER_PID"
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID" && echo "daemon stopped cleanly" || echo "daemon exit status $?"
