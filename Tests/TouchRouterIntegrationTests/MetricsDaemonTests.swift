@@ -105,6 +105,7 @@ struct MetricsDaemonTests {
         ]
         #expect(parsed.types == expected)
         #expect(parsed.value("touchrouter_touches_total", ["screen": "main"]) == 2)
+        #expect((0.001..<600).contains(parsed.value("touchrouter_uptime_seconds") ?? -1), "uptime in seconds")
         // Every sample's name is its family's, or with the suffix its type gives.
         for sample in parsed.samples {
             let suffixes =
@@ -250,7 +251,10 @@ struct MetricsDaemonTests {
         #expect(before.value("touchrouter_reloads_total", ["result": "ok"]) == 0)
         #expect(before.value("touchrouter_layout_generation") == 1)
 
-        try directory.write("metrics.json5", FieldRecording.config("filters: {dropStuckPoints: false}"))
+        // The reload renames the screen: the old name's counts stay, beside the new name's.
+        let renamed = FieldRecording.config("filters: {dropStuckPoints: false}")
+            .replacingOccurrences(of: #"name: "main""#, with: #"name: "front""#)
+        try directory.write("metrics.json5", renamed)
         try client.send(ClientRequest(.reload, seq: 3))
         while let message = try client.readMessage() { if case .reloaded = message { break } }
         try directory.write("metrics.json5", "{ screens: [")
@@ -271,6 +275,8 @@ struct MetricsDaemonTests {
         #expect(after.value("touchrouter_reloads_total", ["result": "ok"])! >= 1)
         #expect(after.value("touchrouter_reloads_total", ["result": "failed"])! >= 1)
         #expect(after.value("touchrouter_layout_generation") == 2)
+        #expect(after.value("touchrouter_touches_total", ["screen": "main"]) == 1)
+        #expect(after.value("touchrouter_touches_total", ["screen": "front"]) == 0)
         #expect(after.value("touchrouter_layout_builds_total")! >= 2)
         #expect(after.value("touchrouter_clients_cut_off_total", ["reason": "flooding"]) == 1)
         #expect(after.value("touchrouter_requests_refused_total", ["reason": "flooding"]) == 1)

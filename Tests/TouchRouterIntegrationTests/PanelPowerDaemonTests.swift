@@ -219,6 +219,16 @@ struct PanelPowerDaemonTests {
         // Retried with backoff while the screen stays off: at least this one counted.
         guard case .integer(let timedOut)? = try power(daemon)["timedOut"] else { throw HarnessError("no timedOut") }
         #expect(timedOut >= 1)
+        if ReferenceParser.isAvailable {  // power_failures counts the timed-out commands too
+            let run = try ProgramRun(Paths.product("touchrouterctl"), ["metrics", "--socket", daemon.socketPath])
+            let parsed = try ReferenceParser.parse(run.lines.joined(separator: "\n") + "\n")
+            func commands(_ result: String) -> Double {
+                parsed.value("touchrouter_power_commands_total", ["screen": "main", "result": result]) ?? 0
+            }
+            #expect(commands("timed-out") >= 1)
+            let failures = parsed.value("touchrouter_power_failures_total", ["screen": "main"])
+            #expect(failures == commands("failed") + commands("timed-out"))
+        }
         let app = try subscriber(daemon, "button")
         try expectTheTap(app)
         try waitForMarks(marks, "on\non\n", daemon)
