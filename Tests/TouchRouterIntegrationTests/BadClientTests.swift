@@ -64,6 +64,23 @@ struct BadClientTests {
         }
     }
 
+    /// A flooder that never reads: 900 status replies fill its socket (a large queue keeps the
+    /// daemon reading), then blank lines spend its request budget, so its final line cannot be
+    /// written; the daemon still closes it, 2 s after cutting it off.
+    @Test("a cut-off client that never reads its final line is closed all the same")
+    func cutOffClientNeverReading() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--client-queue-bytes", "16777216"])
+        defer { daemon.stop() }
+        let flooder = try LineClient(socketPath: daemon.socketPath)
+        let lines = String(repeating: "{\"type\":\"status\"}\n", count: 900) + String(repeating: "\n", count: 3000)
+        try flooder.sendRaw(Array(lines.utf8))
+        try daemon.waitForLog("disconnected: flooding")
+        withExtendedLifetime(flooder) {}
+    }
+
     @Test("clients beyond --max-clients get too-many-clients and are closed")
     func maxClients() throws {
         let directory = try TemporaryDirectory()

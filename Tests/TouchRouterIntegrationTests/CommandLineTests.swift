@@ -34,6 +34,12 @@ struct CommandLineTests {
         arguments: [
             (["--replay", "x.events"], "--config FILE is required"),
             (["--config", "c.json5", "--speed", "2"], "--speed needs --replay RECORDING"),
+            (["--config", "c.json5", "--loop"], "--loop needs --replay RECORDING"),
+            (["--config", "c.json5", "--replay-wait"], "--replay-wait needs --replay RECORDING"),
+            (["--config", "c.json5", "--replay-wait-for", "2"], "--replay-wait-for needs --replay RECORDING"),
+            (["--config", "c.json5", "--replay-device", "d.desc"], "--replay-device needs --replay RECORDING"),
+            (["--config", "c.json5", "--exit-after-replay"], "--exit-after-replay needs --replay RECORDING"),
+            (["--config", "c.json5", "--replay-restamp"], "--replay-restamp needs --replay RECORDING"),
             (
                 ["--config", "c.json5", "--socket-mode", "999"],
                 "--socket-mode 999: expected octal permissions"
