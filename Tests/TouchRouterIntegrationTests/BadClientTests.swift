@@ -81,6 +81,23 @@ struct BadClientTests {
         withExtendedLifetime(flooder) {}
     }
 
+    /// A client that stopped reading, its socket full of replies, delays a stop by 2 s at most:
+    /// the daemon exits though its last lines for that client cannot be written (10 s allowed).
+    @Test("SIGTERM does not wait long for a client that does not read")
+    func stopDespiteAClientNotReading() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--client-queue-bytes", "16777216"])
+        defer { daemon.stop() }
+        let stalled = try LineClient(socketPath: daemon.socketPath)
+        try stalled.sendRaw(Array(String(repeating: "{\"type\":\"status\"}\n", count: 900).utf8))
+        usleep(1_000_000)  // the replies written and queued
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit(timeoutSeconds: 10) == 0)
+        withExtendedLifetime(stalled) {}
+    }
+
     @Test("clients beyond --max-clients get too-many-clients and are closed")
     func maxClients() throws {
         let directory = try TemporaryDirectory()
