@@ -161,6 +161,42 @@ struct FieldDaemonTests {
         #expect(daemon.log.contains("set screen main off"))
     }
 
+    /// idle and active go to the clients subscribed to a view of that screen, and only to them.
+    @Test("a second screen's idle goes to its own subscribers, not the first screen's")
+    func screenStateToItsScreensSubscribers() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(
+            "two.json5",
+            """
+            {screens: [{name: "main", width: 1280, height: 768, root: {id: "main", children: [
+              {id: "other", frame: [640, 0, 640, 768]}]}},
+              {name: "side", width: 100, height: 100, root: {id: "sideRoot"}}]}
+            """)
+        try directory.write("field.events", FieldRecording.events([(0, [.down(0, 1, 1)])]))
+        // The replay waits for a fourth subscriber that never comes: no touch interferes.
+        let daemon = try DaemonProcess(
+            directory: directory,
+            arguments: [
+                "--config", directory.file("two.json5"), "--replay", directory.file("field.events"),
+                "--replay-device", FieldRecording.description, "--speed", "0", "--replay-wait-for", "4",
+            ])
+        defer { daemon.stop() }
+        var subscribers: [LineClient] = []
+        for view in ["other", "sideRoot"] {
+            let client = try LineClient(socketPath: daemon.socketPath)
+            try client.send(ClientRequest(.subscribe(views: [view], subtree: false), seq: 1))
+            _ = try client.readReply()
+            subscribers.append(client)
+        }
+        let admin = try LineClient(socketPath: daemon.socketPath)
+        let (reply, _) = try request(admin, ClientRequest(.setScreenState(screen: "side", off: true), seq: 2))
+        #expect(reply == .screenStateSet(screen: "side", off: true, seq: 2))
+        // Each subscriber's status reply comes after any change the daemon sent it.
+        let heard = try subscribers.map { try request($0, ClientRequest(.status, seq: 3)).1.map(\.screen) }
+        #expect(heard == [[], ["side"]])
+    }
+
     /// The attack: a client that is not an admin tries to blank the screen (so that the next
     /// touch, on the emergency stop, is swallowed). Refused, and nothing changes.
     @Test(
