@@ -57,8 +57,10 @@ struct ConfigAttackTests {
         #expect(peak - before <= 40 * fileKilobytes, "peak \(peak) kB from \(before) kB for a \(fileKilobytes) kB file")
         #expect(try AttackTests.status(client).counters["generation"] == .integer(1))
         if shape != "numbers" {
-            // The log says how many errors there were past the 1,000 listed.
+            // The log says how many errors there were past the 1,000 listed, after the first 20.
             #expect(daemon.log.contains("more errors not listed"))
+            let listed = daemon.log.split(separator: "\n").filter { $0.hasPrefix("touchrouterd: error: \(config):") }
+            #expect(listed.count == 20, "\(listed.count) errors logged")
         }
         let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
         #expect(longest <= 4096 + 64)
