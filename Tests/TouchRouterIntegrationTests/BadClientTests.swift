@@ -64,6 +64,18 @@ struct BadClientTests {
         }
     }
 
+    /// A daemon whose client queues hold 16 MiB (so it goes on reading), and a client that sent 900
+    /// `status` requests, then `then`, and never reads: the replies fill its socket.
+    static func clientNotReading(_ directory: TemporaryDirectory, then: String = "") throws -> (
+        DaemonProcess, LineClient
+    ) {
+        let daemon = try DaemonProcess(
+            directory: directory, arguments: Scenario.arguments() + ["--client-queue-bytes", "16777216"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        try client.sendRaw(Array((String(repeating: "{\"type\":\"status\"}\n", count: 900) + then).utf8))
+        return (daemon, client)
+    }
+
     /// A flooder that never reads: 900 status replies fill its socket (a large queue keeps the
     /// daemon reading), then blank lines spend its request budget, so its final line cannot be
     /// written; the daemon still closes it, 2 s after cutting it off.
@@ -71,12 +83,8 @@ struct BadClientTests {
     func cutOffClientNeverReading() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(
-            directory: directory, arguments: Scenario.arguments() + ["--client-queue-bytes", "16777216"])
+        let (daemon, flooder) = try Self.clientNotReading(directory, then: String(repeating: "\n", count: 3000))
         defer { daemon.stop() }
-        let flooder = try LineClient(socketPath: daemon.socketPath)
-        let lines = String(repeating: "{\"type\":\"status\"}\n", count: 900) + String(repeating: "\n", count: 3000)
-        try flooder.sendRaw(Array(lines.utf8))
         try daemon.waitForLog("disconnected: flooding")
         withExtendedLifetime(flooder) {}
     }
@@ -87,11 +95,8 @@ struct BadClientTests {
     func stopDespiteAClientNotReading() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try DaemonProcess(
-            directory: directory, arguments: Scenario.arguments() + ["--client-queue-bytes", "16777216"])
+        let (daemon, stalled) = try Self.clientNotReading(directory)
         defer { daemon.stop() }
-        let stalled = try LineClient(socketPath: daemon.socketPath)
-        try stalled.sendRaw(Array(String(repeating: "{\"type\":\"status\"}\n", count: 900).utf8))
         usleep(1_000_000)  // the replies written and queued
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit(timeoutSeconds: 10) == 0)

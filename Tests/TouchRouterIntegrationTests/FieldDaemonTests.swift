@@ -35,7 +35,17 @@ struct FieldDaemonTests {
         _ directory: TemporaryDirectory, keys: String, frames: [(Double, [TestRecording.Change])],
         waitFor: Int = 1, extraArguments: [String] = []
     ) throws -> DaemonProcess {
-        try directory.write("field.json5", FieldRecording.config(keys))
+        try daemon(
+            directory, config: FieldRecording.config(keys), frames: frames, waitFor: waitFor,
+            extraArguments: extraArguments)
+    }
+
+    /// The daemon with `config` instead of the one screen of `FieldRecording.config`.
+    func daemon(
+        _ directory: TemporaryDirectory, config: String, frames: [(Double, [TestRecording.Change])],
+        waitFor: Int = 1, extraArguments: [String] = []
+    ) throws -> DaemonProcess {
+        try directory.write("field.json5", config)
         try directory.write("field.events", FieldRecording.events(frames))
         return try DaemonProcess(
             directory: directory,
@@ -166,21 +176,13 @@ struct FieldDaemonTests {
     func screenStateToItsScreensSubscribers() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try directory.write(
-            "two.json5",
-            """
+        let twoScreens = """
             {screens: [{name: "main", width: 1280, height: 768, root: {id: "main", children: [
               {id: "other", frame: [640, 0, 640, 768]}]}},
               {name: "side", width: 100, height: 100, root: {id: "sideRoot"}}]}
-            """)
-        try directory.write("field.events", FieldRecording.events([(0, [.down(0, 1, 1)])]))
+            """
         // The replay waits for a fourth subscriber that never comes: no touch interferes.
-        let daemon = try DaemonProcess(
-            directory: directory,
-            arguments: [
-                "--config", directory.file("two.json5"), "--replay", directory.file("field.events"),
-                "--replay-device", FieldRecording.description, "--speed", "0", "--replay-wait-for", "4",
-            ])
+        let daemon = try self.daemon(directory, config: twoScreens, frames: [(0, [.down(0, 1, 1)])], waitFor: 4)
         defer { daemon.stop() }
         var subscribers: [LineClient] = []
         for view in ["other", "sideRoot"] {

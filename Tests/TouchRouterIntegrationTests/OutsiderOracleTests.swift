@@ -181,8 +181,7 @@ struct OutsiderOracleTests {
             return
         }
         #expect(outsiderStatus.counters["touchMessages"] == nil && outsiderStatus.counters["activeTouches"] == nil)
-        try admin.send(ClientRequest(.status, seq: 5))
-        guard case .status(let adminStatus) = try admin.readReply() else { throw HarnessError("no admin status") }
+        let adminStatus = try AttackTests.status(admin, seq: 5)
         #expect(adminStatus.counters["touchMessages"] != nil && adminStatus.counters["activeTouches"] != nil)
         try daemon.waitForLog("denied (access list): pin-secret-key")
     }

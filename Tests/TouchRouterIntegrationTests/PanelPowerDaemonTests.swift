@@ -220,8 +220,7 @@ struct PanelPowerDaemonTests {
         guard case .integer(let timedOut)? = try power(daemon)["timedOut"] else { throw HarnessError("no timedOut") }
         #expect(timedOut >= 1)
         if ReferenceParser.isAvailable {  // power_failures counts the timed-out commands too
-            let run = try ProgramRun(Paths.product("touchrouterctl"), ["metrics", "--socket", daemon.socketPath])
-            let parsed = try ReferenceParser.parse(run.lines.joined(separator: "\n") + "\n")
+            let parsed = try metrics(daemon)
             func commands(_ result: String) -> Double {
                 parsed.value("touchrouter_power_commands_total", ["screen": "main", "result": result]) ?? 0
             }
@@ -289,6 +288,12 @@ struct PanelPowerDaemonTests {
         _ = watcher
     }
 
+    /// The daemon's metrics through `touchrouterctl metrics`, read by the reference parser.
+    func metrics(_ daemon: DaemonProcess) throws -> ReferenceParser.Parsed {
+        let run = try ProgramRun(Paths.product("touchrouterctl"), ["metrics", "--socket", daemon.socketPath])
+        return try ReferenceParser.parse(run.lines.joined(separator: "\n") + "\n")
+    }
+
     @Test(
         "metrics: the panel's level, its commands by result and its failures, read by the reference parser",
         .enabled(if: ReferenceParser.isAvailable, "needs python3 with prometheus_client"))
@@ -300,14 +305,10 @@ struct PanelPowerDaemonTests {
             directory,
             keys: "idle: {seconds: 600, power: {backlight: \"\(backlight.path)\", method: \"brightness\"}}")
         defer { daemon.stop() }
-        func metrics() throws -> ReferenceParser.Parsed {
-            let run = try ProgramRun(Paths.product("touchrouterctl"), ["metrics", "--socket", daemon.socketPath])
-            return try ReferenceParser.parse(run.lines.joined(separator: "\n") + "\n")
-        }
         try daemon.waitForLog("screen main: panel on (unchanged)")
         _ = try TouchrouterctlProcess.run(["screen", "main", "off", "--socket", daemon.socketPath])
         try daemon.waitForLog("screen main: panel off (brightness 0)")
-        var parsed = try metrics()
+        var parsed = try metrics(daemon)
         #expect(parsed.types["touchrouter_panel_power_state"] == "gauge")
         #expect(parsed.value("touchrouter_panel_power_state", ["screen": "main", "state": "off"]) == 1)
         #expect(parsed.value("touchrouter_panel_power_state", ["screen": "main", "state": "on"]) == 0)
@@ -317,7 +318,7 @@ struct PanelPowerDaemonTests {
         try FileManager.default.removeItem(atPath: backlight.path)
         _ = try TouchrouterctlProcess.run(["screen", "main", "on", "--socket", daemon.socketPath])
         try daemon.waitForLog("screen main: panel on failed: cannot write")
-        parsed = try metrics()
+        parsed = try metrics(daemon)
         #expect(parsed.value("touchrouter_panel_power_state", ["screen": "main", "state": "on"]) == 1)
         #expect((parsed.value("touchrouter_power_failures_total", ["screen": "main"]) ?? 0) >= 1)
         #expect((parsed.value("touchrouter_power_commands_total", ["screen": "main", "result": "failed"]) ?? 0) >= 1)

@@ -53,14 +53,7 @@ struct StalledReaderTests {
             }
             guard let touches = message.touches else { continue }
             received.append(touches)
-            if received.count % 50 == 0 {
-                try control.send(ClientRequest(.status, seq: 1))
-                guard case .status(let status) = try control.readReply() else {
-                    Issue.record("no status reply")
-                    return
-                }
-                counters = status.counters
-            }
+            if received.count % 50 == 0 { counters = try AttackTests.status(control).counters }
         }
         #expect(Array(received.prefix(firstPass.count)) == firstPass)
         let log = daemon.log
@@ -75,11 +68,7 @@ struct StalledReaderTests {
         #expect(mostInOneStep >= 1 && mostInOneStep <= 8)
         // A total never goes down: what was coalesced for clients that left stays counted (two
         // leave, each after hundreds of coalesced messages; the status after each sees it gone).
-        func status() throws -> [String: JSONValue] {
-            try control.send(ClientRequest(.status, seq: 2))
-            guard case .status(let status) = try control.readReply() else { throw HarnessError("no status reply") }
-            return status.counters
-        }
+        func status() throws -> [String: JSONValue] { try AttackTests.status(control).counters }
         var totals = [try status()["coalescedMessages"]?.integerValue ?? 0]
         for leaving in 0..<2 {
             Glibc.shutdown(stalled[leaving].fd, Int32(SHUT_RDWR))
