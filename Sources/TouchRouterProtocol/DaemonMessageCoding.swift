@@ -3,11 +3,18 @@ import TouchRouterModel
 /// Writing daemon → client lines (daemon side) and reading them back (client side).
 
 extension DaemonMessage {
-    /// Appends the message as one line, `\n` included. `touches` goes through `TouchesEncoder`.
+    /// Appends the message as one line, `\n` included. `touches` goes through `TouchesEncoder`,
+    /// `gesture` through `GestureMessage.appendLine`: the routing loop's two messages.
     public func appendLine(to buffer: inout [UInt8]) {
-        if case .touches(let message) = self {
+        switch self {
+        case .touches(let message):
             TouchesEncoder.appendLine(ViewTouches(wire: message), to: &buffer)
             return
+        case .gesture(let message):
+            message.appendLine(to: &buffer)
+            return
+        default:
+            break
         }
         JSONObjectWriter.appendLine(to: &buffer) { object in
             object.field("type", string: typeName)
@@ -23,10 +30,8 @@ extension DaemonMessage {
                         object.field("height", double: screen.height)
                     }
                 }
-            case .touches:
+            case .touches, .gesture:
                 break
-            case .gesture(let message):
-                message.append(to: &object)
             case .layoutChanged(let generation):
                 object.field("generation", unsigned: generation)
             case .viewsChanged(let generation, let views):
