@@ -27,9 +27,12 @@ protocol GestureRule: Sendable {
     mutating func deadlinePassed(_ touches: [GestureTouch]) -> RecogniserRequest
     /// Sets the kind's fields of an event it sends at `now`.
     func describe(_ event: inout GestureEvent, now: UInt64)
+    /// Nothing seen any more: the rule as `init` makes it, written where it lies.
+    mutating func startOver(_ spec: GestureSpec)
 }
 
 extension GestureRule {
+    mutating func startOver(_ spec: GestureSpec) { self = Self(spec) }
     var deadlineMicros: UInt64? { nil }
     var isIdle: Bool { deadlineMicros == nil }
     mutating func deadlinePassed(_ touches: [GestureTouch]) -> RecogniserRequest { .none }
@@ -53,10 +56,7 @@ struct Recogniser: Sendable {
     private(set) var ruleDeadlineMicros: UInt64?
 
     init(spec: GestureSpec, index: Int, links: RecogniserLinks) {
-        self.spec = spec
-        self.index = index
-        self.links = links
-        rule =
+        let rule: any GestureRule =
             switch spec.kind {
             case .tap: TapRule(spec)
             case .longPress: LongPressRule(spec)
@@ -65,11 +65,22 @@ struct Recogniser: Sendable {
             case .pinch: PinchRule(spec)
             case .rotate: RotateRule(spec)
             }
+        self.init(spec: spec, index: index, links: links, rule: rule)
     }
 
-    /// The same recogniser with nothing seen (a new sequence of touches after it ended).
+    private init(spec: GestureSpec, index: Int, links: RecogniserLinks, rule: any GestureRule) {
+        self.spec = spec
+        self.index = index
+        self.links = links
+        self.rule = rule
+    }
+
+    /// The same recogniser with nothing seen (a new sequence of touches): its rule started over
+    /// where it lies (the rule's storage is reused, not made again: `GestureStage.idle`), the
+    /// rest as `init` makes it.
     mutating func startOver() {
-        self = Recogniser(spec: spec, index: index, links: links)
+        rule.startOver(spec)
+        self = Recogniser(spec: spec, index: index, links: links, rule: rule)
     }
 
     /// The rule's deadline while it counts: possible and not waiting for a blocker.
