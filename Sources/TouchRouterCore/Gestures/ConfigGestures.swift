@@ -153,7 +153,7 @@ extension ConfigParser {
     }
 
     /// `"left"` or `["left", "up"]`.
-    private mutating func swipeDirections(_ node: JSONNode, _ subject: Subject) -> Set<SwipeDirection>? {
+    private mutating func swipeDirections(_ node: JSONNode, _ subject: Subject) -> SwipeDirections? {
         var names: [JSONNode] = []
         switch node.value {
         case .string: names = [node]
@@ -162,7 +162,7 @@ extension ConfigParser {
             wrongType(node, subject, "a swipe's \"direction\"", "a direction or a non-empty array of them")
             return nil
         }
-        var directions: Set<SwipeDirection> = []
+        var directions: SwipeDirections = []
         for name in names {
             guard case .string(let text) = name.value, let direction = SwipeDirection(rawValue: text) else {
                 var found = Self.summary(name.value)

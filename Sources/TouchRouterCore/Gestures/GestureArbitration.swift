@@ -14,10 +14,8 @@
 ///   pan from the start: raw clients never see it.
 
 /// Some of a view's recognisers, by position in its list (a view has at most 16:
-/// `GestureDefaults.recognisersPerView`). A set of bits, so a view's links cost no allocation when
-/// its first touch comes down (as arrays they cost about 21 k instructions a view with every kind,
-/// about 70 % of making its recognisers: 10 views touched in one frame was the gesture rows' p99
-/// frame in `touchrouter-bench latency`, callgrind).
+/// `GestureDefaults.recognisersPerView`). A set of bits: a recogniser's links are copied with it
+/// (a view's first touch copies its recognisers) without an allocation or a retain.
 struct RecogniserSet: Sequence, Sendable {
     private var bits: UInt16 = 0
 
@@ -49,11 +47,9 @@ struct RecogniserLinks: Sendable {
     /// The recognisers this one excludes and is excluded by.
     var rivals = RecogniserSet()
 
-    /// Every recogniser's links for a view's list. Cost: recognisers² (at most 16²), on the few
-    /// fields that decide them (reading `specs[i]` copied a whole spec, its set of directions
-    /// retained and released, each time: 12 k instructions a view with every kind, callgrind).
+    /// Every recogniser's links for a view's list, worked out when the gestures are loaded.
+    /// Cost: recognisers² (at most 16²).
     static func links(for specs: [GestureSpec]) -> [RecogniserLinks] {
-        let specs = specs.map { Arbitrated(kind: $0.kind, exclusive: $0.exclusive, fingers: $0.fingers, taps: $0.taps) }
         var links = [RecogniserLinks](repeating: RecogniserLinks(), count: specs.count)
         for (index, spec) in specs.enumerated() where spec.kind == .tap && spec.exclusive {
             for (other, candidate) in specs.enumerated()
@@ -72,14 +68,6 @@ struct RecogniserLinks: Sendable {
             }
         }
         return links
-    }
-
-    /// What of a spec arbitration reads.
-    private struct Arbitrated {
-        var kind: GestureKind
-        var exclusive: Bool
-        var fingers: Int
-        var taps: Int
     }
 
     private static func arePartners(_ a: GestureKind, _ b: GestureKind) -> Bool {

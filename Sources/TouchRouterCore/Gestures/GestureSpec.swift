@@ -28,7 +28,7 @@ public struct GestureSpec: Hashable, Sendable {
     /// swipe: the longest time from the first finger down to the swipe's distance (`maximumDuration`, ms).
     public var maximumDurationMicros: UInt64
     /// swipe: the directions that count (`direction`: one or a list); the others fail the swipe.
-    public var directions: Set<SwipeDirection>
+    public var directions: SwipeDirections
     /// UIKit's `cancelsTouchesInView`: once recognised, the raw touches that took part are cancelled
     /// (reason `gesture`) for clients that receive raw touches (`cancelsTouches`).
     public var cancelsTouches: Bool
@@ -54,9 +54,32 @@ public struct GestureSpec: Hashable, Sendable {
         intervalMicros = GestureDefaults.tapIntervalMicros
         durationMicros = GestureDefaults.longPressDurationMicros
         maximumDurationMicros = GestureDefaults.swipeMaximumDurationMicros
-        directions = Set(SwipeDirection.allCases)
+        directions = [.left, .right, .up, .down]
         cancelsTouches = true
         exclusive = true
+    }
+}
+
+/// Some of the four swipe directions, as bits: a spec holds no reference, so copying one (every
+/// recogniser keeps its own, and starts over from it) retains and releases nothing.
+public struct SwipeDirections: Hashable, Sendable, ExpressibleByArrayLiteral {
+    private var bits: UInt8 = 0
+
+    public init(arrayLiteral directions: SwipeDirection...) {
+        for direction in directions { insert(direction) }
+    }
+
+    public func contains(_ direction: SwipeDirection) -> Bool { bits & Self.bit(direction) != 0 }
+
+    public mutating func insert(_ direction: SwipeDirection) { bits |= Self.bit(direction) }
+
+    private static func bit(_ direction: SwipeDirection) -> UInt8 {
+        switch direction {
+        case .left: 1
+        case .right: 2
+        case .up: 4
+        case .down: 8
+        }
     }
 }
 

@@ -12,7 +12,7 @@ struct SwipeRule: GestureRule {
     let fingers: Int
     let distanceMM: Double
     let maximumDurationMicros: UInt64
-    let directions: Set<SwipeDirection>
+    let directions: SwipeDirections
     var followed = Followed()
     var movement = Movement()
     var deadlineMicros: UInt64?
