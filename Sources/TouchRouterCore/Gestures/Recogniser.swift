@@ -119,8 +119,12 @@ struct Recogniser: Sendable {
         -> GestureEvent
     {
         let followed = rule.followed
-        var ids = followed.ids.filter { id in touches.contains { $0.id == id } }
-        if ids.isEmpty { ids = followed.ids }
+        var ids = followed.ids
+        // Filtered only when one has gone: otherwise the event shares the rule's list.
+        if ids.contains(where: { id in !touches.contains { $0.id == id } }) {
+            ids.removeAll { id in !touches.contains { $0.id == id } }
+            if ids.isEmpty { ids = followed.ids }
+        }
         var event = GestureEvent(
             viewID: viewID, screen: screen, kind: spec.kind, recogniserIndex: index, state: state,
             timestampMicros: now, touchIDs: ids, localPoint: followed.localCentroid,
