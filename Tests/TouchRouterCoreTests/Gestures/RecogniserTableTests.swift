@@ -161,6 +161,21 @@ struct RecogniserTableTests {
         #expect(run.summary == ["pan began", "pan ended"])
     }
 
+    @Test("a gesture's event names the fingers it follows that are still on the view, not one that lifted")
+    func eventNamesFingersStillDown() {
+        var run = GestureHarness(.pan)
+        run.down(0, 0, 500, 500)
+        run.down(5, 1, 700, 500)
+        run.drag(from: 10, 0, by: 100, 0)  // the pan begins with both fingers (touches 1 and 2)
+        run.up(70, 1)  // touch 2 lifts: the pan goes on with touch 1
+        run.move(80, 0, 700, 600)
+        run.up(90, 0)
+        #expect(run.summary.last == "pan ended")
+        let afterLift = run.events.filter { $0.timestampMicros > GestureHarness.micros(70) }
+        #expect(afterLift.map(\.touchIDs) == [[1], [1]])
+        #expect(afterLift.map(\.localPoint) == [Point(700, 600), Point(700, 600)])
+    }
+
     @Test("a pan reports translation in view units and velocity in units per second")
     func panValues() {
         var run = GestureHarness(.pan)
