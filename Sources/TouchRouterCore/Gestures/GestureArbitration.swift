@@ -14,8 +14,10 @@
 ///   pan from the start: raw clients never see it.
 
 /// Some of a view's recognisers, by position in its list (a view has at most 16:
-/// `GestureDefaults.recognisersPerView`). A set of bits: a recogniser's links are copied with it
-/// (a view's first touch copies its recognisers) without an allocation or a retain.
+/// `GestureDefaults.recognisersPerView`). A set of bits, so a view's links cost no allocation when
+/// its first touch comes down (as arrays they cost about 21 k instructions a view with every kind,
+/// about 70 % of making its recognisers: 10 views touched in one frame was the gesture rows' p99
+/// frame in `touchrouter-bench latency`, callgrind).
 struct RecogniserSet: Sequence, Sendable {
     private var bits: UInt16 = 0
 
@@ -47,8 +49,9 @@ struct RecogniserLinks: Sendable {
     /// The recognisers this one excludes and is excluded by.
     var rivals = RecogniserSet()
 
-    /// Every recogniser's links for a view's list, worked out when the gestures are loaded.
-    /// Cost: recognisers² (at most 16²).
+    /// Every recogniser's links for a view's list, made with the view's state at its first touch.
+    /// Cost: recognisers² (at most 16²), reading specs that hold no reference (copying one retains
+    /// nothing).
     static func links(for specs: [GestureSpec]) -> [RecogniserLinks] {
         var links = [RecogniserLinks](repeating: RecogniserLinks(), count: specs.count)
         for (index, spec) in specs.enumerated() where spec.kind == .tap && spec.exclusive {

@@ -8,50 +8,32 @@
 /// that way), and call `advance(to:)` when `nextDeadlineMicros` is due, so a long press begins and a
 /// single tap waiting for a double tap is decided without any touch moving.
 ///
-/// A view holds recognition state while it has touches down or a recogniser waits for a deadline;
-/// then its state is set aside (`idle`, at most `idleViewLimit` views), and its next touch starts
-/// its recognisers over. So the cost of a frame is bounded by its messages (a dictionary lookup or
-/// two each) and the touched views' recognisers and touches; the deadline look-ups by the views
-/// holding state. Neither grows with the layout's size. With no gestures configured at all, the
-/// daemon does not call it.
+/// A view holds recognition state only while it has touches down or a recogniser waits for a
+/// deadline; then its state goes, and its next touch starts from fresh recognisers. So the cost of
+/// a frame is bounded by its messages (one dictionary lookup each) and the touched views'
+/// recognisers and touches; the deadline look-ups by the views holding state. Neither grows with
+/// the layout's size. With no gestures configured at all, the daemon does not call it.
 public struct GestureStage: Sendable {
-    /// Each view's recognisers with nothing seen, by view id, made when the gestures are loaded
-    /// (`Config.viewGestures`): a view's first touch copies them instead of making each recogniser
-    /// and working out its arbitration links again. (Why kept: making them on the touch was about
-    /// 10 k instructions a view with every kind, a third of the recognition cost of the frame where
-    /// ten fingers land, one of the frames that set the gesture rows' p99 in
-    /// `touchrouter-bench latency`.)
-    private var freshByView: [String: [Recogniser]]
+    /// The gestures by view id (`Config.viewGestures`).
+    public private(set) var specsByView: [String: [GestureSpec]]
     /// The views holding state: touched, or with a recogniser waiting.
     private var views: [String: ViewGestures] = [:]
-    /// Views that went idle, kept for their next touch, which starts their recognisers over in
-    /// place: the recognisers' storage is made when a view is first touched, not at every touch,
-    /// and not freed at every lift. (Why kept: making and freeing it was about a third of the
-    /// gesture stage's cost in the frames where ten fingers land or lift, the frames that set the
-    /// gesture rows' 100 Hz p99 in `touchrouter-bench latency`, callgrind.) At most
-    /// `idleViewLimit`; beyond that one goes, so memory stays bounded whatever the layout's size.
-    private var idle: [String: ViewGestures] = [:]
-    /// How many idle views are kept: more than a panel's fingers, so a kiosk's busy views stay.
-    static let idleViewLimit = 64
     /// Tests: also report `failed` transitions as events (never sent to clients).
     public var recordsFailures = false
 
     /// A stage for these views' gestures.
     public init(viewGestures: [String: [GestureSpec]]) {
-        freshByView = viewGestures.mapValues(ViewGestures.recognisers(for:))
+        specsByView = viewGestures
     }
 
     /// No view has gestures.
-    public var isEmpty: Bool { freshByView.isEmpty }
+    public var isEmpty: Bool { specsByView.isEmpty }
 
     /// Views with recognition state now (touches down, or a tap or long press waiting).
     public var activeViewCount: Int { views.count }
 
     /// The same count (tests: it goes back to 0 when nothing is down or pending).
     public var viewsWithState: Int { views.count }
-
-    /// Idle views whose state is kept for their next touch (tests: never above `idleViewLimit`).
-    var idleViewCount: Int { idle.count }
 
     /// The earliest time at which a recogniser changes state without new input (a long press's
     /// duration, a multi-tap's interval, a swipe's maximum duration), on the input's clock.
@@ -83,39 +65,20 @@ public struct GestureStage: Sendable {
             if index == nil {
                 // A view's state starts with a touch; an orphan update (a reload added gestures
                 // mid-touch) passes through.
-                guard message.touches.contains(where: { $0.phase == .began }), let view = startView(message) else {
+                guard let specs = specsByView[message.viewID], message.touches.contains(where: { $0.phase == .began })
+                else {
                     output.touches.append(message)
                     continue
                 }
-                views[message.viewID] = view
+                views[message.viewID] = ViewGestures(
+                    viewID: message.viewID, screen: message.screen, specs: specs, recordsTransitions: recordsFailures)
                 index = views.index(forKey: message.viewID)
             }
             guard let index else { continue }
             views.values[index].step(message, scale: scale, into: &output)
-            if views.values[index].isIdle { setAside(views.remove(at: index).value) }
+            if views.values[index].isIdle { views.remove(at: index) }
         }
         return output
-    }
-
-    /// The state for a view's first touch of a sequence: its idle state started over, or fresh
-    /// recognisers; nil for a view without gestures.
-    private mutating func startView(_ message: ViewTouches) -> ViewGestures? {
-        if var view = idle.removeValue(forKey: message.viewID) {
-            view.startOver()
-            return view
-        }
-        guard let fresh = freshByView[message.viewID] else { return nil }
-        return ViewGestures(
-            viewID: message.viewID, screen: message.screen, fresh: fresh, recordsTransitions: recordsFailures)
-    }
-
-    /// Keeps an idle view's state for its next touch; at the limit, another idle view's goes. A
-    /// view whose gestures a reload removed while it was touched is not kept: its next touches
-    /// pass through.
-    private mutating func setAside(_ view: ViewGestures) {
-        guard !view.recognisers.isEmpty else { return }
-        if idle.count >= Self.idleViewLimit { idle.remove(at: idle.startIndex) }
-        idle[view.viewID] = view
     }
 
     /// Fires every deadline up to `timestampMicros` (the input clock): what the daemon's timer
@@ -139,7 +102,7 @@ public struct GestureStage: Sendable {
             }
             guard let (deadline, viewID) = due else { return }
             views[viewID]!.fireDeadlines(upTo: deadline, into: &output)
-            if views[viewID]!.isIdle { setAside(views.removeValue(forKey: viewID)!) }
+            if views[viewID]!.isIdle { views[viewID] = nil }
         }
     }
 
@@ -151,14 +114,12 @@ public struct GestureStage: Sendable {
         _ viewGestures: [String: [GestureSpec]], timestampMicros: UInt64
     ) -> GestureOutput {
         var output = GestureOutput()
-        let fresh = viewGestures.mapValues(ViewGestures.recognisers(for:))
-        for viewID in views.keys.sorted() where viewGestures[viewID] != freshByView[viewID]?.map(\.spec) {
+        for viewID in views.keys.sorted() where viewGestures[viewID] != specsByView[viewID] {
             views[viewID]!.cancelRecognisers(timestampMicros: timestampMicros, into: &output)
-            views[viewID]!.adopt(fresh[viewID] ?? [])
+            views[viewID]!.adopt(viewGestures[viewID] ?? [])
         }
-        freshByView = fresh
+        specsByView = viewGestures
         views = views.filter { !$0.value.isIdle }
-        idle = [:]
         return output
     }
 }

@@ -27,12 +27,9 @@ protocol GestureRule: Sendable {
     mutating func deadlinePassed(_ touches: [GestureTouch]) -> RecogniserRequest
     /// Sets the kind's fields of an event it sends at `now`.
     func describe(_ event: inout GestureEvent, now: UInt64)
-    /// Nothing seen any more: the rule as `init` makes it, written where it lies.
-    mutating func startOver(_ spec: GestureSpec)
 }
 
 extension GestureRule {
-    mutating func startOver(_ spec: GestureSpec) { self = Self(spec) }
     var deadlineMicros: UInt64? { nil }
     var isIdle: Bool { deadlineMicros == nil }
     mutating func deadlinePassed(_ touches: [GestureTouch]) -> RecogniserRequest { .none }
@@ -56,7 +53,10 @@ struct Recogniser: Sendable {
     private(set) var ruleDeadlineMicros: UInt64?
 
     init(spec: GestureSpec, index: Int, links: RecogniserLinks) {
-        let rule: any GestureRule =
+        self.spec = spec
+        self.index = index
+        self.links = links
+        rule =
             switch spec.kind {
             case .tap: TapRule(spec)
             case .longPress: LongPressRule(spec)
@@ -65,22 +65,11 @@ struct Recogniser: Sendable {
             case .pinch: PinchRule(spec)
             case .rotate: RotateRule(spec)
             }
-        self.init(spec: spec, index: index, links: links, rule: rule)
     }
 
-    private init(spec: GestureSpec, index: Int, links: RecogniserLinks, rule: any GestureRule) {
-        self.spec = spec
-        self.index = index
-        self.links = links
-        self.rule = rule
-    }
-
-    /// The same recogniser with nothing seen (a new sequence of touches): its rule started over
-    /// where it lies (the rule's storage is reused, not made again: `GestureStage.idle`), the
-    /// rest as `init` makes it.
+    /// The same recogniser with nothing seen (a new sequence of touches after it ended).
     mutating func startOver() {
-        rule.startOver(spec)
-        self = Recogniser(spec: spec, index: index, links: links, rule: rule)
+        self = Recogniser(spec: spec, index: index, links: links)
     }
 
     /// The rule's deadline while it counts: possible and not waiting for a blocker.

@@ -15,20 +15,14 @@ struct ViewGestures: Sendable {
     /// The earliest deadline of any recogniser (nil: none), kept by every change.
     private(set) var nextDeadlineMicros: UInt64?
 
-    /// A view's state from its recognisers with nothing seen (`recognisers(for:)`).
-    init(viewID: String, screen: String, fresh: [Recogniser], recordsTransitions: Bool) {
+    /// A view's recognisers for its `gestures`, nothing seen yet.
+    init(viewID: String, screen: String, specs: [GestureSpec], recordsTransitions: Bool) {
         self.viewID = viewID
         self.screen = screen
         self.recordsTransitions = recordsTransitions
-        recognisers = fresh
+        recognisers = Self.recognisers(for: specs)
     }
 
-    /// An idle view's next sequence of touches: every recogniser as if new.
-    mutating func startOver() {
-        for index in recognisers.indices { recognisers[index].startOver() }
-    }
-
-    /// The recognisers for a view's `gestures`, nothing seen yet.
     static func recognisers(for specs: [GestureSpec]) -> [Recogniser] {
         let links = RecogniserLinks.links(for: specs)
         return specs.indices.map { Recogniser(spec: specs[$0], index: $0, links: links[$0]) }
@@ -124,8 +118,8 @@ struct ViewGestures: Sendable {
 
     /// New recognisers (a reload changed the view's gestures): they sit out the touches already
     /// down and start with the next sequence.
-    mutating func adopt(_ fresh: [Recogniser]) {
-        recognisers = fresh
+    mutating func adopt(_ specs: [GestureSpec]) {
+        recognisers = Self.recognisers(for: specs)
         if !touches.isEmpty {
             for index in recognisers.indices { recognisers[index].state = .failed }
         }
