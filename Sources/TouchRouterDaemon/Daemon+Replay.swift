@@ -11,6 +11,8 @@ extension Daemon {
         /// With `--replay-restamp`: per replayed frame, µs from its stamp until its writes are done.
         /// Nil, and never touched, otherwise.
         var stampToWritten: MicrosHistogram?
+        /// With `stampToWritten`: the slowest of those frames, by their place in the recording.
+        var slowestFrames: SlowestFrames?
         /// Finite `--speed` only: the longest a replayed frame waited past its due time since the
         /// last `status` (µs): how late the loop got to it.
         private(set) var longestLatenessMicros: UInt64 = 0
@@ -66,7 +68,9 @@ extension Daemon {
             if calibrating.replayUndo != nil { uncalibrateForSession(&frame) }
             process(.frame(frame), stampMicros: takenMicros)
             if benchmark.stampToWritten != nil {
-                benchmark.stampToWritten!.record(monotonicMicros() - frame.timestampMicros)
+                let micros = monotonicMicros() - frame.timestampMicros
+                benchmark.stampToWritten!.record(micros)
+                benchmark.slowestFrames?.note(frameNumber: clock.playedFrameNumber, micros: micros)
             }
             if clock.speed == 0 { break }
         }

@@ -120,7 +120,12 @@ extension Daemon {
                     counters["frameStampToWrittenP50Micros"] = .integer(Int64(p50))
                     counters["frameStampToWrittenP99Micros"] = .integer(Int64(p99))
                 }
+                if let slowest = benchmark.slowestFrames?.slowestFirst, !slowest.isEmpty {
+                    counters["frameStampToWrittenSlowest"] = .array(
+                        slowest.map { .array([.integer(Int64($0.frameNumber)), .integer(Int64($0.micros))]) })
+                }
                 benchmark.stampToWritten?.reset()
+                benchmark.slowestFrames?.reset()
                 if input.replay != nil, options.replaySpeed != 0 {
                     let lateness = benchmark.takeLongestLateness()
                     counters["replayLongestLatenessMicros"] = .integer(Int64(lateness.micros))

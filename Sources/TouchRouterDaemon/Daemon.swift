@@ -187,7 +187,10 @@ public final class Daemon {
         }
         // Benchmarks only: the longest loop turn, wall and CPU, in admin `status` (docs/performance.md).
         loop.measuresTurns = getenv("TOUCHROUTERD_MEASURE_LOOP") != nil
-        if loop.measuresTurns && options.replayRestampsFrames { benchmark.stampToWritten = MicrosHistogram() }
+        if loop.measuresTurns && options.replayRestampsFrames {
+            benchmark.stampToWritten = MicrosHistogram()
+            benchmark.slowestFrames = SlowestFrames()
+        }
         try loop.register(signals.fd, for: .readable) { [unowned self] _ in handleSignals() }
         try loop.register(timer.fd, for: .readable) { [unowned self] _ in handleTimer() }
         try loop.register(housekeeping.timer.fd, for: .readable) { [unowned self] _ in handleHousekeepingTimer() }

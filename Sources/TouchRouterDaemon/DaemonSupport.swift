@@ -1,5 +1,5 @@
 /// Small pieces the daemon's files share: the teardown stack, error and message lines, stderr, and
-/// the benchmark histogram.
+/// the benchmark histogram and slowest frames.
 import Glibc
 import TouchRouterCommandLine
 import TouchRouterCore
@@ -63,6 +63,30 @@ struct MicrosHistogram {
     }
 
     mutating func reset() { self = MicrosHistogram() }
+}
+
+/// The `kept` slowest of the values noted since the last reset, each with the replayed frame's place
+/// in its recording: for the benchmark to say which frames set a percentile. Fixed size; noting is
+/// one pass over at most `kept` entries.
+struct SlowestFrames {
+    static let kept = 64
+    private var entries: [(frameNumber: Int, micros: UInt64)] = []
+
+    init() { entries.reserveCapacity(Self.kept) }
+
+    mutating func note(frameNumber: Int, micros: UInt64) {
+        guard entries.count == Self.kept else { return entries.append((frameNumber, micros)) }
+        var fastest = 0
+        for index in entries.indices where entries[index].micros < entries[fastest].micros { fastest = index }
+        if micros > entries[fastest].micros { entries[fastest] = (frameNumber, micros) }
+    }
+
+    /// Slowest first (ties: the lower frame number first).
+    var slowestFirst: [(frameNumber: Int, micros: UInt64)] {
+        entries.sorted { ($0.micros, -$0.frameNumber) > ($1.micros, -$1.frameNumber) }
+    }
+
+    mutating func reset() { entries.removeAll(keepingCapacity: true) }
 }
 
 extension Daemon {

@@ -17,6 +17,8 @@ struct ReplayClock {
     private var startMonotonicMicros: UInt64?
     /// Frames played so far (all passes), for `status`.
     private(set) var playedFrameCount = 0
+    /// The place in the recording (from 1) of the frame `nextDueFrame` gave last; 0 before one.
+    private(set) var playedFrameNumber = 0
 
     /// Frames as the decoder gives them; `speed` 0 = as fast as possible (one frame per loop turn).
     init(frames: [InputFrame], speed: Double, loops: Bool) throws {
@@ -54,6 +56,7 @@ struct ReplayClock {
         guard let due = nextDueMicros, due <= now, let entry = upcoming else { return nil }
         upcoming = schedule.next()
         playedFrameCount += 1
+        playedFrameNumber = entry.frameNumber
         return entry.frame
     }
 }

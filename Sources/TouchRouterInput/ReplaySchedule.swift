@@ -25,6 +25,8 @@ public struct ReplaySchedule: Sequence, IteratorProtocol, Sendable {
         public var frame: InputFrame
         /// Which pass over the recording this is (0 for the first).
         public var loopIndex: Int
+        /// The frame's place in the recording, from 1, the same in every pass.
+        public var frameNumber: Int
     }
 
     public let frames: [InputFrame]
@@ -78,7 +80,7 @@ public struct ReplaySchedule: Sequence, IteratorProtocol, Sendable {
         let dueOffset = speed > 0 ? saturatingMicros(Double(recordedOffset) / speed) : 0
         frame.timestampMicros = saturatingSum(startTimestampMicros, speed > 0 ? dueOffset : recordedOffset)
         index += 1
-        return Entry(dueOffsetMicros: dueOffset, frame: frame, loopIndex: loopIndex)
+        return Entry(dueOffsetMicros: dueOffset, frame: frame, loopIndex: loopIndex, frameNumber: index)
     }
 }
 

@@ -67,6 +67,9 @@ enum DaemonLatencyBenchmark {
         /// In the daemon: µs from a frame's stamp until its writes were done, p50 and p99 (from
         /// `status` with `TOUCHROUTERD_MEASURE_LOOP=1`).
         var stampToWrittenMicros: (Int?, Int?)
+        /// The window's slowest frames in that measure (at most 64, slowest first), each by its
+        /// place in the recording.
+        var slowestFrames: [(frameNumber: Int, micros: Int)] = []
     }
 
     /// The options of `touchrouter-bench latency`, each declared once.
@@ -233,7 +236,8 @@ enum DaemonLatencyBenchmark {
         let cpuBefore = cpuMicros(process.processIdentifier)
         let windowStart = monotonicNanoseconds()
         usleep(UInt32(seconds * 1_000_000))
-        let after = status(control)
+        let afterValues = statusValues(control)
+        let after = afterValues.compactMapValues { ($0 as? NSNumber)?.intValue }
         let cpuAfter = cpuMicros(process.processIdentifier)
         let windowEnd = monotonicNanoseconds()
         kill(process.processIdentifier, SIGTERM)
@@ -258,7 +262,10 @@ enum DaemonLatencyBenchmark {
             coalesced: after["coalescedMessages"] ?? 0, cutOff: after["clientsCutOff"] ?? 0,
             disconnectedClients: probes.filter { $0.lostEarly }.count,
             daemonCPUMicrosPerFrame: frames > 0 ? Double(cpuAfter - cpuBefore) / frames : .nan,
-            stampToWrittenMicros: (after["frameStampToWrittenP50Micros"], after["frameStampToWrittenP99Micros"]))
+            stampToWrittenMicros: (after["frameStampToWrittenP50Micros"], after["frameStampToWrittenP99Micros"]),
+            slowestFrames: ((afterValues["frameStampToWrittenSlowest"] as? [[NSNumber]]) ?? []).compactMap {
+                $0.count == 2 ? ($0[0].intValue, $0[1].intValue) : nil
+            })
     }
 
     /// utime + stime of a process in µs (/proc/PID/stat, clock-tick resolution).
@@ -274,6 +281,11 @@ enum DaemonLatencyBenchmark {
 
     /// The daemon's integer counters, by a `status` request on the control connection.
     static func status(_ fd: Int32, hello: Bool = false) -> [String: Int] {
+        statusValues(fd, hello: hello).compactMapValues { ($0 as? NSNumber)?.intValue }
+    }
+
+    /// The daemon's counters as JSON values, by a `status` request on the control connection.
+    static func statusValues(_ fd: Int32, hello: Bool = false) -> [String: Any] {
         var request = ""
         if hello { request += #"{"type":"hello","version":1,"client":"bench control"}"# + "\n" }
         request += #"{"type":"status"}"# + "\n"
@@ -287,7 +299,7 @@ enum DaemonLatencyBenchmark {
                     let object = try? JSONSerialization.jsonObject(with: Data(last)) as? [String: Any],
                     let counters = object["counters"] as? [String: Any]
                 else { return [:] }
-                return counters.compactMapValues { ($0 as? NSNumber)?.intValue }
+                return counters
             }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return [:] }

@@ -13,7 +13,7 @@ import TouchRouterCommandLine
 /// units to and fro each frame for 0.7 s (every long press begins at 0.5 s and changes each
 /// frame), lift, go down and drag 1 unit per ms for 0.3 s (every pan begins and changes, every
 /// swipe is recognised), lift, then tap twice (every double tap is recognised). The figure compared is the
-/// daemon's stamp-to-written p50/p99.
+/// daemon's stamp-to-written p50/p99; under each row, what happens in the frames that set its p99.
 enum GestureLatencyRows {
     static let fingers = 10
 
@@ -38,6 +38,7 @@ enum GestureLatencyRows {
                 + " (touches and gestures), \(base.gestureSeconds) s per row")
         print("rate     gestures  messages   frames/s  daemon CPU/frame  written p50  written p99  cut-off")
         for rate in ["100 Hz", "1 kHz"] {
+            let frameMicros = rate == "1 kHz" ? 1_000 : 10_000
             var figures: [Bool: (Int?, Int?)] = [:]
             for on in [false, true] {
                 var settings = base
@@ -57,6 +58,10 @@ enum GestureLatencyRows {
                         + column(result.stampToWrittenMicros.0.map { "\($0) µs" } ?? "-", 13)
                         + column(result.stampToWrittenMicros.1.map { "\($0) µs" } ?? "-", 13)
                         + column("\(result.cutOff + result.disconnectedClients)", 9))
+                if let p99 = result.stampToWrittenMicros.1 {
+                    print(
+                        "  at or above the p99: " + slowest(result.slowestFrames, from: p99, frameMicros: frameMicros))
+                }
             }
             if let off = figures[false], let on = figures[true], let off50 = off.0, let off99 = off.1,
                 let on50 = on.0, let on99 = on.1, off50 > 0, off99 > 0
@@ -67,6 +72,37 @@ enum GestureLatencyRows {
                 )
             }
         }
+    }
+
+    /// The frames of a row at or above its p99 (of the 64 slowest the daemon kept), by what happens
+    /// in them, most frequent first: "second tap lifts ×6, first tap lands ×1".
+    static func slowest(_ frames: [(frameNumber: Int, micros: Int)], from p99: Int, frameMicros: Int) -> String {
+        var counts: [String: Int] = [:]
+        for frame in frames where frame.micros >= p99 {
+            counts[frameLabel(frame.frameNumber, frameMicros: frameMicros), default: 0] += 1
+        }
+        guard !counts.isEmpty else { return "-" }
+        return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) ×\($0.value)" }
+            .joined(separator: ", ")
+    }
+
+    /// How many frames `milliseconds` of the recording take, a frame every `frameMicros`.
+    static func frameCount(_ milliseconds: Int, frameMicros: Int) -> Int {
+        Int((Double(milliseconds) * 1000 / Double(frameMicros)).rounded())
+    }
+
+    /// What happens in frame `number` (from 1) of one loop of `recording(frameMicros:)`.
+    static func frameLabel(_ number: Int, frameMicros: Int) -> String {
+        let hold = frameCount(700, frameMicros: frameMicros)  // the landing and the moves
+        let drag = frameCount(300, frameMicros: frameMicros)
+        let phases: [(last: Int, name: String)] = [
+            (1, "held fingers land"), (hold, "held fingers move"), (hold + 1, "held fingers lift"),
+            (hold + 2, "dragged fingers land"), (hold + drag + 1, "fingers drag"),
+            (hold + drag + 2, "dragged fingers lift"), (hold + drag + 3, "first tap lands"),
+            (hold + drag + 4, "first tap lifts"), (hold + drag + 5, "second tap lands"),
+            (hold + drag + 6, "second tap lifts"),
+        ]
+        return phases.first { number <= $0.last }?.name ?? "frame \(number)"
     }
 
     /// The view each finger lands on, and where.
@@ -132,7 +168,7 @@ enum GestureLatencyRows {
         var micros = 0
         var trackingID: Int32 = 1
         let framesPerMillisecond = 1000.0 / Double(frameMicros)
-        func frames(_ milliseconds: Int) -> Int { Int((Double(milliseconds) * framesPerMillisecond).rounded()) }
+        func frames(_ milliseconds: Int) -> Int { frameCount(milliseconds, frameMicros: frameMicros) }
         func event(_ type: Int, _ code: Int, _ value: Int32) {
             lines.append(
                 String(format: "E: %d.%06d %04x %04x %d", micros / 1_000_000, micros % 1_000_000, type, code, value))

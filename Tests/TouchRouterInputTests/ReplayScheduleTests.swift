@@ -51,6 +51,7 @@ struct ReplayScheduleTests {
             let next = schedule.next()
             let entry = try #require(next)
             #expect(entry.loopIndex == step / 4)
+            #expect(entry.frameNumber == step % 4 + 1)
             if let previous {
                 #expect(entry.dueOffsetMicros >= previous.dueOffsetMicros)
                 if entry.loopIndex != previous.loopIndex {

@@ -315,55 +315,6 @@ struct DaemonLifecycleTests {
     }
 }
 
-extension DaemonLifecycleTests {
-    @Test("TOUCHROUTERD_MEASURE_LOOP puts the loop's longest turn (since the last status) in an admin's status")
-    func loopTurnCounters() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        for (measured, speed) in [(false, "0"), (true, "0"), (false, "1"), (true, "1")] {
-            let daemon = try DaemonProcess(
-                directory: directory, arguments: Scenario.arguments(speed: speed),
-                environment: measured ? ["TOUCHROUTERD_MEASURE_LOOP": "1"] : [:])
-            defer { daemon.stop() }
-            let client = try LineClient(socketPath: daemon.socketPath)
-            _ = try client.hello("turns")
-            for _ in 0..<2 {
-                try client.send(ClientRequest(.status))
-                guard case .status(let status) = try client.readReply() else {
-                    Issue.record("no status")
-                    return
-                }
-                let wall = status.counters["loopLongestTurnMicros"]
-                let cpu = status.counters["loopLongestTurnCPUMicros"]
-                // How late replayed frames ran: only at a finite speed (at 0 every frame is due).
-                let lateness = status.counters["replayLongestLatenessMicros"]
-                if measured && speed != "0" {
-                    guard case .integer(let micros) = lateness,
-                        case .integer(let busy) = status.counters["replayLongestBusyLatenessMicros"]
-                    else {
-                        Issue.record("no replay lateness at --speed \(speed): \(status.counters)")
-                        return
-                    }
-                    // The loop's busy share is a part of some frame's lateness, never more than the longest.
-                    #expect(micros >= 0 && busy >= 0 && busy <= micros)
-                } else {
-                    #expect(lateness == nil, "measured \(measured), --speed \(speed)")
-                    #expect(status.counters["replayLongestBusyLatenessMicros"] == nil)
-                }
-                if measured {
-                    guard case .integer(let wallMicros) = wall, case .integer(let cpuMicros) = cpu else {
-                        Issue.record("no loop turn counters: \(status.counters)")
-                        return
-                    }
-                    #expect(wallMicros >= 0 && cpuMicros >= 0)
-                } else {
-                    #expect(wall == nil && cpu == nil, "off unless asked for")
-                }
-            }
-        }
-    }
-}
-
 /// Every view id of a layout (test helper).
 enum LayoutIndexProbe {
     static func ids(_ layout: Layout) -> Set<String> {
