@@ -83,7 +83,7 @@ struct MeasuredStatusTests {
         var played: [Int64] = []
         var counters: [String: JSONValue] = [:]
         for _ in 0..<2 {
-            usleep(500_000)
+            usleep(1_000_000)
             try client.send(ClientRequest(.status))
             guard case .status(let status) = try client.readReply(),
                 case .integer(let count) = status.counters["replayFramesPlayed"]
