@@ -81,10 +81,8 @@ struct SlowestFrames {
         if micros > entries[fastest].micros { entries[fastest] = (frameNumber, micros) }
     }
 
-    /// Slowest first (ties: the lower frame number first).
-    var slowestFirst: [(frameNumber: Int, micros: UInt64)] {
-        entries.sorted { ($0.micros, -$0.frameNumber) > ($1.micros, -$1.frameNumber) }
-    }
+    /// Slowest first.
+    var slowestFirst: [(frameNumber: Int, micros: UInt64)] { entries.sorted { $0.micros > $1.micros } }
 
     mutating func reset() { entries.removeAll(keepingCapacity: true) }
 }
