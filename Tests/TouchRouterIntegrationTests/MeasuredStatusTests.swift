@@ -10,6 +10,11 @@ import TouchRouterProtocol
 /// replayed frames took from their stamp until written, with the slowest of them.
 @Suite("Benchmark counters in status", .serialized)
 struct MeasuredStatusTests {
+    /// How many frames the replayed recording has (one pass).
+    static func recordingFrameCount() throws -> Int {
+        try Expected.events(recording: Scenario.fourFingerDrag, config: loadConfig(path: Scenario.layoutPath)).count
+    }
+
     @Test("TOUCHROUTERD_MEASURE_LOOP puts the loop's longest turn (since the last status) in an admin's status")
     func loopTurnCounters() throws {
         let directory = try TemporaryDirectory()
@@ -22,11 +27,7 @@ struct MeasuredStatusTests {
             let client = try LineClient(socketPath: daemon.socketPath)
             _ = try client.hello("turns")
             for _ in 0..<2 {
-                try client.send(ClientRequest(.status))
-                guard case .status(let status) = try client.readReply() else {
-                    Issue.record("no status")
-                    return
-                }
+                let status = try AttackTests.status(client)
                 let wall = status.counters["loopLongestTurnMicros"]
                 let cpu = status.counters["loopLongestTurnCPUMicros"]
                 // How late replayed frames ran: only at a finite speed (at 0 every frame is due).
@@ -61,11 +62,7 @@ struct MeasuredStatusTests {
     func slowestFrames() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let recording = try Recording.load(path: Scenario.fourFingerDrag)
-        let frameCount = MultitouchDecoder.decode(
-            recording, inputDevice: InputDevice(id: 1, name: recording.device.name), screen: "main",
-            mapping: try ScreenMapping(screenWidth: 1280, screenHeight: 768)
-        ).count
+        let frameCount = try Self.recordingFrameCount()
         // As fast as it goes, looped: thousands of frames between two statuses, many passes.
         let daemon = try DaemonProcess(
             directory: directory,
@@ -81,10 +78,8 @@ struct MeasuredStatusTests {
         var counters: [String: JSONValue] = [:]
         for _ in 0..<2 {
             usleep(2_000_000)
-            try client.send(ClientRequest(.status))
-            guard case .status(let status) = try client.readReply(),
-                case .integer(let count) = status.counters["replayFramesPlayed"]
-            else {
+            let status = try AttackTests.status(client)
+            guard case .integer(let count) = status.counters["replayFramesPlayed"] else {
                 Issue.record("no status with replayFramesPlayed")
                 return
             }
@@ -134,14 +129,9 @@ struct MeasuredStatusTests {
             _ = try client.hello("reset")
             var windows: [[String: JSONValue]] = []
             for _ in 0..<2 {
-                try client.send(ClientRequest(.status))
-                guard case .status(let status) = try client.readReply() else {
-                    Issue.record("no status")
-                    return
-                }
-                windows.append(status.counters)
+                windows.append(try AttackTests.status(client).counters)
             }
-            #expect(windows[0]["replayFramesPlayed"] == .integer(104))  // the recording's frames
+            #expect(windows[0]["replayFramesPlayed"] == .integer(Int64(try Self.recordingFrameCount())))
             if restamps {
                 // The first status covers the whole replay; the second, nothing.
                 guard case .array(let listed) = windows[0]["frameStampToWrittenSlowest"] else {
