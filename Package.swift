@@ -96,7 +96,7 @@ let package = Package(
             name: "TouchRouterIntegrationTests",
             dependencies: [
                 "TouchRouterCore", "TouchRouterProtocol", "TouchRouterClient", "TouchRouterInput", "TouchRouterSystem",
-                "TouchRouterRender", "TouchRouterDaemon", "TouchRouterCommandLine",
+                "TouchRouterRender", "TouchRouterDaemon", "TouchRouterCommandLine", "touchrouter-bench",
             ]),
     ]
 )

@@ -1,0 +1,62 @@
+import Testing
+import TouchRouterCore
+import TouchRouterInput
+import TouchRouterModel
+
+@testable import touchrouter_bench
+
+/// Under each gesture row, `touchrouter-bench latency` names the frames at or above the row's p99
+/// from the phases its recording is generated from (`GestureLatencyRows.frameLabel`). Here the
+/// generated recording is decoded and scheduled as the daemon replays it, and every frame's name is
+/// checked against what its contacts do.
+@Suite("touchrouter-bench: the gesture rows' frame names match their recording")
+struct BenchRecordingTests {
+    /// The phases in the order the recording plays them: the nth landing, lift, and the moves after
+    /// the nth landing.
+    static let landings = ["held fingers land", "dragged fingers land", "first tap lands", "second tap lands"]
+    static let lifts = ["held fingers lift", "dragged fingers lift", "first tap lifts", "second tap lifts"]
+    static let moves = ["held fingers move", "fingers drag"]
+
+    @Test(
+        "each frame of a loop, at 100 Hz and at 1 kHz, is named for what its ten contacts do",
+        arguments: [10_000, 1_000])
+    func frameNames(frameMicros: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("fingers.events", GestureLatencyRows.recording(frameMicros: frameMicros))
+        try directory.write("fingers.desc", GestureLatencyRows.deviceDescription())
+        let recording = try Recording.loadEvemu(
+            descriptionPath: directory.file("fingers.desc"), eventsPath: directory.file("fingers.events"))
+        let frames = MultitouchDecoder.decode(
+            recording, inputDevice: InputDevice(id: 1, name: recording.device.name), screen: "main",
+            mapping: try ScreenMapping(screenWidth: 1280, screenHeight: 768))
+        var landed = 0
+        var lifted = 0
+        var named = 0
+        for entry in try ReplaySchedule(frames: frames, speed: 0) {
+            let kinds = entry.frame.contacts.map(\.kind)
+            let name = GestureLatencyRows.frameLabel(entry.frameNumber, frameMicros: frameMicros)
+            #expect(kinds.count == GestureLatencyRows.fingers, "frame \(entry.frameNumber): \(kinds)")
+            let expected: String
+            switch Set(kinds) {
+            case [.down]:
+                expected = Self.landings[min(landed, 3)]
+                landed += 1
+            case [.up]:
+                expected = Self.lifts[min(lifted, 3)]
+                lifted += 1
+            case [.motion]:
+                expected = landed == 1 || landed == 2 ? Self.moves[landed - 1] : "a move after landing \(landed)"
+            default:
+                expected = "contacts \(kinds)"
+            }
+            #expect(name == expected, "frame \(entry.frameNumber) of \(frameMicros) µs")
+            named += 1
+        }
+        // One loop: 0.7 s held, 0.3 s dragged, two taps.
+        #expect(landed == 4 && lifted == 4)
+        #expect(
+            named == 2 + GestureLatencyRows.frameCount(700, frameMicros: frameMicros)
+                + GestureLatencyRows.frameCount(300, frameMicros: frameMicros) + 4)
+    }
+}
