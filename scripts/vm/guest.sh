@@ -780,7 +780,7 @@ passthrough() {
     stdbuf -oL libinput debug-events --device "$rotnode" > "$virtrot" 2>&1 &
     pids+=($!)
     launch pass4 "$CTL" inject --name "pass panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 \
-        --gesture "tap 500 250; wait 400; pinch 100 100 20 80 600; wait 300; hold 950 450 1200; wait 300; hold 995 250 2; wait 300; tap 700 300"
+        --gesture "tap 500 250; wait 1000; pinch 100 100 20 80 600; wait 300; hold 950 450 1200; wait 300; hold 995 250 2; wait 300; tap 700 300"
     launch rot "$CTL" inject --name "rot panel" --size 1000x500 --wait-stdin --start-delay 0 --linger 500 --gesture "tap 100 100"
     wait_for "$virt3" 'DEVICE_ADDED' 1 60 && wait_for "$pointer3" 'DEVICE_ADDED' 1 60 && wait_for "$virtrot" 'DEVICE_ADDED' 1 60 \
         || { echo "libinput debug-events on the third daemon's devices never started"; kill "${pids[@]}"; return 1; }
