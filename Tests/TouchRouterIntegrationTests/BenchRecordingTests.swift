@@ -1,14 +1,13 @@
 import Testing
 import TouchRouterCore
 import TouchRouterInput
-import TouchRouterModel
 
 @testable import touchrouter_bench
 
 /// Under each gesture row, `touchrouter-bench latency` names the frames at or above the row's p99
 /// from the phases its recording is generated from (`GestureLatencyRows.frameLabel`). Here the
-/// generated recording is decoded and scheduled as the daemon replays it, and every frame's name is
-/// checked against what its contacts do.
+/// generated recording is decoded and scheduled as the daemon replays it (`Expected.events`), and
+/// every frame's name is checked against what its contacts do.
 @Suite("touchrouter-bench: the gesture rows' frame names match their recording")
 struct BenchRecordingTests {
     /// The phases in the order the recording plays them: the nth landing, lift, and the moves after
@@ -25,18 +24,22 @@ struct BenchRecordingTests {
         defer { directory.remove() }
         try directory.write("fingers.events", GestureLatencyRows.recording(frameMicros: frameMicros))
         try directory.write("fingers.desc", GestureLatencyRows.deviceDescription())
-        let recording = try Recording.loadEvemu(
-            descriptionPath: directory.file("fingers.desc"), eventsPath: directory.file("fingers.events"))
-        let frames = MultitouchDecoder.decode(
-            recording, inputDevice: InputDevice(id: 1, name: recording.device.name), screen: "main",
-            mapping: try ScreenMapping(screenWidth: 1280, screenHeight: 768))
+        try directory.write("off.json5", GestureLatencyRows.config(gestures: false))
+        let events = try Expected.events(
+            recording: directory.file("fingers.events"), config: loadConfig(path: directory.file("off.json5")))
         var landed = 0
         var lifted = 0
         var named = 0
-        for entry in try ReplaySchedule(frames: frames, speed: 0) {
-            let kinds = entry.frame.contacts.map(\.kind)
-            let name = GestureLatencyRows.frameLabel(entry.frameNumber, frameMicros: frameMicros)
-            #expect(kinds.count == GestureLatencyRows.fingers, "frame \(entry.frameNumber): \(kinds)")
+        // Frames are numbered from 1 in the order the replay plays them (ReplaySchedule.Entry.frameNumber).
+        for (index, event) in events.enumerated() {
+            guard case .frame(let frame) = event else {
+                Issue.record("not a frame: \(event)")
+                continue
+            }
+            let number = index + 1
+            let kinds = frame.contacts.map(\.kind)
+            let name = GestureLatencyRows.frameLabel(number, frameMicros: frameMicros)
+            #expect(kinds.count == GestureLatencyRows.fingers, "frame \(number): \(kinds)")
             let expected: String
             switch Set(kinds) {
             case [.down]:
@@ -50,7 +53,7 @@ struct BenchRecordingTests {
             default:
                 expected = "contacts \(kinds)"
             }
-            #expect(name == expected, "frame \(entry.frameNumber) of \(frameMicros) µs")
+            #expect(name == expected, "frame \(number) of \(frameMicros) µs")
             named += 1
         }
         // One loop: 0.7 s held, 0.3 s dragged, two taps.

@@ -115,6 +115,7 @@ struct MeasuredStatusTests {
     func frameLatenciesResetAtStatus() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        let frameCount = try Self.recordingFrameCount()
         for restamps in [true, false] {
             // Played once, as fast as it goes: the recording ends, and no frame comes after.
             let daemon = try DaemonProcess(
@@ -131,7 +132,7 @@ struct MeasuredStatusTests {
             for _ in 0..<2 {
                 windows.append(try AttackTests.status(client).counters)
             }
-            #expect(windows[0]["replayFramesPlayed"] == .integer(Int64(try Self.recordingFrameCount())))
+            #expect(windows[0]["replayFramesPlayed"] == .integer(Int64(frameCount)))
             if restamps {
                 // The first status covers the whole replay; the second, nothing.
                 guard case .array(let listed) = windows[0]["frameStampToWrittenSlowest"] else {
